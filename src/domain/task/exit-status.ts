@@ -1,0 +1,21 @@
+/** Signal numbers offset exit codes the way shells and containerd's reaper do. */
+export const SIGNAL_EXIT_OFFSET = 128;
+
+/** How a process ended, as the operating system reports it. */
+export interface ProcessExit {
+  /** Exit code when the process called exit; null when a signal ended it. */
+  readonly code: number | null;
+  /** Signal number when a signal ended it; null otherwise. */
+  readonly signal: number | null;
+}
+
+/** The status the service reports: the exit code, or 128+signal (CONTRACT.md). */
+export interface ExitStatus {
+  readonly status: number;
+  readonly exitedAt: Date;
+}
+
+export function exitStatusOf(exit: ProcessExit, exitedAt: Date): ExitStatus {
+  const status = exit.signal !== null && exit.signal > 0 ? SIGNAL_EXIT_OFFSET + exit.signal : (exit.code ?? 0);
+  return { status, exitedAt };
+}

@@ -1,0 +1,23 @@
+import { Container, ContainerModule } from 'inversify';
+import type { ShimModuleConfig } from './modules/shim.module';
+
+/** What a process of skiff needs wired: the shim, or the parts a command uses. */
+export interface AppConfig {
+  readonly shim?: ShimModuleConfig;
+}
+
+/**
+ * The composition root: the one place that binds ports to adapters. Modules are
+ * loaded only for the parts `config` asks for, so the shim never loads the login
+ * flow's adapters and a command never loads the runtimes. `overrides` (tests)
+ * rebind what they replace.
+ */
+export function buildContainer(config: AppConfig, ...overrides: ContainerModule[]): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  if (config.shim !== undefined) {
+    const { shimModule } = require('./modules/shim.module') as typeof import('./modules/shim.module');
+    container.loadSync(shimModule(config.shim));
+  }
+  if (overrides.length > 0) container.loadSync(...overrides);
+  return container;
+}

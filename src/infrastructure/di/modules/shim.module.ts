@@ -1,0 +1,33 @@
+import { ContainerModule } from 'inversify';
+import { CLOCK } from '../../../application/ports/clock.port';
+import { PROCESS_RUNTIME, ProcessRuntime } from '../../../application/ports/process-runtime.port';
+import { SHIM_HOST, ShimHost } from '../../../application/ports/shim-host.port';
+import { TaskService } from '../../../application/task/task-service';
+import { SystemClock } from '../../../adapters/outbound/clock/system-clock';
+import { NativeRuntime } from '../../../adapters/outbound/runtime/native/native-runtime';
+import { RuntimeName } from '../../config/shim-config';
+
+export interface ShimModuleConfig {
+  readonly runtime: RuntimeName;
+  readonly stateDir: string;
+  readonly host: ShimHost;
+}
+
+function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
+  switch (config.runtime) {
+    case 'native':
+      return new NativeRuntime(config.stateDir);
+    case 'runc':
+      throw new Error('the runc runtime is not built yet: use --runtime native');
+  }
+}
+
+/** The task service and the ports it needs. */
+export function shimModule(config: ShimModuleConfig): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(PROCESS_RUNTIME).toDynamicValue(() => makeRuntime(config));
+    bind(CLOCK).to(SystemClock);
+    bind(SHIM_HOST).toConstantValue(config.host);
+    bind(TaskService).toSelf();
+  });
+}

@@ -1,0 +1,33 @@
+import { isDomainError } from '../../domain/errors';
+import { exitCodeFor, EXIT } from '../../adapters/inbound/cli/exit-codes';
+import { defaultStateDir, isRuntimeName, ShimConfig } from '../config/shim-config';
+import { serveShim } from './serve-shim';
+
+/**
+ * The fast start of `skiff shim serve` (bundled as dist/shim.bundle.js and called
+ * by bin/run.js without loading oclif). It understands exactly the contract's
+ * flags; anything else returns undefined and the command goes through oclif,
+ * which owns help and usage errors.
+ */
+export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const match = /^--(address|runtime|state-dir)(?:=(.*))?$/.exec(argv[i]);
+    if (match === null) return undefined;
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) return undefined;
+    values[match[1]] = value;
+  }
+  const runtime = values.runtime ?? 'native';
+  if (values.address === undefined || !isRuntimeName(runtime)) return undefined;
+  return { address: values.address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
+}
+
+/** Serves, or prints one line and exits with the contract's code when the shim cannot start. */
+export function runServe(config: ShimConfig): void {
+  serveShim(config).catch((err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`skiff shim serve: ${message}\n`);
+    process.exit(isDomainError(err) ? exitCodeFor(err.kind) : EXIT.unexpected);
+  });
+}

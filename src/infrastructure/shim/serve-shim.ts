@@ -1,0 +1,39 @@
+import 'reflect-metadata';
+import { mkdirSync } from 'node:fs';
+import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/ports/process-runtime.port';
+import { TaskService } from '../../application/task/task-service';
+import { GrpcTaskServer } from '../../adapters/inbound/grpc/grpc-server';
+import { ShimConfig } from '../config/shim-config';
+import { buildContainer } from '../di/container';
+import { skiffVersion } from '../package-info';
+import { ShimProcessHost } from './shim-process-host';
+
+/** On SIGTERM/SIGINT live processes get SIGTERM, then SIGKILL after this long. */
+export const STOP_GRACE_MS = 2000;
+
+/**
+ * Runs the shim until Shutdown ends it or a signal stops it. Resolves once the
+ * socket accepts connections; the process exits 0 after stopping.
+ */
+export async function serveShim(config: ShimConfig): Promise<GrpcTaskServer> {
+  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  const host = new ShimProcessHost(skiffVersion());
+  const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
+  const service = container.get(TaskService);
+  const runtime = container.get<ProcessRuntime>(PROCESS_RUNTIME);
+  const server = await GrpcTaskServer.listen(config.address, service);
+
+  let stopping = false;
+  const stop = async (graceMs: number) => {
+    if (stopping) return;
+    stopping = true;
+    await service.stopEverything(graceMs).catch(() => undefined);
+    await server.stop();
+    await runtime.shutdown().catch(() => undefined);
+    process.exit(0);
+  };
+  host.whenExitRequested(() => void stop(0));
+  process.on('SIGTERM', () => void stop(STOP_GRACE_MS));
+  process.on('SIGINT', () => void stop(STOP_GRACE_MS));
+  return server;
+}
