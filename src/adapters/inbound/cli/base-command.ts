@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { Command, Errors } from '@oclif/core';
 import { Container } from 'inversify';
 import { isDomainError } from '../../../domain/errors';
-import { AppConfig, buildContainer } from '../../../infrastructure/di/container';
+import { AppConfig } from '../../../infrastructure/config/app-config';
+import { buildContainer } from '../../../infrastructure/di/container';
 import { EXIT, exitCodeFor } from './exit-codes';
 
 type CommandError = Error & { oclif?: { exit?: number } };
