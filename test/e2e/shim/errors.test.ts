@@ -151,6 +151,23 @@ describe.each(runtimeFixtures())('shim error codes end to end (%s)', (runtimeNam
     await cleanup(id);
   });
 
+  it('answers INVALID_ARGUMENT to request bytes that are not a protobuf message, and keeps serving', async () => {
+    const raw = (method: string, bytes: Buffer) => new Promise<number>((resolve) => {
+      shim.client.raw.makeUnaryRequest(`/task.v2.Task/${method}`, (b: Buffer) => b, (b: Buffer) => b, bytes, (err) => resolve(err?.code ?? Code.OK));
+    });
+    expect(await raw('Create', Buffer.from([0xff, 0xff, 0xff, 0xff]))).toBe(Code.INVALID_ARGUMENT);
+    expect(await raw('State', Buffer.from([0x0a, 0x50, 0x41]))).toBe(Code.INVALID_ARGUMENT); // truncated string field
+    const id = await running();
+    expect((await shim.client.state(id)).pid).toBeGreaterThan(0);
+    await cleanup(id);
+  });
+
+  it('answers RESOURCE_EXHAUSTED to a message over 4 MiB, and keeps serving', async () => {
+    expect(await codeOf(shim.client.create({ id: 'x'.repeat(5 * 1024 * 1024), bundle: fx.bundle(['true']) }))).toBe(Code.RESOURCE_EXHAUSTED);
+    const id = await running();
+    await cleanup(id);
+  });
+
   it('answers INVALID_ARGUMENT to a stdio path that is relative or a directory', async () => {
     expect(await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdout: 'relative.log' }))).toBe(Code.INVALID_ARGUMENT);
     expect(await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdout: shim.dir }))).toBe(Code.INVALID_ARGUMENT);

@@ -2,6 +2,7 @@ import { Server, ServerCredentials } from '@grpc/grpc-js';
 import { chmodSync, rmSync } from 'node:fs';
 import { TaskService } from '../../../application/task/task-service';
 import { task } from '../../../infrastructure/proto/generated/task/v2/shim';
+import { tolerantDefinition } from './malformed-request';
 import { taskGrpcHandlers } from './task-grpc-service';
 import { prepareSocketPath, socketPath } from './unix-socket';
 
@@ -18,7 +19,7 @@ export class GrpcTaskServer {
     const path = socketPath(address);
     await prepareSocketPath(path);
     const server = new Server();
-    server.addService(task.v2.UnimplementedTaskService.definition, taskGrpcHandlers(service));
+    server.addService(tolerantDefinition(task.v2.UnimplementedTaskService.definition), taskGrpcHandlers(service));
     // The socket is created with mode 0600 from the start: no moment with a wider mode.
     const previousUmask = process.umask(0o177);
     try {

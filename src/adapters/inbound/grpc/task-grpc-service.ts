@@ -4,6 +4,8 @@ import { google as emptyPb } from '../../../infrastructure/proto/generated/googl
 import { skiff } from '../../../infrastructure/proto/generated/skiff/v1/skiff';
 import { task } from '../../../infrastructure/proto/generated/task/v2/shim';
 import { v1 } from '../../../infrastructure/proto/generated/v1/types/task';
+import { InvalidArgumentError } from '../../../domain/errors';
+import { MalformedRequest } from './malformed-request';
 import { fromAny, toAny, toProtoStatus, toTimestamp } from './proto-mapping';
 import { toGrpcStatus } from './to-grpc-status';
 
@@ -14,9 +16,15 @@ export const PROCESS_DETAILS_TYPE_URL = 'skiff.v1.ProcessDetails';
 
 /** Adapts one handler: request in, reply or mapped status out. Handlers run concurrently. */
 function unary<Req, Res>(handle: (request: Req) => Res | Promise<Res>) {
-  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>): void => {
+  return (call: ServerUnaryCall<Req | MalformedRequest, Res>, callback: sendUnaryData<Res>): void => {
+    const request = call.request;
     Promise.resolve()
-      .then(() => handle(call.request))
+      .then(() => {
+        if (request instanceof MalformedRequest) {
+          throw new InvalidArgumentError(`malformed ${request.method} request: ${request.reason}`, 'GRPC.MALFORMED');
+        }
+        return handle(request);
+      })
       .then(
         (reply) => callback(null, reply),
         (err: unknown) => callback(toGrpcStatus(err)),

@@ -1,0 +1,28 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** Open descriptors of a process. */
+export function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** Resident memory of a process in MiB. */
+export function rssMiB(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match === null ? 0 : Number(match[1]) / 1024;
+}
+
+/** Children of `pid` that exited and were never reaped. */
+export function zombieChildren(pid: number): number[] {
+  const zombies: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'latin1');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z' && Number(fields[1]) === pid) zombies.push(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return zombies;
+}
