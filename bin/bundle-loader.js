@@ -1,5 +1,5 @@
 'use strict';
-// Loads a bundle from dist/ (made by scripts/bundle-shim.js) with the V8 code cache
+// Loads a bundle from dist/ (made by scripts/bundle.js) with the V8 code cache
 // written next to it at build time, so start-up skips parsing and compiling it.
 // A cache from another Node.js build is rejected by V8 and the bundle compiles as usual.
 const fs = require('node:fs');

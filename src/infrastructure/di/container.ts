@@ -1,9 +1,12 @@
 import { Container, ContainerModule } from 'inversify';
+import type { AuthModuleConfig } from './modules/auth.module';
 import type { ShimModuleConfig } from './modules/shim.module';
 
 /** What a process of skiff needs wired: the shim, or the parts a command uses. */
 export interface AppConfig {
   readonly shim?: ShimModuleConfig;
+  /** The login flow, contexts and boards (`skiff auth|config|boards ...`). */
+  readonly auth?: AuthModuleConfig;
 }
 
 /**
@@ -17,6 +20,10 @@ export function buildContainer(config: AppConfig, ...overrides: ContainerModule[
   if (config.shim !== undefined) {
     const { shimModule } = require('./modules/shim.module') as typeof import('./modules/shim.module');
     container.loadSync(shimModule(config.shim));
+  }
+  if (config.auth !== undefined) {
+    const { authModule } = require('./modules/auth.module') as typeof import('./modules/auth.module');
+    container.loadSync(authModule(config.auth));
   }
   if (overrides.length > 0) container.loadSync(...overrides);
   return container;

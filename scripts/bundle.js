@@ -1,0 +1,37 @@
+'use strict';
+// Build step: bundle the fast paths into dist/<name>.bundle.js and write their V8
+// code caches. One file with a code cache starts ~40% faster than the same code
+// loaded module by module (figures in the README). bin/run.js loads them with
+// bin/bundle-loader.js for `skiff shim serve` and `skiff auth token|status`.
+const esbuild = require('esbuild');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+
+const BUNDLES = {
+  // node-pty is loaded only for terminals, and holds a native module.
+  shim: { entry: 'dist/infrastructure/shim/main.js', external: ['node-pty'] },
+  // The HTTP stack is loaded only when a token must be refreshed: a valid cache
+  // never pays for it.
+  auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'] },
+};
+
+const loader = require(path.join(root, 'bin/bundle-loader.js'));
+const only = process.argv.slice(2);
+for (const [name, bundle] of Object.entries(BUNDLES)) {
+  if (only.length > 0 && !only.includes(name)) continue;
+  esbuild.buildSync({
+    entryPoints: [path.join(root, bundle.entry)],
+    outfile: path.join(root, `dist/${name}.bundle.js`),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // Identifiers are kept so stack traces stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    external: bundle.external,
+    logLevel: 'warning',
+  });
+  loader.writeCodeCache(name);
+}
