@@ -14,8 +14,11 @@ import { BoardCredentialRecord, BoardCredentials } from '../../src/application/p
 export class FakeBrowser implements Browser {
   readonly opened: string[] = [];
   works = true;
+  /** What "the user" does once the page is open (e.g. complete the sign-in). */
+  onOpen: ((url: string) => void) | undefined;
   async open(url: string): Promise<boolean> {
     this.opened.push(url);
+    this.onOpen?.(url);
     return this.works;
   }
 }
