@@ -8,19 +8,37 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 
+// `other` names the composition root's module of the other half: its lazy
+// require() stays out of the bundle (buildContainer never loads it on this path).
 const BUNDLES = {
   // node-pty is loaded only for terminals, and holds a native module.
-  shim: { entry: 'dist/infrastructure/shim/main.js', external: ['node-pty'] },
+  shim: { entry: 'dist/infrastructure/shim/main.js', external: ['node-pty'], other: 'auth.module' },
   // The HTTP stack is loaded only when a token must be refreshed: a valid cache
   // never pays for it.
-  auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'] },
+  auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], other: 'shim.module' },
 };
 
-const loader = require(path.join(root, 'bin/bundle-loader.js'));
-const only = process.argv.slice(2);
-for (const [name, bundle] of Object.entries(BUNDLES)) {
-  if (only.length > 0 && !only.includes(name)) continue;
-  esbuild.buildSync({
+function leaveOut(moduleName) {
+  return {
+    name: `leave-out-${moduleName}`,
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`/modules/${moduleName.replace('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
+async function main() {
+  const loader = require(path.join(root, 'bin/bundle-loader.js'));
+  const only = process.argv.slice(2);
+  for (const [name, bundle] of Object.entries(BUNDLES)) {
+    if (only.length > 0 && !only.includes(name)) continue;
+    await build(name, bundle);
+    await loader.writeCodeCache(name);
+  }
+}
+
+async function build(name, bundle) {
+  await esbuild.build({
     entryPoints: [path.join(root, bundle.entry)],
     outfile: path.join(root, `dist/${name}.bundle.js`),
     bundle: true,
@@ -31,7 +49,12 @@ for (const [name, bundle] of Object.entries(BUNDLES)) {
     minifyWhitespace: true,
     minifySyntax: true,
     external: bundle.external,
+    plugins: [leaveOut(bundle.other)],
     logLevel: 'warning',
   });
-  loader.writeCodeCache(name);
 }
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
