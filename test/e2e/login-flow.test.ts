@@ -1,7 +1,7 @@
 import { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { HttpStub } from '../support/http-stub';
-import { CliHome, CliResult, finished, waitForStderr } from './support/cli';
+import { CliHome, CliResult, finished, waitForStderr } from './support/skiff-home';
 import { completeAuthorization, httpRequest, OidcServer } from './support/oidc';
 import { BIG_BOARD_ID, freePort, giteaStandIn, GOOD_GIT_TOKEN, plankaStandIn } from './support/stand-ins';
 
