@@ -6,7 +6,7 @@ module.exports = {
   setupFiles: ['reflect-metadata'],
   transform: {
     // Type checking is done once by `npm run check` (tsc --noEmit); ts-jest only transpiles.
-    '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
   },
   // Two cores on the CI machines: keep the suites from starving each other's subprocesses.
   maxWorkers: 2,

@@ -8,21 +8,24 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 
-// `other` names the composition root's module of the other half: its lazy
-// require() stays out of the bundle (buildContainer never loads it on this path).
+// `module` names the one module of the composition root (src/infrastructure/di/
+// modules/) a bundle needs: the lazy require()s of the others stay out of it
+// (buildContainer never loads them on that path).
 const BUNDLES = {
   // node-pty is loaded only for terminals, and holds a native module.
-  shim: { entry: 'dist/infrastructure/shim/main.js', external: ['node-pty'], other: 'auth.module' },
+  shim: { entry: 'dist/infrastructure/shim/main.js', external: ['node-pty'], module: 'shim.module' },
   // The HTTP stack is loaded only when a token must be refreshed: a valid cache
   // never pays for it.
-  auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], other: 'shim.module' },
+  auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], module: 'auth.module' },
 };
 
-function leaveOut(moduleName) {
+function onlyModule(keep) {
   return {
-    name: `leave-out-${moduleName}`,
+    name: 'only-module',
     setup(build) {
-      build.onResolve({ filter: new RegExp(`/modules/${moduleName.replace('.', '\\.')}$`) }, (args) => ({ path: args.path, external: true }));
+      build.onResolve({ filter: /\/modules\/[a-z-]+\.module$/ }, (args) =>
+        args.path.endsWith(`/${keep}`) ? undefined : { path: args.path, external: true },
+      );
     },
   };
 }
@@ -49,7 +52,7 @@ async function build(name, bundle) {
     minifyWhitespace: true,
     minifySyntax: true,
     external: bundle.external,
-    plugins: [leaveOut(bundle.other)],
+    plugins: [onlyModule(bundle.module)],
     logLevel: 'warning',
   });
 }

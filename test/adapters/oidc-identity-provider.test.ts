@@ -35,7 +35,7 @@ identityProviderContract('FakeIdentityProvider', async () => {
         ...optional('id_token', 'idToken'),
       });
     },
-    lastTokenForm() {
+    lastTokenForm(): Record<string, string> {
       const call = provider.tokenCalls.at(-1);
       if (call === undefined) return {};
       return call.grant === 'authorization_code'

@@ -4,10 +4,10 @@ import { TokenCacheError } from '../../domain/auth/auth-errors';
 import { resolveDomain } from '../../domain/auth/domain-resolution';
 import { Context, overridesFor, selectContext } from '../../domain/config/contexts';
 import { ServiceUrls, serviceUrls } from '../../domain/config/service-urls';
-import { CLUSTER_DISCOVERY, ClusterDiscovery } from '../ports/cluster-discovery.port';
-import { CONFIG_STORE, ConfigStore } from '../ports/config-store.port';
-import { NOTIFIER, Notifier } from '../ports/notifier.port';
-import { TOKEN_CACHE, TokenCache } from '../ports/token-cache.port';
+import { CLUSTER_DISCOVERY, type ClusterDiscovery } from '../ports/cluster-discovery.port';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
+import { NOTIFIER, type Notifier } from '../ports/notifier.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthTarget } from './auth-target';
 
 /** The active context and the domain whose cache file the command uses. */

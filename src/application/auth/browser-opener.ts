@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
-import { BROWSER, Browser } from '../ports/browser.port';
-import { NOTIFIER, Notifier } from '../ports/notifier.port';
+import { BROWSER, type Browser } from '../ports/browser.port';
+import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 
 /**
  * Shows a URL: always printed (headless and remote machines), then opened in a

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { PROMPT, Prompt } from '../ports/prompt.port';
+import { PROMPT, type Prompt } from '../ports/prompt.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 import { BrowserOpener } from './browser-opener';

@@ -1,11 +1,11 @@
 import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../domain/auth/auth-tokens';
 import { CLIENT_ID } from '../../domain/auth/authorization-url';
-import { BOARD_CREDENTIALS, BoardCredentials } from '../ports/board-credentials.port';
-import { CLOCK, Clock } from '../ports/clock.port';
-import { IDENTITY_PROVIDER, IdentityProvider } from '../ports/identity-provider.port';
-import { NOTIFIER, Notifier } from '../ports/notifier.port';
-import { TOKEN_CACHE, TokenCache } from '../ports/token-cache.port';
+import { BOARD_CREDENTIALS, type BoardCredentials } from '../ports/board-credentials.port';
+import { CLOCK, type Clock } from '../ports/clock.port';
+import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
+import { NOTIFIER, type Notifier } from '../ports/notifier.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScope, AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../domain/auth/auth-tokens';
 import { noGitToken } from '../../domain/auth/auth-errors';
-import { CLOCK, Clock } from '../ports/clock.port';
-import { GIT_HOST, GitHost } from '../ports/git-host.port';
-import { NOTIFIER, Notifier } from '../ports/notifier.port';
-import { TOKEN_CACHE, TokenCache } from '../ports/token-cache.port';
+import { CLOCK, type Clock } from '../ports/clock.port';
+import { GIT_HOST, type GitHost } from '../ports/git-host.port';
+import { NOTIFIER, type Notifier } from '../ports/notifier.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { StatusReport, statusReport } from '../../domain/auth/status-report';
-import { CLOCK, Clock } from '../ports/clock.port';
+import { CLOCK, type Clock } from '../ports/clock.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 

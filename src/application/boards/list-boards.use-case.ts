@@ -4,8 +4,8 @@ import { BoardListing, boardsWithProjects } from '../../domain/boards/boards';
 import { AuthScopes } from '../auth/auth-scopes';
 import { AuthTarget } from '../auth/auth-target';
 import { GetToken } from '../auth/get-token.use-case';
-import { BOARD_CREDENTIALS, BoardCredentials } from '../ports/board-credentials.port';
-import { BOARD_TOOL, BoardTool, ProjectsAndBoards } from '../ports/board-tool.port';
+import { BOARD_CREDENTIALS, type BoardCredentials } from '../ports/board-credentials.port';
+import { BOARD_TOOL, type BoardTool, type ProjectsAndBoards } from '../ports/board-tool.port';
 
 /**
  * `boards list`: with a stored API key, lists with it; otherwise exchanges the

@@ -2,7 +2,7 @@ import { inject, injectable } from 'inversify';
 import { IdentityError } from '../../domain/errors';
 import { AuthScopes } from '../auth/auth-scopes';
 import { AuthTarget } from '../auth/auth-target';
-import { BOARD_CREDENTIALS, BoardCredentials } from '../ports/board-credentials.port';
+import { BOARD_CREDENTIALS, type BoardCredentials } from '../ports/board-credentials.port';
 
 /** `boards set-api-key`: a Planka API key for deployments without the token exchange. */
 @injectable()

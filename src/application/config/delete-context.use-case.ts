@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { deleteContext } from '../../domain/config/contexts';
-import { CONFIG_STORE, ConfigStore } from '../ports/config-store.port';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 
 /** `config delete-context <name>`: the current-context setting is cleared when it named it. */
 @injectable()

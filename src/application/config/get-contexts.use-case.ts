@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { Context, selectContext } from '../../domain/config/contexts';
-import { CONFIG_STORE, ConfigStore } from '../ports/config-store.port';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 
 export interface ContextList {
   readonly contexts: readonly Context[];

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { assertUsableDomain } from '../../domain/auth/domain-resolution';
 import { Context, ContextChanges, findContext, setContext } from '../../domain/config/contexts';
-import { CONFIG_STORE, ConfigStore } from '../ports/config-store.port';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 
 /** `config set-context <name> [--domain] [--auth-url] [--git-url] [--boards-url]`: creates or changes. */
 @injectable()

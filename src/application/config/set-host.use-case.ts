@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { assertUsableDomain } from '../../domain/auth/domain-resolution';
 import { setHost } from '../../domain/config/contexts';
-import { CONFIG_STORE, ConfigStore } from '../ports/config-store.port';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 
 /** `config set --host <domain>`: the domain of the context in use (created as `local` when none). */
 @injectable()

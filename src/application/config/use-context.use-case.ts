@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { useContext } from '../../domain/config/contexts';
-import { CONFIG_STORE, ConfigStore } from '../ports/config-store.port';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 
 /** `config use-context <name>`: the context must exist. */
 @injectable()

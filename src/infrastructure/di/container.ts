@@ -5,6 +5,10 @@ import type { ShimModuleConfig } from './modules/shim.module';
 /** What a process of skiff needs wired: the shim, or the parts a command uses. */
 export interface AppConfig {
   readonly shim?: ShimModuleConfig;
+  /** The client side of the shim: `skiff task ...` and `skiff run`. */
+  readonly taskClient?: boolean;
+  /** `skiff run`: a background shim and the user's terminal. */
+  readonly run?: boolean;
   /** The login flow, contexts and boards (`skiff auth|config|boards ...`). */
   readonly auth?: AuthModuleConfig;
 }
@@ -20,6 +24,14 @@ export function buildContainer(config: AppConfig, ...overrides: ContainerModule[
   if (config.shim !== undefined) {
     const { shimModule } = require('./modules/shim.module') as typeof import('./modules/shim.module');
     container.loadSync(shimModule(config.shim));
+  }
+  if (config.taskClient === true || config.run === true) {
+    const { taskClientModule } = require('./modules/task-client.module') as typeof import('./modules/task-client.module');
+    container.loadSync(taskClientModule());
+  }
+  if (config.run === true) {
+    const { runModule } = require('./modules/run.module') as typeof import('./modules/run.module');
+    container.loadSync(runModule());
   }
   if (config.auth !== undefined) {
     const { authModule } = require('./modules/auth.module') as typeof import('./modules/auth.module');

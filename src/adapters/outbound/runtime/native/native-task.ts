@@ -1,14 +1,15 @@
 import { rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { UnimplementedError } from '../../../../domain/errors';
+import { InternalError, UnimplementedError } from '../../../../domain/errors';
 import { ExecSpec, ExitListener, ProcessPid, RuntimeProcess, RuntimeTask, TaskStats } from '../../../../application/ports/process-runtime.port';
-import { listProcStats, readRssBytes } from '../../os/proc-fs';
+import { listProcStats, readProcStat, readRssBytes } from '../../os/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcess } from './native-process';
 import { niceForCpuShares } from './cpu-shares';
 import { signalEach } from './signal-process';
 
 const SIGSTOP = 19;
+const PAUSE_TIMEOUT_MS = 5000;
 const SIGCONT = 18;
 /** USER_HZ: the unit of /proc/<pid>/stat times on every Linux ABI Node runs on. */
 const NS_PER_TICK = 1_000_000_000 / 100;
@@ -67,8 +68,27 @@ export class NativeTask implements RuntimeTask {
     signalEach(this.livePids(), signal);
   }
 
+  /**
+   * Stops every process and returns only once each really is stopped: a SIGSTOP
+   * still pending is dequeued after a lower-numbered signal such as SIGTERM, so
+   * returning early would let a following Kill end a "paused" process. Processes
+   * forked meanwhile are caught by listing again until nothing new appears.
+   */
   async pause(): Promise<void> {
-    signalEach(this.livePids(), SIGSTOP);
+    const deadline = Date.now() + PAUSE_TIMEOUT_MS;
+    const stopped = new Set<number>();
+    for (;;) {
+      const pids = this.livePids().filter((pid) => !stopped.has(pid));
+      if (pids.length === 0) return;
+      signalEach(pids, SIGSTOP);
+      while (!pids.every(isStoppedOrGone)) {
+        if (Date.now() > deadline) {
+          throw new InternalError(`${this.init.subject}: processes did not stop within ${PAUSE_TIMEOUT_MS} ms (uninterruptible I/O?)`, 'PAUSE.TIMEOUT');
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      for (const pid of pids) stopped.add(pid);
+    }
   }
 
   async resume(): Promise<void> {
@@ -134,4 +154,10 @@ export class NativeTask implements RuntimeTask {
       .filter((s) => sessions.has(s.session) && s.state !== 'Z')
       .map((s) => s.pid);
   }
+}
+
+/** 'T' stopped by a signal, 't' stopped under a tracer; a zombie or a vanished pid counts as done. */
+function isStoppedOrGone(pid: number): boolean {
+  const state = readProcStat(pid)?.state;
+  return state === undefined || state === 'T' || state === 't' || state === 'Z';
 }

@@ -1,0 +1,69 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TaskTestClient } from './task-client';
+
+export const SKIFF_BIN = join(__dirname, '../../../bin/run.js');
+
+export interface RunningShim {
+  readonly dir: string;
+  readonly socket: string;
+  readonly stateDir: string;
+  readonly child: ChildProcess;
+  readonly client: TaskTestClient;
+  readonly stderr: () => string;
+  /** Resolves with the shim's exit code once it has exited. */
+  readonly exited: Promise<number | null>;
+  stop(): Promise<void>;
+}
+
+export function socketAccepts(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Starts `skiff shim serve` as a real process and waits until its socket accepts. */
+export async function startShim(runtime = 'native', extraArgs: string[] = [], reuseDir?: string): Promise<RunningShim> {
+  const dir = reuseDir ?? mkdtempSync(join(tmpdir(), 'skiff-e2e-'));
+  const socket = join(dir, 'run', 'shim.sock');
+  const stateDir = join(dir, 'state');
+  const child = spawn(process.execPath, [SKIFF_BIN, 'shim', 'serve', '--address', socket, '--runtime', runtime, '--state-dir', stateDir, ...extraArgs], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  await waitFor(async () => gone || (existsSync(socket) && (await socketAccepts(socket))), 'the shim socket');
+  if (gone) throw new Error(`shim exited before serving: ${stderr}`);
+  const client = new TaskTestClient(socket);
+  return {
+    dir, socket, stateDir, child, client, exited,
+    stderr: () => stderr,
+    async stop() {
+      client.close();
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
