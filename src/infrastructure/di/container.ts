@@ -1,17 +1,5 @@
 import { Container, ContainerModule } from 'inversify';
-import type { AuthModuleConfig } from './modules/auth.module';
-import type { ShimModuleConfig } from './modules/shim.module';
-
-/** What a process of skiff needs wired: the shim, or the parts a command uses. */
-export interface AppConfig {
-  readonly shim?: ShimModuleConfig;
-  /** The client side of the shim: `skiff task ...` and `skiff run`. */
-  readonly taskClient?: boolean;
-  /** `skiff run`: a background shim and the user's terminal. */
-  readonly run?: boolean;
-  /** The login flow, contexts and boards (`skiff auth|config|boards ...`). */
-  readonly auth?: AuthModuleConfig;
-}
+import { AppConfig } from '../config/app-config';
 
 /**
  * The composition root: the one place that binds ports to adapters. Modules are

@@ -1,6 +1,7 @@
 import { Flags } from '@oclif/core';
 import { AuthTarget } from '../../../application/auth/auth-target';
 import { UsageError } from '../../../domain/errors';
+import { AppConfig } from '../../../infrastructure/config/app-config';
 import { authPaths } from '../../../infrastructure/config/auth-paths';
 import { BaseCommand } from './base-command';
 
@@ -20,7 +21,7 @@ export const contextFlag = Flags.string({ description: 'Context to use instead o
 
 /** Commands of the login flow, the contexts and the boards: the `auth` part of the app. */
 export abstract class AppCommand extends BaseCommand {
-  protected override appConfig() {
+  protected override appConfig(): AppConfig {
     return { auth: authPaths() };
   }
 

@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Command, Errors } from '@oclif/core';
 import { Container } from 'inversify';
-import { AppConfig, buildContainer } from '../../../infrastructure/di/container';
+import { AppConfig } from '../../../infrastructure/config/app-config';
+import { buildContainer } from '../../../infrastructure/di/container';
 import { errorReport } from './error-report';
 
 type CommandError = Error & { oclif?: { exit?: number } };

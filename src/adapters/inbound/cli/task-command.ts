@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { TASK_CLIENT_FACTORY, TaskClient, TaskClientFactory } from '../../../application/ports/task-client.port';
-import { AppConfig } from '../../../infrastructure/di/container';
+import { AppConfig } from '../../../infrastructure/config/app-config';
 import { BaseCommand } from './base-command';
 
 /** Flags every `skiff task` command shares, and the connection to the shim. */

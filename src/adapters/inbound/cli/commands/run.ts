@@ -2,7 +2,7 @@ import { Flags } from '@oclif/core';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { RunBundle } from '../../../../application/run/run-bundle.use-case';
-import { AppConfig } from '../../../../infrastructure/di/container';
+import { AppConfig } from '../../../../infrastructure/config/app-config';
 import { RUNTIME_NAMES } from '../../../../infrastructure/config/shim-config';
 import { BaseCommand } from '../base-command';
 

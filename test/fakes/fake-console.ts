@@ -1,0 +1,26 @@
+import { AttachedConsole, Console, ConsoleEvents } from '../../src/application/ports/console.port';
+
+/** A console with no terminal behind it: tests raise its events by hand. */
+export class FakeConsole implements Console, AttachedConsole {
+  stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
+  events: ConsoleEvents | undefined;
+  closed = false;
+  outputWaited = false;
+
+  async attach(terminal: boolean): Promise<AttachedConsole> {
+    this.stdio = { ...this.stdio, terminal };
+    return this;
+  }
+
+  connect(events: ConsoleEvents): void {
+    this.events = events;
+  }
+
+  async outputDone(): Promise<void> {
+    this.outputWaited = true;
+  }
+
+  close(): void {
+    this.closed = true;
+  }
+}
