@@ -18,25 +18,19 @@ export interface AuthTokenFields {
   readonly giteaToken?: string;
 }
 
+/** The fields, read-only, on every record (declaration merging with the class below). */
+export interface AuthTokens extends Readonly<AuthTokenFields> {}
+
 /**
  * The cached token record of one domain: an immutable value. Its freshness is
  * computed from the time given, never stored.
  */
-export class AuthTokens implements AuthTokenFields {
-  readonly accessToken: string;
-  readonly refreshToken: string;
-  readonly expiresAt: Date;
-  readonly idToken?: string;
-  readonly domain: string;
-  readonly giteaToken?: string;
-
+export class AuthTokens {
   constructor(fields: AuthTokenFields) {
-    this.accessToken = fields.accessToken;
-    this.refreshToken = fields.refreshToken;
-    this.expiresAt = new Date(fields.expiresAt.getTime());
-    if (fields.idToken !== undefined) this.idToken = fields.idToken;
-    this.domain = fields.domain;
-    if (fields.giteaToken !== undefined) this.giteaToken = fields.giteaToken;
+    const { idToken, giteaToken, ...required } = fields;
+    Object.assign(this, required, { expiresAt: new Date(fields.expiresAt.getTime()) });
+    if (idToken !== undefined) Object.assign(this, { idToken });
+    if (giteaToken !== undefined) Object.assign(this, { giteaToken });
     Object.freeze(this);
   }
 
@@ -91,13 +85,6 @@ export class AuthTokens implements AuthTokenFields {
   }
 
   private fields(): AuthTokenFields {
-    return {
-      accessToken: this.accessToken,
-      refreshToken: this.refreshToken,
-      expiresAt: this.expiresAt,
-      idToken: this.idToken,
-      domain: this.domain,
-      giteaToken: this.giteaToken,
-    };
+    return { ...this };
   }
 }
