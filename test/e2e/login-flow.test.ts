@@ -1,7 +1,7 @@
 import { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { HttpStub } from '../support/http-stub';
-import { CliHome, CliResult, finished, waitForStderr } from './support/skiff-home';
+import { CliHome, CliResult, finished, ROOT, waitForStderr } from './support/skiff-home';
 import { completeAuthorization, httpRequest, OidcServer } from './support/oidc';
 import { BIG_BOARD_ID, freePort, giteaStandIn, GOOD_GIT_TOKEN, plankaStandIn } from './support/stand-ins';
 
@@ -183,6 +183,23 @@ describe('auth login, git and boards end to end', () => {
     expect(empty.code).toBe(4);
     expect(empty.stderr).toMatch(/no token provided/);
     expect(cache(home).gitea_token).toBe(GOOD_GIT_TOKEN);
+  });
+
+  it('auth git on a terminal: the token typed is not echoed', async () => {
+    const pty = require('node-pty') as typeof import('node-pty');
+    const term = pty.spawn(process.execPath, [`${ROOT}/bin/run.js`, 'auth', 'git', '--no-browser'], {
+      env: home.env as Record<string, string>,
+      cols: 200,
+      rows: 20,
+    });
+    let screen = '';
+    term.onData((d) => (screen += d));
+    const exit = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
+    while (!screen.includes('Paste the git token:')) await new Promise((r) => setTimeout(r, 20));
+    term.write(`${GOOD_GIT_TOKEN}\r`);
+    expect(await exit).toBe(0);
+    expect(screen).toContain('Git token of alice stored for e2e.test.');
+    expect(screen).not.toContain(GOOD_GIT_TOKEN);
   });
 
   it('auth set-gitea-token from standard input', async () => {
