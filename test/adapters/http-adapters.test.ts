@@ -51,7 +51,7 @@ describe('the Gitea adapter', () => {
     stub.on('GET /api/v1/user', { status, body: { message: 'token is invalid' } });
     const err = (await new GiteaGitHost(http).currentUser(stub.url, 'git-secret').catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(IdentityError);
-    expect(err.message).toMatch(new RegExp(`invalid token.*HTTP ${status}`));
+    expect(err.message).toMatch(new RegExp(`invalid token: the git host 127.0.0.1:${stub.port} answered HTTP ${status}`));
     expect(err.message).not.toContain('git-secret');
   });
 

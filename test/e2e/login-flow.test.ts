@@ -177,7 +177,7 @@ describe('auth login, git and boards end to end', () => {
   it('auth git: a rejected token is exit 4 stating the status; empty input is exit 4 "no token provided"', async () => {
     const wrong = await home.run(['auth', 'git', '--no-browser'], { input: 'wrong-token\n' });
     expect(wrong.code).toBe(4);
-    expect(wrong.stderr).toMatch(/skiff: invalid token: the git host answered HTTP 401/);
+    expect(wrong.stderr).toContain(`skiff: invalid token: the git host 127.0.0.1:${gitea.port} answered HTTP 401`);
     expect(wrong.stderr).not.toContain('wrong-token');
     const empty = await home.run(['auth', 'git', '--no-browser'], { input: '\n' });
     expect(empty.code).toBe(4);

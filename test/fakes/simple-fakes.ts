@@ -105,7 +105,7 @@ export class FakeGitHost implements GitHost {
   ) {}
   async currentUser(baseUrl: string, token: string): Promise<{ login?: string }> {
     this.calls.push({ baseUrl, token });
-    if (token !== this.validToken) throw gitTokenRejected(this.rejectStatus);
+    if (token !== this.validToken) throw gitTokenRejected(this.rejectStatus, new URL(baseUrl).host);
     return this.login === undefined ? {} : { login: this.login };
   }
 }

@@ -26,9 +26,9 @@ export function noGitToken(): IdentityError {
   return new IdentityError('no token provided: paste the git token created on the page above', 'AUTH.GIT_TOKEN_EMPTY');
 }
 
-export function gitTokenRejected(status: number): IdentityError {
+export function gitTokenRejected(status: number, host: string): IdentityError {
   return new IdentityError(
-    `invalid token: the git host answered HTTP ${status}; create a new token with all scopes and run \`skiff auth git\``,
+    `invalid token: the git host ${host} answered HTTP ${status}; create a new token with all scopes and run \`skiff auth git\``,
     'AUTH.GIT_TOKEN_REJECTED',
   );
 }
