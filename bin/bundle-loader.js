@@ -1,5 +1,5 @@
 'use strict';
-// Loads a bundle from dist/ (made by scripts/bundle-shim.js) with the V8 code cache
+// Loads a bundle from dist/ (made by scripts/bundle.js) with the V8 code cache
 // written next to it at build time, so start-up skips parsing and compiling it.
 // A cache from another Node.js build is rejected by V8 and the bundle compiles as usual.
 const fs = require('node:fs');
@@ -25,8 +25,12 @@ function compile(name, useCache) {
 
 exports.loadBundle = (name) => compile(name, true).exports;
 
-/** Build step: run the bundle's module code once and save what V8 compiled. */
-exports.writeCodeCache = (name) => {
-  const { script, file } = compile(name, false);
+/**
+ * Build step: run the bundle's module code once (and its `warmUp()`, when it exports
+ * one, so the functions of its hot path are compiled too) and save what V8 compiled.
+ */
+exports.writeCodeCache = async (name) => {
+  const { script, file, exports: bundle } = compile(name, false);
+  if (typeof bundle.warmUp === 'function') await bundle.warmUp();
   fs.writeFileSync(`${file}.cache`, script.createCachedData());
 };

@@ -1,3 +1,4 @@
+import type { AuthModuleConfig } from '../di/modules/auth.module';
 import type { ShimModuleConfig } from '../di/modules/shim.module';
 
 /** What a process of skiff needs wired: the shim, or the parts a command uses. */
@@ -7,4 +8,6 @@ export interface AppConfig {
   readonly taskClient?: boolean;
   /** `skiff run`: a background shim and the user's terminal. */
   readonly run?: boolean;
+  /** The login flow, contexts and boards (`skiff auth|config|boards ...`). */
+  readonly auth?: AuthModuleConfig;
 }

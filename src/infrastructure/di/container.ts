@@ -21,6 +21,10 @@ export function buildContainer(config: AppConfig, ...overrides: ContainerModule[
     const { runModule } = require('./modules/run.module') as typeof import('./modules/run.module');
     container.loadSync(runModule());
   }
+  if (config.auth !== undefined) {
+    const { authModule } = require('./modules/auth.module') as typeof import('./modules/auth.module');
+    container.loadSync(authModule(config.auth));
+  }
   if (overrides.length > 0) container.loadSync(...overrides);
   return container;
 }

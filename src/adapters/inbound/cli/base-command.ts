@@ -1,10 +1,9 @@
 import 'reflect-metadata';
 import { Command, Errors } from '@oclif/core';
 import { Container } from 'inversify';
-import { isDomainError } from '../../../domain/errors';
 import { AppConfig } from '../../../infrastructure/config/app-config';
 import { buildContainer } from '../../../infrastructure/di/container';
-import { EXIT, exitCodeFor } from './exit-codes';
+import { errorReport } from './error-report';
 
 type CommandError = Error & { oclif?: { exit?: number } };
 
@@ -28,13 +27,12 @@ export abstract class BaseCommand extends Command {
 
   protected override async catch(err: CommandError): Promise<never> {
     if (err instanceof Errors.ExitError) throw err;
-    const code = isDomainError(err) ? exitCodeFor(err.kind) : (err.oclif?.exit ?? EXIT.unexpected);
-    const message = err.message.split('\n')[0] ?? 'unknown error';
+    const report = errorReport(err);
     if (this.jsonEnabled()) {
-      this.logJson({ error: { kind: isDomainError(err) ? err.kind : 'Internal', message, exitCode: code } });
+      this.logJson({ error: report });
     } else {
-      this.logToStderr(`skiff: ${message}`);
+      this.logToStderr(`skiff: ${report.message}`);
     }
-    return this.exit(code);
+    return this.exit(report.exitCode);
   }
 }

@@ -1,0 +1,63 @@
+'use strict';
+// Build step: bundle the fast paths into dist/<name>.bundle.js and write their V8
+// code caches. One file with a code cache starts ~40% faster than the same code
+// loaded module by module (figures in the README). bin/run.js loads them with
+// bin/bundle-loader.js for `skiff shim serve` and `skiff auth token|status`.
+const esbuild = require('esbuild');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+
+// `module` names the one module of the composition root (src/infrastructure/di/
+// modules/) a bundle needs: the lazy require()s of the others stay out of it
+// (buildContainer never loads them on that path).
+const BUNDLES = {
+  // node-pty is loaded only for terminals, and holds a native module.
+  shim: { entry: 'dist/infrastructure/shim/main.js', external: ['node-pty'], module: 'shim.module' },
+  // The HTTP stack is loaded only when a token must be refreshed: a valid cache
+  // never pays for it.
+  auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], module: 'auth.module' },
+};
+
+function onlyModule(keep) {
+  return {
+    name: 'only-module',
+    setup(build) {
+      build.onResolve({ filter: /\/modules\/[a-z-]+\.module$/ }, (args) =>
+        args.path.endsWith(`/${keep}`) ? undefined : { path: args.path, external: true },
+      );
+    },
+  };
+}
+
+async function main() {
+  const loader = require(path.join(root, 'bin/bundle-loader.js'));
+  const only = process.argv.slice(2);
+  for (const [name, bundle] of Object.entries(BUNDLES)) {
+    if (only.length > 0 && !only.includes(name)) continue;
+    await build(name, bundle);
+    await loader.writeCodeCache(name);
+  }
+}
+
+async function build(name, bundle) {
+  await esbuild.build({
+    entryPoints: [path.join(root, bundle.entry)],
+    outfile: path.join(root, `dist/${name}.bundle.js`),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // Identifiers are kept so stack traces stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    external: bundle.external,
+    plugins: [onlyModule(bundle.module)],
+    logLevel: 'warning',
+  });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,5 @@
+export const HASHER = Symbol('Hasher');
+
+export interface Hasher {
+  sha256(bytes: Uint8Array): Uint8Array;
+}

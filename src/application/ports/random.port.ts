@@ -1,0 +1,6 @@
+export const RANDOM = Symbol('Random');
+
+export interface Random {
+  /** `count` cryptographically strong random bytes. */
+  bytes(count: number): Uint8Array;
+}

@@ -1,0 +1,38 @@
+import { CHALLENGE_METHOD } from './pkce';
+import { percentEncode } from './percent-encoding';
+
+/** The OAuth 2.0 client identifier (CONTRACT.md): a public client, no secret. */
+export const CLIENT_ID = 'skiff-cli';
+/** Scopes asked for, space-separated (sent percent-encoded). */
+export const SCOPE = 'openid email profile offline_access';
+
+export interface AuthorizationRequest {
+  readonly authorizationEndpoint: string;
+  readonly redirectUri: string;
+  readonly codeChallenge: string;
+  readonly state: string;
+}
+
+/**
+ * Seed step 6: the endpoint, '?', then exactly client_id, redirect_uri,
+ * response_type=code, scope, code_challenge, code_challenge_method=S256, state.
+ * Every value goes through the seed's percent-encoding (the challenge and state are
+ * base64url, which it leaves as they are).
+ */
+export function authorizationUrl(request: AuthorizationRequest): string {
+  const params: Array<[string, string]> = [
+    ['client_id', CLIENT_ID],
+    ['redirect_uri', request.redirectUri],
+    ['response_type', 'code'],
+    ['scope', SCOPE],
+    ['code_challenge', request.codeChallenge],
+    ['code_challenge_method', CHALLENGE_METHOD],
+    ['state', request.state],
+  ];
+  return `${request.authorizationEndpoint}?${params.map(([k, v]) => `${k}=${percentEncode(v)}`).join('&')}`;
+}
+
+/** Seed step 5: the redirect URI names `localhost`, while the listener binds 127.0.0.1. */
+export function redirectUriFor(port: number): string {
+  return `http://localhost:${port}/callback`;
+}

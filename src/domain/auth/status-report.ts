@@ -1,0 +1,42 @@
+import { AuthTokens } from './auth-tokens';
+import { readableEmail } from './id-token';
+
+/** The facts `auth status` prints, as text or as JSON (the same facts either way). */
+export type StatusReport =
+  | {
+      readonly loggedIn: false;
+      /** Why the cache could not be used, when a file exists but is unreadable. */
+      readonly problem?: string;
+    }
+  | {
+      readonly loggedIn: true;
+      /** The id_token's e-mail claim, or 'unknown'. */
+      readonly identity: string;
+      /** expired when expires_at <= now. */
+      readonly expired: boolean;
+      /** RFC 3339 UTC. */
+      readonly expiresAt: string;
+      /** Expired and a refresh token is held: the next command refreshes it. */
+      readonly refreshOnNextUse: boolean;
+      readonly domain: string;
+      readonly gitToken: boolean;
+    };
+
+export function statusReport(tokens: AuthTokens | undefined, now: Date, problem?: string): StatusReport {
+  if (tokens === undefined) return problem === undefined ? { loggedIn: false } : { loggedIn: false, problem };
+  const expired = tokens.isExpired(now);
+  return {
+    loggedIn: true,
+    identity: readableEmail(tokens.idToken) ?? 'unknown',
+    expired,
+    expiresAt: tokens.expiresAt.toISOString(),
+    refreshOnNextUse: expired && tokens.canRefresh(),
+    domain: tokens.domain,
+    gitToken: tokens.giteaToken !== undefined,
+  };
+}
+
+/** `YYYY-MM-DD HH:MM:SS UTC`. */
+export function formatUtc(time: Date): string {
+  return `${time.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}

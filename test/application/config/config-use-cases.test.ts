@@ -1,0 +1,29 @@
+import { DeleteContext } from '../../../src/application/config/delete-context.use-case';
+import { GetContexts } from '../../../src/application/config/get-contexts.use-case';
+import { SetContext } from '../../../src/application/config/set-context.use-case';
+import { SetHost } from '../../../src/application/config/set-host.use-case';
+import { UseContext } from '../../../src/application/config/use-context.use-case';
+import { ViewConfig } from '../../../src/application/config/view-config.use-case';
+import { ConfigurationError } from '../../../src/domain/errors';
+import { authHarness } from '../../support/auth-harness';
+
+describe('config use cases', () => {
+  it('set --host, set-context, use-context, get-contexts, delete-context, view', async () => {
+    const h = authHarness({ contexts: [] });
+    await expect(h.get(SetHost).execute('example.com')).resolves.toEqual({ context: 'local' });
+    await expect(h.get(SetContext).execute('dev', { domain: 'dev.org', identityProviderUrl: 'http://127.0.0.1:1' })).resolves.toMatchObject({ created: true });
+    await expect(h.get(GetContexts).execute()).resolves.toMatchObject({ current: 'local' });
+    await h.get(UseContext).execute('dev');
+    await expect(h.get(GetContexts).execute()).resolves.toMatchObject({ current: 'dev', contexts: [{ name: 'local' }, { name: 'dev' }] });
+    await h.get(DeleteContext).execute('dev');
+    await expect(h.get(GetContexts).execute()).resolves.toMatchObject({ current: 'local' });
+    await expect(h.get(ViewConfig).execute()).resolves.toMatchObject({ location: '/fake/config.yaml' });
+  });
+
+  it('refuses an unusable domain', async () => {
+    const h = authHarness({ contexts: [] });
+    await expect(h.get(SetHost).execute('bad domain')).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(h.get(SetContext).execute('x', { domain: 'a\tb' })).rejects.toBeInstanceOf(ConfigurationError);
+    expect(h.configStore.saves).toBe(0);
+  });
+});

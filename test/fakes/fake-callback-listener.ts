@@ -1,0 +1,37 @@
+import { CallbackPage } from '../../src/domain/auth/callback-page';
+import { CallbackListener, CallbackServer } from '../../src/application/ports/callback-listener.port';
+
+/** A callback listener whose "browser" is the test: `deliver(target)` sends the callback. */
+export class FakeCallbackListener implements CallbackListener {
+  readonly replies: CallbackPage[] = [];
+  requestedPort: number | undefined | 'not listened' = 'not listened';
+  closed = false;
+  port = 9876;
+  private deliverTo: ((target: string) => void) | undefined;
+  private pending: string | undefined;
+  /** Called with the server once it listens (e.g. to deliver a callback built from the printed URL). */
+  onListen: ((server: CallbackServer) => void) | undefined;
+
+  async listen(port?: number): Promise<CallbackServer> {
+    this.requestedPort = port;
+    const self = this;
+    const server: CallbackServer = {
+      port: port ?? this.port,
+      nextCallback: () =>
+        self.pending !== undefined ? Promise.resolve(self.pending) : new Promise<string>((resolve) => (self.deliverTo = resolve)),
+      reply: async (page) => {
+        self.replies.push(page);
+      },
+      close: async () => {
+        self.closed = true;
+      },
+    };
+    this.onListen?.(server);
+    return server;
+  }
+
+  deliver(target: string): void {
+    if (this.deliverTo) this.deliverTo(target);
+    else this.pending = target;
+  }
+}

@@ -1,0 +1,70 @@
+import { TokenResponse } from '../../src/domain/auth/token-response';
+import { IdentityError, NetworkError } from '../../src/domain/errors';
+import { CodeExchange, IdentityProvider, ProviderMetadata } from '../../src/application/ports/identity-provider.port';
+
+export type TokenCall =
+  | { readonly grant: 'authorization_code'; readonly endpoint: string; readonly request: CodeExchange }
+  | { readonly grant: 'refresh_token'; readonly endpoint: string; readonly refreshToken: string; readonly clientId: string };
+
+/**
+ * An identity provider in memory, configured with what its HTTP counterpart would
+ * answer (the contract tests hold both to the same behaviour).
+ */
+export class FakeIdentityProvider implements IdentityProvider {
+  metadata: ProviderMetadata = {
+    authorizationEndpoint: 'https://auth.example.com/auth',
+    tokenEndpoint: 'https://auth.example.com/token',
+  };
+  /** When set, discovery answers this HTTP status. */
+  discoveryStatus: number | undefined;
+  /** The next token replies, in order; a number is a failure status with `failureBody`. */
+  tokenReplies: Array<TokenResponse | number> = [];
+  failureBody = '{"error":"invalid_grant"}';
+  readonly discoveries: string[] = [];
+  readonly tokenCalls: TokenCall[] = [];
+  readonly revocations: Array<{ endpoint: string; token: string }> = [];
+  /** Never settles discovery (a silent host). */
+  hangDiscovery = false;
+
+  async discover(issuerUrl: string): Promise<ProviderMetadata> {
+    this.discoveries.push(issuerUrl);
+    if (this.hangDiscovery) return new Promise(() => undefined);
+    if (this.discoveryStatus !== undefined) {
+      throw new NetworkError(
+        `the identity provider at ${new URL(issuerUrl).host} answered discovery with HTTP ${this.discoveryStatus}: check the domain`,
+        'OIDC.DISCOVERY_STATUS',
+      );
+    }
+    return this.metadata;
+  }
+
+  async exchangeCode(endpoint: string, request: CodeExchange): Promise<TokenResponse> {
+    this.tokenCalls.push({ grant: 'authorization_code', endpoint, request });
+    return this.nextReply(endpoint, 'the code exchange');
+  }
+
+  async refresh(endpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse> {
+    this.tokenCalls.push({ grant: 'refresh_token', endpoint, refreshToken, clientId });
+    return this.nextReply(endpoint, 'the token refresh');
+  }
+
+  async revoke(endpoint: string, token: string): Promise<void> {
+    this.revocations.push({ endpoint, token });
+  }
+
+  get refreshes(): number {
+    return this.tokenCalls.filter((c) => c.grant === 'refresh_token').length;
+  }
+
+  private nextReply(endpoint: string, what: string): TokenResponse {
+    const reply = this.tokenReplies.shift();
+    if (reply === undefined) throw new Error('FakeIdentityProvider: no token reply configured');
+    if (typeof reply === 'number') {
+      throw new IdentityError(
+        `the identity provider at ${new URL(endpoint).host} refused ${what}: HTTP ${reply}: ${this.failureBody}`,
+        'OIDC.TOKEN_STATUS',
+      );
+    }
+    return reply;
+  }
+}

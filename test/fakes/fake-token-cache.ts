@@ -1,0 +1,40 @@
+import { AuthTokens } from '../../src/domain/auth/auth-tokens';
+import { TokenCacheError } from '../../src/domain/auth/auth-errors';
+import { cacheFileName } from '../../src/domain/auth/safe-domain';
+import { TokenCache } from '../../src/application/ports/token-cache.port';
+
+/** The token cache in memory; a domain can be marked corrupt like an unparsable file. */
+export class FakeTokenCache implements TokenCache {
+  readonly records = new Map<string, AuthTokens>();
+  private readonly corrupt = new Set<string>();
+  writes = 0;
+
+  location(domain: string): string {
+    return `/fake/auth/${cacheFileName(domain)}`;
+  }
+
+  async read(domain: string): Promise<AuthTokens | undefined> {
+    if (this.corrupt.has(domain)) {
+      throw new TokenCacheError(this.location(domain), 'is not valid JSON', 'AUTH.CACHE_UNREADABLE');
+    }
+    return this.records.get(domain);
+  }
+
+  async write(domain: string, tokens: AuthTokens): Promise<void> {
+    this.writes += 1;
+    this.corrupt.delete(domain);
+    this.records.set(domain, tokens);
+  }
+
+  async remove(domain: string): Promise<boolean> {
+    const existed = this.records.has(domain) || this.corrupt.has(domain);
+    this.records.delete(domain);
+    this.corrupt.delete(domain);
+    return existed;
+  }
+
+  markCorrupt(domain: string): void {
+    this.records.delete(domain);
+    this.corrupt.add(domain);
+  }
+}
