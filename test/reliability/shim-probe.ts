@@ -1,3 +1,4 @@
+import { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Open descriptors of a process. */
@@ -25,4 +26,22 @@ export function zombieChildren(pid: number): number[] {
     }
   }
   return zombies;
+}
+
+export interface ShimUsage {
+  readonly fds: number;
+  readonly heapUsedMiB: number;
+  readonly rssMiB: number;
+}
+
+/** Asks a shim for its usage line (SIGUSR2) and parses it from its stderr. */
+export async function shimUsage(child: ChildProcess, stderr: () => string): Promise<ShimUsage> {
+  const before = stderr().length;
+  child.kill('SIGUSR2');
+  for (let i = 0; i < 500; i++) {
+    const match = /skiff shim usage: .*fds=(\d+) heap_used=(\d+) rss=(\d+)/.exec(stderr().slice(before));
+    if (match !== null) return { fds: Number(match[1]), heapUsedMiB: Number(match[2]) / 1048576, rssMiB: Number(match[3]) / 1048576 };
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error('the shim printed no usage line');
 }

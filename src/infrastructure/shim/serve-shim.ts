@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/ports/process-runtime.port';
 import { TaskService } from '../../application/task/task-service';
 import { GrpcTaskServer } from '../../adapters/inbound/grpc/grpc-server';
@@ -33,7 +33,21 @@ export async function serveShim(config: ShimConfig): Promise<GrpcTaskServer> {
     process.exit(0);
   };
   host.whenExitRequested(() => void stop(0));
+  process.on('SIGUSR2', () => process.stderr.write(`${usageLine(service.taskCount)}\n`));
   process.on('SIGTERM', () => void stop(STOP_GRACE_MS));
   process.on('SIGINT', () => void stop(STOP_GRACE_MS));
   return server;
+}
+
+/**
+ * What `kill -USR2 <shim>` prints on stderr: tasks, open descriptors, live heap and
+ * resident memory (after a full GC when Node runs with --expose-gc), for operators
+ * and for the reliability suite's leak checks.
+ */
+function usageLine(tasks: number): string {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const { heapUsed, rss } = process.memoryUsage();
+  const fds = readdirSync('/proc/self/fd').length;
+  return `skiff shim usage: pid=${process.pid} tasks=${tasks} fds=${fds} heap_used=${heapUsed} rss=${rss} gc=${gc === undefined ? 'no' : 'yes'}`;
 }

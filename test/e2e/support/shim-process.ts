@@ -39,12 +39,13 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
 }
 
 /** Starts `skiff shim serve` as a real process and waits until its socket accepts. */
-export async function startShim(runtime = 'native', extraArgs: string[] = [], reuseDir?: string): Promise<RunningShim> {
+export async function startShim(runtime = 'native', extraArgs: string[] = [], reuseDir?: string, env?: NodeJS.ProcessEnv): Promise<RunningShim> {
   const dir = reuseDir ?? mkdtempSync(join(tmpdir(), 'skiff-e2e-'));
   const socket = join(dir, 'run', 'shim.sock');
   const stateDir = join(dir, 'state');
   const child = spawn(process.execPath, [SKIFF_BIN, 'shim', 'serve', '--address', socket, '--runtime', runtime, '--state-dir', stateDir, ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
