@@ -1,7 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TaskService } from '../../application/task/task-service';
+import { GrpcTaskServer } from '../../adapters/inbound/grpc/grpc-server';
 import { isDomainError } from '../../domain/errors';
 import { exitCodeFor, EXIT } from '../../adapters/inbound/cli/exit-codes';
 import { defaultStateDir, isRuntimeName, ShimConfig } from '../config/shim-config';
+import { buildContainer } from '../di/container';
 import { serveShim } from './serve-shim';
+import { ShimProcessHost } from './shim-process-host';
 
 /**
  * The fast start of `skiff shim serve` (bundled as dist/shim.bundle.js and called
@@ -30,4 +37,20 @@ export function runServe(config: ShimConfig): void {
     process.stderr.write(`skiff shim serve: ${message}\n`);
     process.exit(isDomainError(err) ? exitCodeFor(err.kind) : EXIT.unexpected);
   });
+}
+
+/**
+ * Build step (scripts/bundle.js): wire the shim and listen on a scratch socket once,
+ * so the V8 code cache written afterwards holds the start path's functions compiled.
+ */
+export async function warmUp(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-warm-'));
+  try {
+    const host = new ShimProcessHost('warm-up');
+    const service = buildContainer({ shim: { runtime: 'native', stateDir: join(dir, 'state'), host } }).get(TaskService);
+    const server = await GrpcTaskServer.listen(join(dir, 'shim.sock'), service);
+    await server.stop();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
