@@ -1,7 +1,7 @@
 /*
  * skiff-gate: what a native process runs before its program.
  *
- *   skiff-gate [-w] [-t] [-u UID -g GID] -- PROGRAM [ARG...]
+ *   skiff-gate [-w] [-t] [-u UID -g GID] -- FILE ARGV0 [ARG...]
  *
  *   -w   wait for one byte on fd 3, then close it. The shim writes the byte at Start:
  *        until then the task's init exists, CREATED, with its final pid (the gate
@@ -9,7 +9,8 @@
  *   -t   make stdin (a pseudo-terminal's slave) the controlling terminal.
  *   -u/-g  become UID/GID (no supplementary groups) before the exec.
  *
- * Then execvp(PROGRAM) with the environment it was given. If that fails it says why
+ * Then execvp(FILE) with argv ARGV0 ARG... (argv[0] stays as the spec wrote it) and the
+ * environment it was given. If that fails it says why
  * on stderr and exits 127, as a shell does. A small static binary: its own exec costs
  * a fraction of a shell's.
  */
@@ -40,11 +41,12 @@ int main(int argc, char **argv) {
       return 127;
     }
   }
-  if (i + 1 >= argc) {
-    fprintf(stderr, "usage: skiff-gate [-w] [-t] [-u UID -g GID] -- PROGRAM [ARG...]\n");
+  if (i + 2 >= argc) {
+    fprintf(stderr, "usage: skiff-gate [-w] [-t] [-u UID -g GID] -- FILE ARGV0 [ARG...]\n");
     return 127;
   }
-  char **program = argv + i + 1;
+  const char *file = argv[i + 1];
+  char **program = argv + i + 2;
 
   if (wait_gate) {
     char byte;
@@ -60,7 +62,7 @@ int main(int argc, char **argv) {
     if (setgid((gid_t)gid) != 0) fail("setgid", argv[i]);
   }
   if (uid >= 0 && setuid((uid_t)uid) != 0) fail("setuid", argv[i]);
-  execvp(program[0], program);
-  fail("exec", program[0]);
+  execvp(file, program);
+  fail("exec", file);
   return 127;
 }
