@@ -72,7 +72,7 @@ describe(`shim under load: ${CLIENTS} clients, ${LIFECYCLES} lifecycles with exe
     // in the soak); RSS is reported, not judged: V8 and malloc keep pages they grew.
     expect(final.heapUsedMiB - base.heapUsedMiB).toBeLessThan(SOAK ? 4 : 2);
     expect(finalRss).toBeLessThan(MAX_RSS_MIB);
-  });
+  }, SOAK ? 900_000 : 180_000);
 
   /** `count` lifecycles spread over the clients; returns the failures. */
   async function runJobs(clients: TaskTestClient[], tag: string, count: number): Promise<string[]> {
