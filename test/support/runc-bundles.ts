@@ -111,6 +111,7 @@ export class RuncBundleFactory {
   readonly root: string;
   readonly rootfs: string;
   private readonly cgroupParent: string;
+  private readonly cgroups = new Map<string, string>();
   private count = 0;
 
   constructor() {
@@ -130,7 +131,14 @@ export class RuncBundleFactory {
       root = 'rootfs';
     }
     writeFileSync(join(dir, 'config.json'), JSON.stringify(makeRuncConfig(args, root, cgroup, options), null, 1));
+    this.cgroups.set(dir, cgroup);
     return dir;
+  }
+
+  /** The cgroup directories of the container made from `bundle`, in each hierarchy. */
+  cgroupDirsOf(bundle: string): string[] {
+    const path = this.cgroups.get(bundle);
+    return path === undefined ? [] : cgroupDirs(path);
   }
 
   /** Leftover cgroups of this factory's bundles (every hierarchy: v1 controllers or the v2 tree). */

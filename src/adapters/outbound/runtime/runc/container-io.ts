@@ -8,8 +8,7 @@ import { PtyMaster } from './pty-master';
 /** How long an exit waits for the terminal's last output (its writers are dying with it). */
 const PTY_DRAIN_MS = 2000;
 /** A new terminal's size when the process spec sets no consoleSize (runc leaves it 0x0; node-pty's default). */
-const DEFAULT_COLS = 80;
-const DEFAULT_ROWS = 24;
+export const DEFAULT_CONSOLE_SIZE = { width: 80, height: 24 } as const;
 
 /**
  * The stdio of one container process, shared by the init and execs (protocol notes §3.3).
@@ -57,7 +56,7 @@ export class ContainerIo {
     if (this.console === undefined || this.terminal === undefined) return;
     const pty = new PtyMaster(this.console.receive(this.subject));
     this.pty = pty;
-    if (!this.sized) pty.resize(DEFAULT_COLS, DEFAULT_ROWS);
+    if (!this.sized) pty.resize(DEFAULT_CONSOLE_SIZE.width, DEFAULT_CONSOLE_SIZE.height);
     this.terminal.attach(pty);
     // Without a stdout the terminal is still read, so the process never blocks on it.
     pty.onData(() => undefined);

@@ -2,6 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecSpec, ExitListener, RuntimeProcess } from '../../../../application/ports/process-runtime.port';
 import { signalProcess } from '../signal-process';
+import { DEFAULT_CONSOLE_SIZE } from './container-io';
 import { ContainerProcess } from './container-process';
 import { RuncContainer } from './runc-container';
 
@@ -15,7 +16,10 @@ const NOT_INHERITED = ['args', 'terminal', 'consoleSize', 'commandLine'];
  */
 export function execProcessJson(containerProcess: Readonly<Record<string, unknown>>, spec: ExecSpec): Record<string, unknown> {
   const inherited = Object.fromEntries(Object.entries(containerProcess).filter(([key]) => !NOT_INHERITED.includes(key)));
-  return { ...inherited, ...spec.processJson, args: spec.process.args, terminal: spec.stdio.terminal };
+  const json: Record<string, unknown> = { ...inherited, ...spec.processJson, args: spec.process.args, terminal: spec.stdio.terminal };
+  // An exec runs before runc returns the terminal to the shim: runc must size it itself.
+  if (spec.stdio.terminal && json.consoleSize === undefined) json.consoleSize = { ...DEFAULT_CONSOLE_SIZE };
+  return json;
 }
 
 /** An exec process of a runc container: prepared at Exec (stdio opened), made by `runc exec --detach` at Start. */
@@ -31,7 +35,7 @@ export class RuncExec implements RuntimeProcess {
     private readonly onDeleted: () => void,
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
-    this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, { consoleSized: processJson.consoleSize !== undefined });
+    this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, { consoleSized: true });
     this.files = join(container.taskDir, `exec-${spec.execId}`);
   }
 
