@@ -1,0 +1,117 @@
+'use strict';
+// The runc runtime, measured side by side in one run:
+// - the full lifecycle of a busybox `true` container through a running shim (Create, Start,
+//   Wait, Delete over gRPC) against `runc run` of the same bundle (target <= 1.2x);
+// - the shim's resident memory idle and with 10 running runc containers.
+// Needs root, runc and busybox-static; says so and returns otherwise.
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { credentials, Metadata } = require('@grpc/grpc-js');
+const { makeBusyboxBundle } = require('../scripts/busybox-bundle');
+const { median, report } = require('./stats');
+
+const ROOT = path.join(__dirname, '..');
+const ROUNDS = 25;
+const WARMUP = 3;
+const CONTAINERS = 10;
+
+function missing() {
+  if (process.getuid() !== 0) return 'it needs root';
+  if (spawnSync('runc', ['--version']).status !== 0) return 'runc is not installed (apt-get install runc)';
+  if (!fs.existsSync('/bin/busybox')) return 'busybox-static is not installed';
+  return undefined;
+}
+
+function timeProcess(file, args) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(file, args, { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${file} exited ${code}`))));
+  });
+}
+
+function rssMb(pid) {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match[1]) / 1024;
+}
+
+async function startShim(dir) {
+  const socket = path.join(dir, 'shim.sock');
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/run.js'), 'shim', 'serve', '--runtime', 'runc', '--address', socket, '--state-dir', path.join(dir, 'state')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 10_000;
+  while (!fs.existsSync(socket)) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the shim did not start');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const { task } = require(path.join(ROOT, 'dist/infrastructure/proto/generated/task/v2/shim'));
+  const client = new task.v2.TaskClient(`unix:${socket}`, credentials.createInsecure());
+  const call = (method, request) =>
+    new Promise((resolve, reject) => client[method](request, new Metadata(), (err, res) => (err ? reject(err) : resolve(res))));
+  return { child, client, call, pb: task.v2 };
+}
+
+async function run() {
+  const why = missing();
+  if (why !== undefined) {
+    console.log(`runc benchmark not run: ${why}`);
+    return;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-bench-runc-'));
+  const bundle = makeBusyboxBundle(path.join(dir, 'true'), ['true'], { pidNamespace: true });
+  const sleeper = makeBusyboxBundle(path.join(dir, 'sleep'), ['sleep', '1000'], { pidNamespace: true });
+  const runcRoot = path.join(dir, 'runc-root');
+  const shim = await startShim(dir);
+  const { call, pb } = shim;
+  try {
+    let n = 0;
+    const viaShim = async () => {
+      const id = `bench-${n++}`;
+      const started = process.hrtime.bigint();
+      await call('Create', new pb.CreateTaskRequest({ id, bundle }));
+      const waited = call('Wait', new pb.WaitRequest({ id }));
+      await call('Start', new pb.StartRequest({ id }));
+      await waited;
+      await call('Delete', new pb.DeleteRequest({ id }));
+      return Number(process.hrtime.bigint() - started) / 1e6;
+    };
+    const viaRunc = () => timeProcess('runc', ['--root', runcRoot, 'run', '--bundle', bundle, `bench-run-${n++}`]);
+
+    for (let i = 0; i < WARMUP; i++) {
+      await viaShim();
+      await viaRunc();
+    }
+    const shimTimes = [];
+    const runcTimes = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      shimTimes.push(await viaShim());
+      runcTimes.push(await viaRunc());
+    }
+    const s = median(shimTimes);
+    const r = median(runcTimes);
+    report('runc lifecycle (Create+Start+Wait+Delete of busybox true) vs runc run', s / r, `${s.toFixed(1)} ms vs ${r.toFixed(1)} ms, median of ${ROUNDS}`, '<=', 1.2);
+
+    const idle = rssMb(shim.child.pid);
+    const ids = Array.from({ length: CONTAINERS }, (_, i) => `sleeper-${i}`);
+    for (const id of ids) {
+      await call('Create', new pb.CreateTaskRequest({ id, bundle: sleeper }));
+      await call('Start', new pb.StartRequest({ id }));
+    }
+    const loaded = rssMb(shim.child.pid);
+    console.log(`shim RSS: ${idle.toFixed(1)} MB idle, ${loaded.toFixed(1)} MB with ${CONTAINERS} running runc containers (+${((loaded - idle) / CONTAINERS).toFixed(2)} MB each)`);
+    for (const id of ids) {
+      await call('Kill', new pb.KillRequest({ id, signal: 9 }));
+      await call('Wait', new pb.WaitRequest({ id }));
+      await call('Delete', new pb.DeleteRequest({ id }));
+    }
+  } finally {
+    shim.client.close();
+    shim.child.kill('SIGTERM');
+    await new Promise((r) => shim.child.once('exit', r));
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+module.exports = { run };
