@@ -2,19 +2,44 @@
  * skiff_native: the few system calls Node.js does not expose and the shim needs.
  * Built from source by `npm install` (node-gyp, the machine's C compiler).
  *
- *   fionread(fd)          bytes waiting unread in a pipe or FIFO (ioctl FIONREAD)
- *   mkfifo(path, mode)    create a FIFO
+ *   fionread(fd)                bytes waiting unread in a pipe or FIFO (ioctl FIONREAD)
+ *   mkfifo(path, mode)          create a FIFO
+ *   setChildSubreaper()         prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of our children become ours
+ *   watchExit(pid, callback)    pidfd_open + a libuv poll on it; when the process exits, reaps exactly
+ *                               that pid (waitid P_PIDFD) and calls callback(code, signal)
+ *   reap(pid)                   waitid(P_PID, WNOHANG) of one zombie child: {code, signal} or null
+ *   listenUnix(path)            a listening unix stream socket (runc's --console-socket)
+ *   receiveFd(listenFd)         accepts one waiting connection and returns the fd it sent (SCM_RIGHTS),
+ *                               set non-blocking; EAGAIN when nothing is waiting
+ *   setWindowSize(fd, cols, rows)   ioctl TIOCSWINSZ
  *
  * Every function throws a JS Error with `code` set to the errno name on failure.
+ * The process functions are Linux-only; elsewhere they throw ENOSYS.
  */
 #define _GNU_SOURCE
 #include <node_api.h>
+#include <uv.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#endif
+
+#ifndef P_PIDFD
+#define P_PIDFD 3
+#endif
 
 static const char *errno_name(int err) {
   switch (err) {
@@ -30,6 +55,9 @@ static const char *errno_name(int err) {
     case ECHILD: return "ECHILD";
     case EAGAIN: return "EAGAIN";
     case ENOSYS: return "ENOSYS";
+    case EADDRINUSE: return "EADDRINUSE";
+    case ENAMETOOLONG: return "ENAMETOOLONG";
+    case EMFILE: return "EMFILE";
     default: return "EUNKNOWN";
   }
 }
@@ -50,6 +78,11 @@ static int arg_int32(napi_env env, napi_value value, int32_t *out) {
   return napi_get_value_int32(env, value, out) == napi_ok;
 }
 
+static int arg_path(napi_env env, napi_value value, char *out, size_t size) {
+  size_t len;
+  return napi_get_value_string_utf8(env, value, out, size, &len) == napi_ok && len < size - 1;
+}
+
 static napi_value Fionread(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -67,14 +100,241 @@ static napi_value Mkfifo(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
   char path[4096];
-  size_t len;
   int32_t mode;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 2 || napi_get_value_string_utf8(env, argv[0], path, sizeof path, &len) != napi_ok ||
-      len >= sizeof path - 1 || !arg_int32(env, argv[1], &mode)) {
+  if (argc < 2 || !arg_path(env, argv[0], path, sizeof path) || !arg_int32(env, argv[1], &mode)) {
     return throw_errno(env, "mkfifo", EINVAL);
   }
   if (mkfifo(path, (mode_t)mode) != 0) return throw_errno(env, "mkfifo", errno);
+  return NULL;
+}
+
+/* {code, signal} from a waitid result: exactly one of the two is set, the other is null. */
+static napi_value exit_object(napi_env env, const siginfo_t *si) {
+  napi_value result, code, signal, null;
+  napi_get_null(env, &null);
+  napi_create_object(env, &result);
+  if (si->si_code == CLD_EXITED) {
+    napi_create_int32(env, si->si_status, &code);
+    signal = null;
+  } else {
+    code = null;
+    napi_create_int32(env, si->si_status, &signal);
+  }
+  napi_set_named_property(env, result, "code", code);
+  napi_set_named_property(env, result, "signal", signal);
+  return result;
+}
+
+static napi_value SetChildSubreaper(napi_env env, napi_callback_info info) {
+  (void)info;
+#ifdef __linux__
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  return NULL;
+#else
+  return throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", ENOSYS);
+#endif
+}
+
+static napi_value Reap(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  int32_t pid;
+  siginfo_t si;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 1 || !arg_int32(env, argv[0], &pid) || pid <= 0) return throw_errno(env, "reap", EINVAL);
+  memset(&si, 0, sizeof si);
+  if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG) != 0) return throw_errno(env, "waitid", errno);
+  if (si.si_pid == 0) {
+    napi_get_null(env, &result);
+    return result;
+  }
+  return exit_object(env, &si);
+}
+
+#ifdef __linux__
+/*
+ * One exit watch: a pidfd polled on Node's own event loop. When it turns readable the
+ * process has exited; waitid(P_PIDFD) then reaps that process and no other, so the
+ * children libuv spawned itself (and reaps by pid) are never touched.
+ */
+typedef struct {
+  uv_poll_t poll;
+  int pidfd;
+  napi_env env;
+  napi_ref callback;
+  napi_async_context async;
+} exit_watch;
+
+static void free_watch(uv_handle_t *handle) {
+  exit_watch *w = (exit_watch *)handle->data;
+  close(w->pidfd);
+  free(w);
+}
+
+static void deliver_exit(exit_watch *w, const siginfo_t *si, int err) {
+  napi_env env = w->env;
+  napi_handle_scope scope;
+  napi_value callback, global, argv[2], exc;
+  napi_open_handle_scope(env, &scope);
+  napi_get_reference_value(env, w->callback, &callback);
+  napi_get_global(env, &global);
+  if (err == 0) {
+    argv[0] = exit_object(env, si);
+    napi_get_null(env, &argv[1]);
+  } else {
+    napi_value code, msg;
+    napi_get_null(env, &argv[0]);
+    napi_create_string_utf8(env, errno_name(err), NAPI_AUTO_LENGTH, &code);
+    napi_create_string_utf8(env, strerror(err), NAPI_AUTO_LENGTH, &msg);
+    napi_create_error(env, code, msg, &argv[1]);
+    napi_set_named_property(env, argv[1], "code", code);
+  }
+  if (napi_make_callback(env, w->async, global, callback, 2, argv, NULL) == napi_pending_exception) {
+    napi_get_and_clear_last_exception(env, &exc);
+    napi_fatal_exception(env, exc);
+  }
+  napi_close_handle_scope(env, scope);
+  napi_delete_reference(env, w->callback);
+  napi_async_destroy(env, w->async);
+}
+
+static void on_pidfd(uv_poll_t *handle, int status, int events) {
+  exit_watch *w = (exit_watch *)handle->data;
+  siginfo_t si;
+  int err = 0;
+  (void)events;
+  memset(&si, 0, sizeof si);
+  if (status < 0) {
+    err = -status;
+  } else if (waitid((idtype_t)P_PIDFD, (id_t)w->pidfd, &si, WEXITED | WNOHANG) != 0) {
+    err = errno;
+  } else if (si.si_pid == 0) {
+    return; /* readable before the exit was reapable: wait for the next wake-up */
+  }
+  uv_poll_stop(handle);
+  deliver_exit(w, &si, err);
+  uv_close((uv_handle_t *)handle, free_watch);
+}
+#endif
+
+static napi_value WatchExit(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int32_t pid;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 2 || !arg_int32(env, argv[0], &pid) || pid <= 0) return throw_errno(env, "watchExit", EINVAL);
+#ifdef __linux__
+  uv_loop_t *loop;
+  napi_value name;
+  int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+  if (pidfd < 0) return throw_errno(env, "pidfd_open", errno);
+  fcntl(pidfd, F_SETFD, FD_CLOEXEC);
+  exit_watch *w = calloc(1, sizeof *w);
+  if (w == NULL) {
+    close(pidfd);
+    return throw_errno(env, "watchExit", ENOMEM);
+  }
+  w->pidfd = pidfd;
+  w->env = env;
+  napi_get_uv_event_loop(env, &loop);
+  napi_create_reference(env, argv[1], 1, &w->callback);
+  napi_create_string_utf8(env, "skiff:exit-watch", NAPI_AUTO_LENGTH, &name);
+  napi_async_init(env, NULL, name, &w->async);
+  int rc = uv_poll_init(loop, &w->poll, pidfd);
+  if (rc == 0) {
+    w->poll.data = w;
+    rc = uv_poll_start(&w->poll, UV_READABLE, on_pidfd);
+    if (rc != 0) {
+      napi_delete_reference(env, w->callback);
+      napi_async_destroy(env, w->async);
+      uv_close((uv_handle_t *)&w->poll, free_watch);
+    }
+  } else {
+    napi_delete_reference(env, w->callback);
+    napi_async_destroy(env, w->async);
+    close(pidfd);
+    free(w);
+  }
+  if (rc != 0) return throw_errno(env, "uv_poll_start", -rc);
+  return NULL;
+#else
+  return throw_errno(env, "pidfd_open", ENOSYS);
+#endif
+}
+
+static napi_value ListenUnix(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  struct sockaddr_un addr;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  if (argc < 1 || !arg_path(env, argv[0], addr.sun_path, sizeof addr.sun_path)) {
+    return throw_errno(env, "listenUnix", ENAMETOOLONG);
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throw_errno(env, "socket", errno);
+  if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 4) != 0) {
+    int err = errno;
+    close(fd);
+    return throw_errno(env, "bind/listen", err);
+  }
+  napi_create_int32(env, fd, &result);
+  return result;
+}
+
+static napi_value ReceiveFd(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], result;
+  int32_t listen_fd;
+  char data[256];
+  char control[CMSG_SPACE(sizeof(int))];
+  struct iovec iov = { data, sizeof data };
+  struct msghdr msg;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 1 || !arg_int32(env, argv[0], &listen_fd)) return throw_errno(env, "receiveFd", EINVAL);
+#ifndef __linux__
+  (void)result; (void)data; (void)control; (void)iov; (void)msg;
+  return throw_errno(env, "receiveFd", ENOSYS);
+#else
+  int conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (conn < 0) return throw_errno(env, "accept", errno);
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
+  int err = errno;
+  close(conn);
+  if (n < 0) return throw_errno(env, "recvmsg", err);
+  struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+  if (cmsg == NULL || cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS) {
+    return throw_errno(env, "recvmsg(SCM_RIGHTS)", EBADF);
+  }
+  int fd;
+  memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  napi_create_int32(env, fd, &result);
+  return result;
+#endif
+}
+
+static napi_value SetWindowSize(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  int32_t fd, cols, rows;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 3 || !arg_int32(env, argv[0], &fd) || !arg_int32(env, argv[1], &cols) || !arg_int32(env, argv[2], &rows) ||
+      cols < 0 || rows < 0 || cols > 65535 || rows > 65535) {
+    return throw_errno(env, "setWindowSize", EINVAL);
+  }
+  struct winsize size;
+  memset(&size, 0, sizeof size);
+  size.ws_col = (unsigned short)cols;
+  size.ws_row = (unsigned short)rows;
+  if (ioctl(fd, TIOCSWINSZ, &size) != 0) return throw_errno(env, "ioctl(TIOCSWINSZ)", errno);
   return NULL;
 }
 
@@ -87,5 +347,11 @@ static void export_function(napi_env env, napi_value exports, const char *name, 
 NAPI_MODULE_INIT() {
   export_function(env, exports, "fionread", Fionread);
   export_function(env, exports, "mkfifo", Mkfifo);
+  export_function(env, exports, "setChildSubreaper", SetChildSubreaper);
+  export_function(env, exports, "watchExit", WatchExit);
+  export_function(env, exports, "reap", Reap);
+  export_function(env, exports, "listenUnix", ListenUnix);
+  export_function(env, exports, "receiveFd", ReceiveFd);
+  export_function(env, exports, "setWindowSize", SetWindowSize);
   return exports;
 }

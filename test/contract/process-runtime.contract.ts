@@ -1,6 +1,6 @@
 import { InvalidArgumentError, NotFoundError } from '../../src/domain/errors';
 import { ProcessExit } from '../../src/domain/task/exit-status';
-import { CreateSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../src/application/ports/process-runtime.port';
+import { CreateSpec, ExecSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../src/application/ports/process-runtime.port';
 import { BundleFactory } from '../support/bundles';
 
 const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
@@ -25,15 +25,27 @@ class ExitProbe {
  * (containerd's SnapshotterSuite pattern): a fake that passes this behaves, for
  * the application tests, like the real thing.
  */
-export function processRuntimeContract(name: string, makeRuntime: () => ProcessRuntime): void {
+/** Where the contract's bundles come from: host-path bundles by default, a rootfs for runc. */
+export interface ContractBundles {
+  make(args: string[]): string;
+  cleanup(): void;
+}
+
+function execSpec(execId: string, args: string[]): ExecSpec {
+  const process = { args, env: ['PATH=/usr/bin:/bin'], cwd: '/', terminal: false };
+  return { execId, stdio: NO_STDIO, process, processJson: process };
+}
+
+export function processRuntimeContract(name: string, makeRuntime: () => ProcessRuntime, makeBundles: () => ContractBundles = () => new BundleFactory()): void {
   describe(`ProcessRuntime contract: ${name}`, () => {
-    const bundles = new BundleFactory();
+    let bundles: ContractBundles;
     let runtime: ProcessRuntime;
     const tasks: RuntimeTask[] = [];
     let counter = 0;
 
     beforeAll(() => {
       runtime = makeRuntime();
+      bundles = makeBundles();
     });
     afterEach(async () => {
       for (const task of tasks.splice(0)) {
@@ -97,7 +109,7 @@ export function processRuntimeContract(name: string, makeRuntime: () => ProcessR
       const { task } = await create(['sleep', '100']);
       await task.start();
       const probe = new ExitProbe();
-      const exec = await task.exec({ execId: 'e1', stdio: NO_STDIO, process: { args: ['sh', '-c', 'exit 3'], env: ['PATH=/usr/bin:/bin'], cwd: '/', terminal: false } }, probe.listener);
+      const exec = await task.exec(execSpec('e1', ['sh', '-c', 'exit 3']), probe.listener);
       expect(exec.pid).toBe(0);
       expect(await exec.start()).toBeGreaterThan(0);
       expect(await probe.next()).toEqual({ code: 3, signal: null });
@@ -107,7 +119,7 @@ export function processRuntimeContract(name: string, makeRuntime: () => ProcessR
     it('lists the init and started execs among the pids', async () => {
       const { task } = await create(['sleep', '100']);
       await task.start();
-      const exec = await task.exec({ execId: 'e1', stdio: NO_STDIO, process: { args: ['sleep', '100'], env: ['PATH=/usr/bin:/bin'], cwd: '/', terminal: false } }, () => undefined);
+      const exec = await task.exec(execSpec('e1', ['sleep', '100']), () => undefined);
       await exec.start();
       const pids = (await task.pids()).map((p) => p.pid);
       expect(pids).toEqual(expect.arrayContaining([task.pid, exec.pid]));

@@ -25,6 +25,8 @@ export interface ExecSpec {
   readonly execId: string;
   readonly stdio: Stdio;
   readonly process: OciProcess;
+  /** The OCI Process JSON object as the client sent it (runc passes on what skiff does not read). */
+  readonly processJson: Readonly<Record<string, unknown>>;
 }
 
 /** Called once, when the process has exited and been reaped. */

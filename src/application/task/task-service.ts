@@ -107,8 +107,10 @@ export class TaskService {
       try {
         if (input.spec === undefined) throw new InvalidArgumentError(`${process.subject}: spec is missing`, 'EXEC.NO_SPEC');
         const what = `exec spec of ${process.subject}`;
-        const oci = parseOciProcess(decodeJsonAny(input.spec, OCI_PROCESS_TYPE_URL, what), what);
-        entry.attach(await record.runtime.exec({ execId: input.execId, stdio: input, process: oci }, (exit) => this.onExit(entry, exit)));
+        const json = decodeJsonAny(input.spec, OCI_PROCESS_TYPE_URL, what);
+        const oci = parseOciProcess(json, what);
+        const spec = { execId: input.execId, stdio: input, process: oci, processJson: json as Record<string, unknown> };
+        entry.attach(await record.runtime.exec(spec, (exit) => this.onExit(entry, exit)));
       } catch (err) {
         record.removeExec(input.execId);
         throw err;

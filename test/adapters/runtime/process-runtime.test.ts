@@ -4,9 +4,15 @@ import { join } from 'node:path';
 import { NativeRuntime } from '../../../src/adapters/outbound/runtime/native/native-runtime';
 import { processRuntimeContract } from '../../contract/process-runtime.contract';
 import { FakeProcessRuntime } from '../../fakes/fake-process-runtime';
+import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'skiff-state-'));
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
 processRuntimeContract('fake', () => new FakeProcessRuntime());
-processRuntimeContract('native', () => new NativeRuntime(stateDir));
+processRuntimeContract('native', () => new NativeRuntime(join(stateDir, 'native')));
+if (runcTestsEnabled()) {
+  // Loaded only here: the runc runtime makes this process a child subreaper.
+  const { RuncRuntime } = require('../../../src/adapters/outbound/runtime/runc/runc-runtime') as typeof import('../../../src/adapters/outbound/runtime/runc/runc-runtime');
+  processRuntimeContract('runc', () => new RuncRuntime(join(stateDir, 'runc')), () => new RuncBundleFactory());
+}

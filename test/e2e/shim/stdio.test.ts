@@ -139,7 +139,7 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     const reader = readFifoInAnotherProcess(out);
     // Prints whether stdin is a terminal and its size, then again after a line on stdin.
     const script = 'test -t 0 && echo is-a-tty; stty size; read _; stty size';
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', script]), stdout: out, stdin, terminal: true });
+    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', script], { terminal: true }), stdout: out, stdin, terminal: true });
     await shim.client.start(id);
     await waitFor(() => reader.output().includes('24 80'), 'the first size');
     await shim.client.resizePty(id, 132, 43);

@@ -1,8 +1,11 @@
 import { BundleFactory } from '../../support/bundles';
+import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
 
 export interface BundleOptions {
   readonly env?: string[];
   readonly cwd?: string;
+  /** process.terminal in config.json (runc takes the terminal from it; native ignores it). */
+  readonly terminal?: boolean;
 }
 
 /** How the end-to-end suite makes bundles for one runtime. */
@@ -21,14 +24,24 @@ export function nativeFixture(): RuntimeFixture {
     bundle: (args, options = {}) =>
       factory.makeWithConfig({
         ociVersion: '1.0.2',
-        process: { args, env: [PATH, 'TERM=xterm', ...(options.env ?? [])], cwd: options.cwd ?? '/' },
+        process: { args, env: [PATH, 'TERM=xterm', ...(options.env ?? [])], cwd: options.cwd ?? '/', terminal: options.terminal ?? false },
         root: { path: 'rootfs' },
       }),
     cleanup: () => factory.cleanup(),
   };
 }
 
-/** The runtimes this machine can run the suite on. */
+/** Containers on a busybox rootfs (Debian's busybox-static), one cgroup each. */
+export function runcFixture(): RuntimeFixture {
+  const factory = new RuncBundleFactory();
+  return {
+    name: 'runc',
+    bundle: (args, options = {}) => factory.make(args, options),
+    cleanup: () => factory.cleanup(),
+  };
+}
+
+/** The runtimes the suite runs on here: native always, runc as root (see runcTestsEnabled). */
 export function runtimeFixtures(): Array<[string, () => RuntimeFixture]> {
-  return [['native', nativeFixture]];
+  return [['native', nativeFixture], ...(runcTestsEnabled() ? [['runc', runcFixture] as [string, () => RuntimeFixture]] : [])];
 }

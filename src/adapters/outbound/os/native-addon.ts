@@ -7,6 +7,27 @@ export interface NativeAddon {
   /** Bytes waiting unread in the pipe or FIFO behind `fd`. */
   fionread(fd: number): number;
   mkfifo(path: string, mode: number): void;
+  /** prctl(PR_SET_CHILD_SUBREAPER): orphaned descendants are re-parented to this process. */
+  setChildSubreaper(): void;
+  /**
+   * Watches one child (or adopted orphan) through a pidfd on Node's event loop and, once
+   * it exits, reaps exactly that pid and calls back once. Children libuv spawned are never touched.
+   */
+  watchExit(pid: number, callback: (exit: NativeExit | null, err: NodeJS.ErrnoException | null) => void): void;
+  /** Reaps one zombie child without blocking: its exit, or null when it has not exited. */
+  reap(pid: number): NativeExit | null;
+  /** A listening unix stream socket at `path`; returns its descriptor. */
+  listenUnix(path: string): number;
+  /** Accepts one waiting connection and returns the descriptor it sent (SCM_RIGHTS), non-blocking. */
+  receiveFd(listenFd: number): number;
+  /** ioctl(TIOCSWINSZ) on a terminal descriptor. */
+  setWindowSize(fd: number, cols: number, rows: number): void;
+}
+
+/** An exit as waitid reports it: the exit code, or the signal that ended the process. */
+export interface NativeExit {
+  readonly code: number | null;
+  readonly signal: number | null;
 }
 
 let loaded: NativeAddon | undefined;

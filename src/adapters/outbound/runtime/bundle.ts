@@ -3,11 +3,21 @@ import { isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../../../domain/errors';
 import { OciSpec, parseOciSpec } from '../../../domain/task/oci-spec';
 
+/** A bundle's config.json: the parts skiff reads, and the whole JSON object (runc needs more). */
+export interface BundleConfig {
+  readonly spec: OciSpec;
+  readonly json: Readonly<Record<string, unknown>>;
+}
+
 /**
  * Reads and checks a bundle's config.json (shared by both runtimes). Every problem is
  * InvalidArgument naming the task and the path.
  */
 export function readBundleSpec(id: string, bundle: string): OciSpec {
+  return readBundleConfig(id, bundle).spec;
+}
+
+export function readBundleConfig(id: string, bundle: string): BundleConfig {
   const subject = `task ${JSON.stringify(id)}`;
   if (bundle === '' || !isAbsolute(bundle)) {
     throw new InvalidArgumentError(`${subject}: bundle ${JSON.stringify(bundle)} must be an absolute directory path`, 'BUNDLE.PATH');
@@ -34,5 +44,5 @@ export function readBundleSpec(id: string, bundle: string): OciSpec {
   } catch (err) {
     throw new InvalidArgumentError(`${subject}: ${configPath} is not valid JSON (${(err as Error).message})`, 'BUNDLE.BAD_JSON');
   }
-  return parseOciSpec(json, `${subject}: ${configPath}`);
+  return { spec: parseOciSpec(json, `${subject}: ${configPath}`), json: json as Record<string, unknown> };
 }

@@ -17,8 +17,11 @@ function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
   switch (config.runtime) {
     case 'native':
       return new NativeRuntime(config.stateDir);
-    case 'runc':
-      throw new Error('the runc runtime is not built yet: use --runtime native');
+    case 'runc': {
+      // Loaded only for runc, so the native shim's start-up never evaluates it.
+      const { RuncRuntime } = require('../../../adapters/outbound/runtime/runc/runc-runtime') as typeof import('../../../adapters/outbound/runtime/runc/runc-runtime');
+      return new RuncRuntime(config.stateDir);
+    }
   }
 }
 

@@ -1,19 +1,11 @@
-import { accessSync, constants, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../../../../domain/errors';
 import { envValue } from '../../../../domain/task/oci-spec';
+import { findInPath, isExecutableFile } from '../../os/find-executable';
 
 /** runc's default when the process env has no PATH. */
 export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-function isExecutableFile(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Resolves args[0] the way execvp would (PATH from the process env), so that a
@@ -26,10 +18,8 @@ export function resolveExecutable(program: string, env: readonly string[], cwd: 
     throw new InvalidArgumentError(`${subject}: ${path} is not an executable file`, 'EXEC.NOT_FOUND');
   }
   const searchPath = envValue(env, 'PATH') ?? DEFAULT_PATH;
-  for (const dir of searchPath.split(':')) {
-    const candidate = join(dir === '' ? cwd : dir, program);
-    if (isExecutableFile(candidate)) return candidate;
-  }
+  const found = findInPath(program, searchPath, cwd);
+  if (found !== undefined) return found;
   throw new InvalidArgumentError(`${subject}: executable ${JSON.stringify(program)} not found in PATH ${searchPath}`, 'EXEC.NOT_FOUND');
 }
 

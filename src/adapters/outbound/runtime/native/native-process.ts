@@ -1,7 +1,7 @@
 import { ProcessExit } from '../../../../domain/task/exit-status';
 import { ExitListener, RuntimeProcess } from '../../../../application/ports/process-runtime.port';
 import { launch, LaunchedProcess, LaunchPlan } from './launch';
-import { signalProcess } from './signal-process';
+import { signalProcess } from '../signal-process';
 import { StartGate } from './start-gate';
 
 const SIGKILL = 9;

@@ -6,7 +6,7 @@ import { listProcStats, readProcStat, readRssBytes } from '../../os/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcess } from './native-process';
 import { niceForCpuShares } from './cpu-shares';
-import { signalEach } from './signal-process';
+import { signalEach } from '../signal-process';
 
 const SIGSTOP = 19;
 const PAUSE_TIMEOUT_MS = 5000;

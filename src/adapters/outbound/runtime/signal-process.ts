@@ -1,4 +1,4 @@
-import { FailedPreconditionError, NotFoundError } from '../../../../domain/errors';
+import { FailedPreconditionError, NotFoundError } from '../../../domain/errors';
 
 /** kill(2) with the errors a client can act on: gone is NotFound, as containerd says. */
 export function signalProcess(pid: number, signal: number, subject: string): void {

@@ -1,0 +1,107 @@
+import { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { ProcessExit } from '../../../domain/task/exit-status';
+import { nativeAddon } from './native-addon';
+import { listProcStats, readProcStat } from './proc-fs';
+
+/** The status containerd reports when an exit could not be learnt. */
+export const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
+
+/**
+ * The shim as a child subreaper (containerd's reaper, §1.5/§7 of the protocol notes).
+ * `runc create` and `runc exec --detach` exit and leave the container's processes
+ * re-parented to the shim; each one the shim knows is watched by pid (a pidfd, reaped by
+ * exactly that pid), so the children libuv spawned itself (runc, mount) keep being reaped
+ * by libuv. Any other orphan that lands here (a container child whose parent died) is
+ * reaped on SIGCHLD so that it never stays a zombie.
+ */
+export class Reaper {
+  private static instance: Reaper | undefined;
+  private readonly watched = new Set<number>();
+  private readonly spawned = new Set<number>();
+  private adoptions = 0;
+  private sweepDeferred = false;
+
+  private constructor() {
+    nativeAddon().setChildSubreaper();
+    process.on('SIGCHLD', () => this.sweep());
+  }
+
+  /** The process-wide reaper (the subreaper flag belongs to the whole process). */
+  static shared(): Reaper {
+    Reaper.instance ??= new Reaper();
+    return Reaper.instance;
+  }
+
+  /** Calls `listener` once when `pid` (a child or an adopted orphan) has exited and been reaped. */
+  watch(pid: number, listener: (exit: ProcessExit) => void): void {
+    this.watched.add(pid);
+    const done = (exit: ProcessExit) => {
+      this.watched.delete(pid);
+      listener(exit);
+    };
+    try {
+      nativeAddon().watchExit(pid, (exit) => done(exit ?? UNKNOWN_EXIT));
+    } catch {
+      // Gone and reaped by someone else already: its status is lost.
+      setImmediate(() => done(UNKNOWN_EXIT));
+    }
+  }
+
+  /** Marks a child Node spawned, so the orphan sweep leaves it to libuv. */
+  track(child: ChildProcess): void {
+    const pid = child.pid;
+    if (pid === undefined) return;
+    this.spawned.add(pid);
+    child.once('exit', () => this.spawned.delete(pid));
+  }
+
+  /**
+   * Runs `adopt` (a runc call that leaves a process re-parented here) with the sweep held
+   * off: until its pid is read and watched, that process must not be mistaken for an orphan.
+   */
+  async adopting<T>(adopt: () => Promise<T>): Promise<T> {
+    this.adoptions++;
+    try {
+      return await adopt();
+    } finally {
+      if (--this.adoptions === 0 && this.sweepDeferred) {
+        this.sweepDeferred = false;
+        this.sweep();
+      }
+    }
+  }
+
+  /** Reaps every zombie child that is neither watched nor one of Node's own. */
+  sweep(): void {
+    if (this.adoptions > 0) {
+      this.sweepDeferred = true;
+      return;
+    }
+    for (const pid of childPids()) {
+      if (this.watched.has(pid) || this.spawned.has(pid) || readProcStat(pid)?.state !== 'Z') continue;
+      try {
+        nativeAddon().reap(pid);
+      } catch {
+        // reaped meanwhile
+      }
+    }
+  }
+}
+
+/**
+ * The children of every thread of this process (/proc/<pid>/task/<tid>/children), or,
+ * on a kernel without CONFIG_PROC_CHILDREN, every process whose parent is this one.
+ */
+function childPids(): number[] {
+  const pids: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${process.pid}/task`)) {
+      const text = readFileSync(`/proc/${process.pid}/task/${tid}/children`, 'latin1');
+      for (const field of text.split(' ')) if (field !== '') pids.push(Number(field));
+    }
+    return pids;
+  } catch {
+    return listProcStats().filter((s) => s.ppid === process.pid).map((s) => s.pid);
+  }
+}

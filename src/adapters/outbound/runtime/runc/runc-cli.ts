@@ -1,0 +1,85 @@
+import { spawn, StdioOptions } from 'node:child_process';
+import { join } from 'node:path';
+import { FailedPreconditionError } from '../../../../domain/errors';
+import { findInPath } from '../../os/find-executable';
+import { Reaper } from '../../os/reaper';
+import { ChildStdio } from '../stdio/direct-stdio';
+import { lastLogError, logOffset, trimMessage } from './runc-log';
+
+/** runc's PATH when the shim's environment has none. */
+const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** One runc invocation: the subcommand and its arguments after the global flags. */
+export interface RuncCall {
+  readonly args: readonly string[];
+  /** The bundle: runc logs to <bundle>/log.json (JSON lines), where failures are read back. */
+  readonly bundle: string;
+  /** runc's own stdio, which it hands to the container's process (create, exec, restore). */
+  readonly stdio?: readonly [ChildStdio, ChildStdio, ChildStdio];
+  /** Written to runc's stdin (`update --resources -`). */
+  readonly input?: string;
+}
+
+/** runc exited non-zero; `message` is runc's own last logged error, trimmed to one line. */
+export class RuncFailure extends Error {
+  constructor(
+    readonly subcommand: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function runcMissingError(detail: string): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `the runc runtime needs the runc binary, which ${detail}: install it (Debian/Ubuntu: apt-get install runc) or use --runtime native`,
+    'RUNC.MISSING',
+  );
+}
+
+/** Finds runc on the shim's PATH; FailedPrecondition naming the package when it is not there. */
+export function findRunc(env: NodeJS.ProcessEnv = process.env): string {
+  const searchPath = env.PATH ?? FALLBACK_PATH;
+  const binary = findInPath('runc', searchPath);
+  if (binary === undefined) throw runcMissingError(`is not in PATH (${searchPath})`);
+  return binary;
+}
+
+/**
+ * Runs runc with an argv array (never a shell): `runc --root <dir> --log <bundle>/log.json
+ * --log-format json <args>`. Every child is registered with the reaper, so the orphan
+ * sweep leaves it to libuv.
+ */
+export class RuncCli {
+  constructor(
+    readonly binary: string,
+    readonly root: string,
+    private readonly reaper: Reaper,
+  ) {}
+
+  /** Runs one call; resolves with its stdout, or rejects with a RuncFailure carrying runc's message. */
+  run(call: RuncCall): Promise<string> {
+    const log = join(call.bundle, 'log.json');
+    const offset = logOffset(log);
+    const argv = ['--root', this.root, '--log', log, '--log-format', 'json', ...call.args];
+    const stdio: StdioOptions = call.stdio !== undefined ? [...call.stdio] : [call.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'];
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.binary, argv, { stdio });
+      this.reaper.track(child);
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(call.input);
+      child.once('error', (err: NodeJS.ErrnoException) => {
+        reject(err.code === 'ENOENT' ? runcMissingError(`was not found at ${this.binary}`) : err);
+      });
+      child.once('close', (code, signal) => {
+        if (code === 0) return resolve(stdout);
+        const message = lastLogError(log, offset) ?? (stderr.trim() !== '' ? trimMessage(stderr) : `runc exited with ${signal ?? `code ${code}`}`);
+        reject(new RuncFailure(call.args[0], message));
+      });
+    });
+  }
+}
