@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 static void fail(const char *what, const char *detail) {
-  fprintf(stderr, "skiff-gate: %s %s: %s\n", what, detail, strerror(errno));
+  fprintf(stderr, "skiff-gate: %s%s: %s\n", what, detail, strerror(errno));
   _exit(127);
 }
 
@@ -59,10 +59,10 @@ int main(int argc, char **argv) {
   if (terminal && ioctl(0, TIOCSCTTY, 0) != 0) fail("cannot make stdin the controlling terminal", "");
   if (gid >= 0) {
     if (setgroups(0, NULL) != 0) fail("setgroups", "");
-    if (setgid((gid_t)gid) != 0) fail("setgid", argv[i]);
+    if (setgid((gid_t)gid) != 0) fail("setgid", "");
   }
-  if (uid >= 0 && setuid((uid_t)uid) != 0) fail("setuid", argv[i]);
+  if (uid >= 0 && setuid((uid_t)uid) != 0) fail("setuid", "");
   execvp(file, program);
-  fail("exec", file);
+  fail("exec ", file);
   return 127;
 }

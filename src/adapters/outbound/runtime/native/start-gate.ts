@@ -22,8 +22,14 @@ export class StartGate {
 
   open(): void {
     if (this.writeFd === undefined) return;
-    writeSync(this.writeFd, 'x');
-    this.close();
+    try {
+      writeSync(this.writeFd, 'x');
+    } catch (err) {
+      // EPIPE: the gate was killed before Start; its exit is on its way to the listener.
+      if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+    } finally {
+      this.close();
+    }
   }
 
   /** Without the byte the gate reads end-of-file and exits 0, running nothing. */
