@@ -2,8 +2,23 @@
   "targets": [
     {
       "target_name": "skiff_native",
-      "sources": ["native/skiff_native.c"],
+      "sources": ["native/skiff_native.c", "native/spawn.c"],
       "cflags": ["-Wall", "-Wextra", "-O2"]
+    },
+    {
+      "target_name": "skiff-gate",
+      "type": "executable",
+      "sources": ["native/gate.c"],
+      "cflags": ["-Wall", "-Wextra", "-O2", "-fno-stack-protector", "-fno-asynchronous-unwind-tables"],
+      "ldflags": ["-static"],
+      "conditions": [
+        # Without a C library (native/gate-sys.h): no start-up code, and no library calls
+        # the compiler might emit for loops (memset, memcpy).
+        ["target_arch=='x64' or target_arch=='arm64'", {
+          "cflags": ["-ffreestanding", "-fno-builtin", "-fno-tree-loop-distribute-patterns", "-fno-pie"],
+          "ldflags": ["-nostdlib", "-no-pie"]
+        }]
+      ]
     }
   ]
 }

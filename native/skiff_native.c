@@ -338,6 +338,13 @@ static napi_value SetWindowSize(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* For the other source files of the addon (spawn.c). */
+napi_value skiff_throw_errno(napi_env env, const char *syscall, int err) {
+  return throw_errno(env, syscall, err);
+}
+
+void skiff_register_spawn(napi_env env, napi_value exports);
+
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback fn) {
   napi_value value;
   napi_create_function(env, name, NAPI_AUTO_LENGTH, fn, NULL, &value);
@@ -353,5 +360,6 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "listenUnix", ListenUnix);
   export_function(env, exports, "receiveFd", ReceiveFd);
   export_function(env, exports, "setWindowSize", SetWindowSize);
+  skiff_register_spawn(env, exports);
   return exports;
 }

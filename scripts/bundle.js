@@ -12,8 +12,8 @@ const root = path.join(__dirname, '..');
 // modules/) a bundle needs: the lazy require()s of the others stay out of it
 // (buildContainer never loads them on that path).
 const BUNDLES = {
-  // node-pty is loaded only for terminals, and holds a native module.
-  shim: { entry: 'dist/infrastructure/shim/main.js', external: ['node-pty'], module: 'shim.module' },
+  // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
+  shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
   // The HTTP stack is loaded only when a token must be refreshed: a valid cache
   // never pays for it.
   auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], module: 'auth.module' },

@@ -10,7 +10,7 @@ const stateDir = mkdtempSync(join(tmpdir(), 'skiff-state-'));
 afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
 
 processRuntimeContract('fake', () => new FakeProcessRuntime());
-processRuntimeContract('native', () => new NativeRuntime(join(stateDir, 'native')));
+processRuntimeContract('native', () => new NativeRuntime());
 if (runcTestsEnabled()) {
   // Loaded only here: the runc runtime makes this process a child subreaper.
   const { RuncRuntime } = require('../../../src/adapters/outbound/runtime/runc/runc-runtime') as typeof import('../../../src/adapters/outbound/runtime/runc/runc-runtime');

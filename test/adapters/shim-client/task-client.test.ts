@@ -17,7 +17,7 @@ import { InProcessTaskClient } from '../../fakes/in-process-task-client';
 taskClientContract('in-process (over a native TaskService)', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'skiff-inproc-'));
   const real = new ContainerModule(({ rebindSync }) => {
-    rebindSync(PROCESS_RUNTIME).toConstantValue(new NativeRuntime(stateDir));
+    rebindSync(PROCESS_RUNTIME).toConstantValue(new NativeRuntime());
     rebindSync(CLOCK).toConstantValue(new SystemClock());
   });
   const service = buildContainer({ shim: { runtime: 'native', stateDir, host: new FakeShimHost() } }, real).get(TaskService);

@@ -151,4 +151,35 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     expect(text).toContain('is-a-tty\n');
     expect(text).toMatch(/24 80\n[\s\S]*43 132\n/);
   });
+
+  it('gives a terminal process its terminal as controlling terminal and copies its output to the last byte', async () => {
+    const id = nextId();
+    const out = mkfifo(join(shim.dir, `${id}.tty`));
+    const reader = readFifoInAnotherProcess(out);
+    // /dev/tty opens only for a process with a controlling terminal; the burst right
+    // before the exit is still in the terminal when the process is gone.
+    const script = 'echo via-dev-tty >/dev/tty && seq 1 20000 && echo last-line';
+    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', script], { terminal: true }), stdout: out, terminal: true });
+    await shim.client.start(id);
+    expect(await finish(id)).toBe(0);
+    const text = (await reader.done).replace(/\r/g, '');
+    expect(text).toContain('via-dev-tty\n');
+    expect(text).toContain('\n19999\n20000\nlast-line\n');
+  });
+
+  it('runs an exec on its own terminal', async () => {
+    const id = nextId();
+    await shim.client.create({ id, bundle: fx.bundle(['sleep', '100']) });
+    await shim.client.start(id);
+    const out = mkfifo(join(shim.dir, `${id}.exec.tty`));
+    const reader = readFifoInAnotherProcess(out);
+    const process = { args: ['sh', '-c', 'test -t 0 && test -t 1 && echo exec-on-a-tty'], env: ['PATH=/usr/bin:/bin'], cwd: '/', terminal: true };
+    await shim.client.exec(id, 'x1', process, { stdout: out, terminal: true });
+    await shim.client.start(id, 'x1');
+    expect((await shim.client.wait(id, 'x1')).exit_status).toBe(0);
+    expect((await reader.done).replace(/\r/g, '')).toBe('exec-on-a-tty\n');
+    await shim.client.delete(id, 'x1');
+    await shim.client.kill(id, 9);
+    await finish(id);
+  });
 });

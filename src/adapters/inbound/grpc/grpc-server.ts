@@ -7,6 +7,11 @@ import { taskGrpcHandlers } from './task-grpc-service';
 import { prepareSocketPath, socketPath } from './unix-socket';
 
 const STOP_GRACE_MS = 1000;
+/**
+ * Channelz (gRPC's introspection service) is never served here, yet its per-call
+ * bookkeeping costs ~0.1 ms a call: off.
+ */
+const SERVER_OPTIONS = { 'grpc.enable_channelz': 0 };
 
 /** Serves task.v2.Task on a unix socket (mode 0600) and removes the socket when stopped. */
 export class GrpcTaskServer {
@@ -18,7 +23,7 @@ export class GrpcTaskServer {
   static async listen(address: string, service: TaskService): Promise<GrpcTaskServer> {
     const path = socketPath(address);
     await prepareSocketPath(path);
-    const server = new Server();
+    const server = new Server(SERVER_OPTIONS);
     server.addService(tolerantDefinition(task.v2.UnimplementedTaskService.definition), taskGrpcHandlers(service));
     // The socket is created with mode 0600 from the start: no moment with a wider mode.
     const previousUmask = process.umask(0o177);

@@ -22,6 +22,16 @@ export interface NativeAddon {
   receiveFd(listenFd: number): number;
   /** ioctl(TIOCSWINSZ) on a terminal descriptor. */
   setWindowSize(fd: number, cols: number, rows: number): void;
+  /**
+   * posix_spawn of `file` in a new session with default signal dispositions and an empty
+   * mask; `fds[i]` becomes the child's fd i (-1: /dev/null). Returns the pid; the exit is
+   * learnt with watchExit.
+   */
+  spawn(file: string, argv: readonly string[], envp: readonly string[], cwd: string, fds: readonly number[]): number;
+  /** A pipe, both ends close-on-exec: [read, write]. */
+  pipe(): [number, number];
+  /** A new pseudo-terminal of the given size: [master (non-blocking), slave], both close-on-exec. */
+  openPty(cols: number, rows: number): [number, number];
 }
 
 /** An exit as waitid reports it: the exit code, or the signal that ended the process. */
@@ -31,6 +41,11 @@ export interface NativeExit {
 }
 
 let loaded: NativeAddon | undefined;
+
+/** The static start gate built beside the addon (native/gate.c). */
+export function gatePath(): string {
+  return join(packageRoot(), 'build', 'Release', 'skiff-gate');
+}
 
 export function nativeAddon(): NativeAddon {
   if (loaded === undefined) {

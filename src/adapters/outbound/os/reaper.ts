@@ -1,11 +1,9 @@
 import { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { ProcessExit } from '../../../domain/task/exit-status';
+import { isWatched, watchExit } from './exit-watch';
 import { nativeAddon } from './native-addon';
 import { listProcStats, readProcStat } from './proc-fs';
-
-/** The status containerd reports when an exit could not be learnt. */
-export const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
 
 /**
  * The shim as a child subreaper (containerd's reaper, §1.5/§7 of the protocol notes).
@@ -17,7 +15,6 @@ export const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
  */
 export class Reaper {
   private static instance: Reaper | undefined;
-  private readonly watched = new Set<number>();
   private readonly spawned = new Set<number>();
   private adoptions = 0;
   private sweepDeferred = false;
@@ -35,17 +32,7 @@ export class Reaper {
 
   /** Calls `listener` once when `pid` (a child or an adopted orphan) has exited and been reaped. */
   watch(pid: number, listener: (exit: ProcessExit) => void): void {
-    this.watched.add(pid);
-    const done = (exit: ProcessExit) => {
-      this.watched.delete(pid);
-      listener(exit);
-    };
-    try {
-      nativeAddon().watchExit(pid, (exit) => done(exit ?? UNKNOWN_EXIT));
-    } catch {
-      // Gone and reaped by someone else already: its status is lost.
-      setImmediate(() => done(UNKNOWN_EXIT));
-    }
+    watchExit(pid, listener);
   }
 
   /** Marks a child Node spawned, so the orphan sweep leaves it to libuv. */
@@ -72,14 +59,17 @@ export class Reaper {
     }
   }
 
-  /** Reaps every zombie child that is neither watched nor one of Node's own. */
+  /**
+   * Reaps every zombie child that is neither watched (by this reaper or by the native
+   * runtime, whose processes are watched the same way) nor one of Node's own.
+   */
   sweep(): void {
     if (this.adoptions > 0) {
       this.sweepDeferred = true;
       return;
     }
     for (const pid of childPids()) {
-      if (this.watched.has(pid) || this.spawned.has(pid) || readProcStat(pid)?.state !== 'Z') continue;
+      if (isWatched(pid) || this.spawned.has(pid) || readProcStat(pid)?.state !== 'Z') continue;
       try {
         nativeAddon().reap(pid);
       } catch {

@@ -16,7 +16,7 @@ export interface ShimModuleConfig {
 function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
   switch (config.runtime) {
     case 'native':
-      return new NativeRuntime(config.stateDir);
+      return new NativeRuntime();
     case 'runc': {
       // Loaded only for runc, so the native shim's start-up never evaluates it.
       const { RuncRuntime } = require('../../../adapters/outbound/runtime/runc/runc-runtime') as typeof import('../../../adapters/outbound/runtime/runc/runc-runtime');

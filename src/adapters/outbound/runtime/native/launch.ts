@@ -1,25 +1,21 @@
-import { spawn } from 'node:child_process';
-import { constants } from 'node:os';
-import { FailedPreconditionError, InternalError } from '../../../../domain/errors';
+import { closeSync } from 'node:fs';
+import { FailedPreconditionError } from '../../../../domain/errors';
 import { ProcessExit } from '../../../../domain/task/exit-status';
-import { Stdio } from '../../../../domain/task/task-process';
-import { DirectStdio } from '../stdio/direct-stdio';
+import { watchExit } from '../../os/exit-watch';
+import { nativeAddon } from '../../os/native-addon';
+import { ChildStdio, DirectStdio } from '../stdio/direct-stdio';
+import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
 import { TerminalStdio } from '../stdio/terminal-stdio';
+import { LaunchPlan } from './launch-plan';
+import { spawnGated } from './spawn-gated';
+import { StartGate } from './start-gate';
 
-/** What to run: an executable, its argv (argv[0] included), env, cwd and credentials. */
-export interface LaunchPlan {
-  readonly file: string;
-  readonly argv: readonly string[];
-  readonly env: readonly string[];
-  readonly cwd: string;
-  readonly user: { readonly uid: number; readonly gid: number } | undefined;
-  readonly stdio: Stdio;
-  readonly subject: string;
-}
+export type { LaunchPlan } from './launch-plan';
 
 /** A started host process: its own session and process group, stdio attached. */
 export interface LaunchedProcess {
   readonly pid: number;
+  /** Settles once, when the process has exited and (on a terminal) its output was read. */
   readonly exited: Promise<ProcessExit>;
   resize(cols: number, rows: number): void;
   closeStdin(): void;
@@ -28,43 +24,34 @@ export interface LaunchedProcess {
   releaseStdio(): void;
 }
 
-function envObject(env: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const entry of env) {
-    const eq = entry.indexOf('=');
-    if (eq > 0) out[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return out;
+/**
+ * The exit of a process spawned in this tick: watched before anything else can run,
+ * so the orphan sweep of a subreaper shim never takes it.
+ */
+function exitOf(pid: number): Promise<ProcessExit> {
+  return new Promise((resolve) => watchExit(pid, resolve));
 }
 
-function signalNumber(name: NodeJS.Signals | null): number | null {
-  return name === null ? null : (constants.signals[name] ?? null);
+/** -1 is /dev/null for the addon's spawn. */
+function childFd(stdio: ChildStdio): number {
+  return stdio === 'ignore' ? -1 : stdio;
 }
 
-/** Spawns without a terminal: stdio descriptors are handed to the process. */
-function launchDirect(plan: LaunchPlan): LaunchedProcess {
+/** Without a terminal: the FIFO and file descriptors are handed to the process. */
+function launchDirect(plan: LaunchPlan, gate: StartGate | undefined): LaunchedProcess {
   const stdio = new DirectStdio(plan.stdio, plan.subject);
-  const child = spawn(plan.file, plan.argv.slice(1), {
-    argv0: plan.argv[0],
-    cwd: plan.cwd,
-    env: envObject(plan.env),
-    stdio: stdio.child,
-    detached: true, // setsid: its own session and process group, so Pause and `kill --all` reach its children
-    uid: plan.user?.uid,
-    gid: plan.user?.gid,
-  });
-  stdio.afterSpawn();
-  if (child.pid === undefined) {
+  let pid: number;
+  try {
+    const [stdin, stdout, stderr] = stdio.child;
+    pid = spawnGated(plan, { stdio: [childFd(stdin), childFd(stdout), childFd(stderr)], gate, terminal: false });
+  } catch (err) {
     stdio.release();
-    throw new InternalError(`${plan.subject}: could not start ${plan.file}`, 'SPAWN.FAILED');
+    throw err;
   }
-  const exited = new Promise<ProcessExit>((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal: signalNumber(signal) }));
-  });
-  child.on('error', () => undefined);
+  stdio.afterSpawn();
   return {
-    pid: child.pid,
-    exited,
+    pid,
+    exited: exitOf(pid),
     resize() {
       throw new FailedPreconditionError(`${plan.subject} has no terminal to resize`, 'PTY.NONE');
     },
@@ -74,46 +61,57 @@ function launchDirect(plan: LaunchPlan): LaunchedProcess {
   };
 }
 
-/** Spawns on a new pseudo-terminal (node-pty: setsid + controlling terminal). */
-function launchOnTerminal(plan: LaunchPlan): LaunchedProcess {
+/**
+ * On a new pseudo-terminal: the slave is the process's stdio and controlling terminal
+ * (the gate's -t), the shim keeps the master and copies between it and the FIFOs. The
+ * exit is reported once the terminal's last output was read, or after a bound.
+ */
+function launchOnTerminal(plan: LaunchPlan, gate: StartGate | undefined): LaunchedProcess {
   const stdio = new TerminalStdio(plan.stdio, plan.subject);
-  // Loaded only for terminals: keeps node-pty off the shim's start-up path.
-  const pty = require('node-pty') as typeof import('node-pty');
-  let term: import('node-pty').IPty;
+  let master: number;
+  let slave: number;
   try {
-    term = pty.spawn(plan.file, [...plan.argv.slice(1)], {
-      name: 'xterm',
-      cols: 80,
-      rows: 24,
-      cwd: plan.cwd,
-      env: envObject(plan.env),
-      encoding: null,
-      uid: plan.user?.uid,
-      gid: plan.user?.gid,
-    });
+    [master, slave] = nativeAddon().openPty(DEFAULT_COLS, DEFAULT_ROWS);
   } catch (err) {
     stdio.release();
-    throw new InternalError(`${plan.subject}: could not start ${plan.file} on a terminal: ${(err as Error).message}`, 'SPAWN.FAILED', { cause: err });
+    throw err;
   }
-  stdio.attach({
-    onData: (listener) => term.onData((data) => listener(data as unknown as Buffer)),
-    write: (data) => term.write(data as unknown as string),
-    pause: () => term.pause(),
-    resume: () => term.resume(),
-  });
-  const exited = new Promise<ProcessExit>((resolve) => {
-    term.onExit(({ exitCode, signal }) => resolve(signal ? { code: null, signal } : { code: exitCode, signal: null }));
-  });
+  let pid: number;
+  try {
+    pid = spawnGated(plan, { stdio: [slave, slave, slave], gate, terminal: true });
+  } catch (err) {
+    closeSync(master);
+    stdio.release();
+    throw err;
+  } finally {
+    // Only the process holds the slave: the master reads EIO once its last writer is gone.
+    closeSync(slave);
+  }
+  const exit = exitOf(pid);
+  const pty = new PtyMaster(master);
+  stdio.attach(pty);
+  // Without a stdout the terminal is still read, so the process never blocks on it.
+  pty.onData(() => undefined);
   return {
-    pid: term.pid,
-    exited,
-    resize: (cols, rows) => term.resize(cols, rows),
+    pid,
+    exited: exit.then(async (status) => {
+      await pty.drained();
+      return status;
+    }),
+    resize: (cols, rows) => pty.resize(cols, rows),
     closeStdin: () => stdio.closeStdin(),
-    finishStdio: () => stdio.finish(),
-    releaseStdio: () => stdio.release(),
+    finishStdio: () => {
+      stdio.finish();
+      pty.close();
+    },
+    releaseStdio: () => {
+      stdio.release();
+      pty.close();
+    },
   };
 }
 
-export function launch(plan: LaunchPlan): LaunchedProcess {
-  return plan.stdio.terminal ? launchOnTerminal(plan) : launchDirect(plan);
+/** Starts a plan's program through skiff-gate; a gated init waits for `gate.open()`. */
+export function launch(plan: LaunchPlan, gate?: StartGate): LaunchedProcess {
+  return plan.stdio.terminal ? launchOnTerminal(plan, gate) : launchDirect(plan, gate);
 }

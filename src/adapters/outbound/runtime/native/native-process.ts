@@ -23,7 +23,13 @@ export class NativeProcess implements RuntimeProcess {
   ) {
     this.gate = options.gate;
     // An init exists from Create on, waiting behind its gate with its final pid.
-    if (this.gate !== undefined) this.launch();
+    if (this.gate === undefined) return;
+    try {
+      this.launch();
+    } catch (err) {
+      this.gate.close();
+      throw err;
+    }
   }
 
   get pid(): number {
@@ -65,16 +71,16 @@ export class NativeProcess implements RuntimeProcess {
       await launched.exited;
       launched.releaseStdio();
     }
-    this.gate?.remove();
+    this.gate?.close();
     this.options.onDeleted?.();
   }
 
   private launch(): void {
-    const launched = launch(this.plan);
+    const launched = launch(this.plan, this.gate);
     this.launched = launched;
     void launched.exited.then((exit) => {
       launched.finishStdio();
-      this.gate?.remove();
+      this.gate?.close();
       this.onExit(exit);
     });
   }

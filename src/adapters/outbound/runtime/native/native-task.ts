@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { InternalError, UnimplementedError } from '../../../../domain/errors';
 import { ExecSpec, ExitListener, ProcessPid, RuntimeProcess, RuntimeTask, TaskStats } from '../../../../application/ports/process-runtime.port';
@@ -25,7 +24,6 @@ export class NativeTask implements RuntimeTask {
 
   constructor(
     private readonly init: NativeProcess,
-    private readonly taskDir: string,
     private readonly runAs: { uid: number; gid: number } | undefined,
   ) {}
 
@@ -49,9 +47,8 @@ export class NativeTask implements RuntimeTask {
     return this.init.closeStdin();
   }
 
-  async delete(): Promise<void> {
-    await this.init.delete();
-    rmSync(this.taskDir, { recursive: true, force: true });
+  delete(): Promise<void> {
+    return this.init.delete();
   }
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<RuntimeProcess> {

@@ -1,39 +1,40 @@
-import { closeSync, constants, openSync, rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, writeSync } from 'node:fs';
 import { nativeAddon } from '../../os/native-addon';
 
 /**
- * Holds a task's init in CREATED: the process is a shell blocked reading a FIFO,
- * which then `exec`s the program in place, so the pid Create reports is the
- * program's pid (runc's exec.fifo plays the same part).
+ * Holds a task's init in CREATED: the process starts as skiff-gate (native/gate.c)
+ * blocked reading this pipe, and execs the program in place when the shim writes a
+ * byte, so the pid Create reports is the program's (runc's exec.fifo plays this part).
+ * The child inherits the read end when it is spawned, so the byte can never be lost.
  */
 export class StartGate {
-  /** The gate shell: wait for one line on the FIFO ($0), then become the program. */
-  static readonly SCRIPT = 'read -r _ <"$0" && exec "$@"; exit 127';
-  readonly path: string;
-  private fd: number | undefined;
+  readonly readFd: number;
+  private writeFd: number | undefined;
 
-  constructor(taskDir: string) {
-    this.path = join(taskDir, 'start-gate');
-    nativeAddon().mkfifo(this.path, 0o600);
-    // The shim's read-write end keeps the FIFO alive until the gate has read its
-    // line: closed early, the line would vanish with the pipe before the gate opens it.
-    this.fd = openSync(this.path, constants.O_RDWR);
+  constructor() {
+    [this.readFd, this.writeFd] = nativeAddon().pipe();
   }
 
-  /** The argv that runs `args` behind the gate. */
-  wrap(args: readonly string[]): string[] {
-    return ['-c', StartGate.SCRIPT, this.path, ...args];
+  /** The child holds its copy of the read end. */
+  afterSpawn(): void {
+    closeSync(this.readFd);
   }
 
   open(): void {
-    if (this.fd !== undefined) writeSync(this.fd, '\n');
+    if (this.writeFd === undefined) return;
+    try {
+      writeSync(this.writeFd, 'x');
+    } catch (err) {
+      // EPIPE: the gate was killed before Start; its exit is on its way to the listener.
+      if ((err as NodeJS.ErrnoException).code !== 'EPIPE') throw err;
+    } finally {
+      this.close();
+    }
   }
 
-  /** After the process exited or was deleted. */
-  remove(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-    rmSync(this.path, { force: true });
+  /** Without the byte the gate reads end-of-file and exits 0, running nothing. */
+  close(): void {
+    if (this.writeFd !== undefined) closeSync(this.writeFd);
+    this.writeFd = undefined;
   }
 }

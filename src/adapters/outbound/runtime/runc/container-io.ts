@@ -2,13 +2,8 @@ import { FailedPreconditionError } from '../../../../domain/errors';
 import { Stdio } from '../../../../domain/task/task-process';
 import { ChildStdio, DirectStdio } from '../stdio/direct-stdio';
 import { TerminalStdio } from '../stdio/terminal-stdio';
+import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
 import { ConsoleSocket } from './console-socket';
-import { PtyMaster } from './pty-master';
-
-/** How long an exit waits for the terminal's last output (its writers are dying with it). */
-const PTY_DRAIN_MS = 2000;
-/** A new terminal's size when the process spec sets no consoleSize (runc leaves it 0x0; node-pty's default). */
-export const DEFAULT_CONSOLE_SIZE = { width: 80, height: 24 } as const;
 
 /**
  * The stdio of one container process, shared by the init and execs (protocol notes §3.3).
@@ -56,7 +51,8 @@ export class ContainerIo {
     if (this.console === undefined || this.terminal === undefined) return;
     const pty = new PtyMaster(this.console.receive(this.subject));
     this.pty = pty;
-    if (!this.sized) pty.resize(DEFAULT_CONSOLE_SIZE.width, DEFAULT_CONSOLE_SIZE.height);
+    // runc leaves a terminal 0x0 when the process spec sets no consoleSize.
+    if (!this.sized) pty.resize(DEFAULT_COLS, DEFAULT_ROWS);
     this.terminal.attach(pty);
     // Without a stdout the terminal is still read, so the process never blocks on it.
     pty.onData(() => undefined);
@@ -75,11 +71,7 @@ export class ContainerIo {
   /** After the exit: the terminal's last output is copied, then readers drain the FIFOs. */
   async finish(): Promise<void> {
     const pty = this.pty;
-    if (pty !== undefined) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([pty.ended, new Promise((resolve) => (timer = setTimeout(resolve, PTY_DRAIN_MS)))]);
-      clearTimeout(timer);
-    }
+    await pty?.drained();
     this.direct?.finish();
     this.terminal?.finish();
     pty?.close();

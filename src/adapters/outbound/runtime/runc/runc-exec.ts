@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExecSpec, ExitListener, RuntimeProcess } from '../../../../application/ports/process-runtime.port';
 import { signalProcess } from '../signal-process';
-import { DEFAULT_CONSOLE_SIZE } from './container-io';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
 import { ContainerProcess } from './container-process';
 import { RuncContainer } from './runc-container';
 
@@ -18,7 +18,7 @@ export function execProcessJson(containerProcess: Readonly<Record<string, unknow
   const inherited = Object.fromEntries(Object.entries(containerProcess).filter(([key]) => !NOT_INHERITED.includes(key)));
   const json: Record<string, unknown> = { ...inherited, ...spec.processJson, args: spec.process.args, terminal: spec.stdio.terminal };
   // An exec runs before runc returns the terminal to the shim: runc must size it itself.
-  if (spec.stdio.terminal && json.consoleSize === undefined) json.consoleSize = { ...DEFAULT_CONSOLE_SIZE };
+  if (spec.stdio.terminal && json.consoleSize === undefined) json.consoleSize = { width: DEFAULT_COLS, height: DEFAULT_ROWS };
   return json;
 }
 

@@ -1,0 +1,57 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ProcessExit } from '../../../src/domain/task/exit-status';
+import { NativeRuntime } from '../../../src/adapters/outbound/runtime/native/native-runtime';
+import { BundleFactory } from '../../support/bundles';
+
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+
+/** What only the native runtime promises beyond the shared contract. */
+describe('NativeRuntime', () => {
+  const bundles = new BundleFactory();
+  const runtime = new NativeRuntime();
+  let n = 0;
+  afterAll(() => bundles.cleanup());
+
+  async function run(process: Record<string, unknown>): Promise<{ exit: ProcessExit; out: string }> {
+    const out = join(bundles.root, `out${n}`);
+    let exited!: (exit: ProcessExit) => void;
+    const exit = new Promise<ProcessExit>((resolve) => (exited = resolve));
+    const bundle = bundles.makeWithConfig({ ociVersion: '1.0.2', process: { env: ['PATH=/usr/bin:/bin'], cwd: '/', ...process } });
+    const stdio = { stdin: '', stdout: out, stderr: out, terminal: false };
+    const task = await runtime.create({ id: `n${n++}`, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
+    await task.start();
+    const status = await exit;
+    await task.delete();
+    return { exit: status, out: readFileSync(out, 'utf8') };
+  }
+
+  it(`runs the spec's user ${isRoot ? 'as root' : '(not applied: the shim is not root)'}, without supplementary groups`, async () => {
+    const { out } = await run({ args: ['sh', '-c', 'echo $(id -u) $(id -g) $(id -G)'], user: { uid: NOBODY, gid: NOBODY, additionalGids: [0] } });
+    const [uid, gid, ...groups] = out.trim().split(' ').map(Number);
+    if (isRoot) expect({ uid, gid, groups }).toEqual({ uid: NOBODY, gid: NOBODY, groups: [NOBODY] });
+    else expect({ uid, gid }).toEqual({ uid: process.getuid?.(), gid: process.getgid?.() });
+  });
+
+  it('keeps argv[0] as the spec wrote it and runs the program found in PATH', async () => {
+    const { out } = await run({ args: ['sh', '-c', 'echo "$0"'] });
+    expect(out).toBe('sh\n');
+  });
+
+  it('runs a program with default signal dispositions, in its own session', async () => {
+    // Node ignores SIGPIPE; a child must not inherit that (SigIgn is the ignored-signal mask).
+    const { out } = await run({ args: ['sh', '-c', 'grep SigIgn /proc/self/status; ps -o sid= -p $$; echo $$'] });
+    const [ignored, sid, pid] = out.trim().split('\n').map((l) => l.trim());
+    expect(BigInt(`0x${ignored.split(/\s+/)[1]}`) & (1n << 12n)).toBe(0n);
+    expect(sid).toBe(pid);
+  });
+
+  it('runs a file without a #! line under /bin/sh, as execvp does', async () => {
+    const script = join(bundles.root, 'no-shebang');
+    writeFileSync(script, 'echo "script ran with $1"\n', { mode: 0o755 });
+    const { exit, out } = await run({ args: [script, 'an-arg'] });
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(out).toBe('script ran with an-arg\n');
+  });
+});
