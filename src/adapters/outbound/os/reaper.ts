@@ -1,4 +1,3 @@
-import { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { ProcessExit } from '../../../domain/task/exit-status';
 import { isWatched, watchExit } from './exit-watch';
@@ -9,13 +8,12 @@ import { listProcStats, readProcStat } from './proc-fs';
  * The shim as a child subreaper (containerd's reaper, §1.5/§7 of the protocol notes).
  * `runc create` and `runc exec --detach` exit and leave the container's processes
  * re-parented to the shim; each one the shim knows is watched by pid (a pidfd, reaped by
- * exactly that pid), so the children libuv spawned itself (runc, mount) keep being reaped
- * by libuv. Any other orphan that lands here (a container child whose parent died) is
- * reaped on SIGCHLD so that it never stays a zombie.
+ * exactly that pid), as are the helper programs it starts itself (runc, mount: see
+ * run-program.ts). Any other orphan that lands here (a container child whose parent
+ * died) is reaped on SIGCHLD so that it never stays a zombie.
  */
 export class Reaper {
   private static instance: Reaper | undefined;
-  private readonly spawned = new Set<number>();
   private adoptions = 0;
   private sweepDeferred = false;
 
@@ -33,14 +31,6 @@ export class Reaper {
   /** Calls `listener` once when `pid` (a child or an adopted orphan) has exited and been reaped. */
   watch(pid: number, listener: (exit: ProcessExit) => void): void {
     watchExit(pid, listener);
-  }
-
-  /** Marks a child Node spawned, so the orphan sweep leaves it to libuv. */
-  track(child: ChildProcess): void {
-    const pid = child.pid;
-    if (pid === undefined) return;
-    this.spawned.add(pid);
-    child.once('exit', () => this.spawned.delete(pid));
   }
 
   /**
@@ -69,7 +59,7 @@ export class Reaper {
       return;
     }
     for (const pid of childPids()) {
-      if (isWatched(pid) || this.spawned.has(pid) || readProcStat(pid)?.state !== 'Z') continue;
+      if (isWatched(pid) || readProcStat(pid)?.state !== 'Z') continue;
       try {
         nativeAddon().reap(pid);
       } catch {

@@ -1,5 +1,4 @@
-import { execFile } from 'node:child_process';
-import { Reaper } from './reaper';
+import { runProgram } from './run-program';
 
 export interface CommandResult {
   readonly code: number;
@@ -7,13 +6,12 @@ export interface CommandResult {
   readonly stderr: string;
 }
 
-/** Runs a program with an argv array (no shell), registered with the reaper; never rejects for a non-zero exit. */
-export function runCommand(file: string, args: readonly string[], reaper: Reaper): Promise<CommandResult> {
-  return new Promise((resolve) => {
-    const child = execFile(file, [...args], { encoding: 'utf8' }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === 'number' ? err.code : 127;
-      resolve({ code, stdout, stderr: err !== null && stderr === '' ? err.message : stderr });
-    });
-    reaper.track(child);
-  });
+/** Runs a program with an argv array (no shell); never rejects: a program that cannot start is code 127. */
+export async function runCommand(file: string, args: readonly string[]): Promise<CommandResult> {
+  try {
+    const result = await runProgram(file, args);
+    return { code: result.code ?? 128 + (result.signal ?? 0), stdout: result.stdout, stderr: result.stderr };
+  } catch (err) {
+    return { code: 127, stdout: '', stderr: `${file}: ${(err as Error).message}` };
+  }
 }

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { findInPath } from '../../os/find-executable';
-import { Reaper } from '../../os/reaper';
 import { runCommand } from '../../os/run-command';
 
 const SBIN_PATH = '/usr/local/sbin:/usr/sbin:/sbin';
@@ -20,10 +19,10 @@ export type CriuStatus = { readonly binary: string; readonly problem?: undefined
  * Finds criu (Debian installs it in /usr/sbin, which a shim's PATH may lack; runc is
  * then given `--criu <path>`) and runs `criu check`, whose own errors become the reason.
  */
-export async function criuStatus(reaper: Reaper, env: NodeJS.ProcessEnv = process.env): Promise<CriuStatus> {
+export async function criuStatus(env: NodeJS.ProcessEnv = process.env): Promise<CriuStatus> {
   const binary = findInPath('criu', `${env.PATH ?? ''}:${SBIN_PATH}`);
   if (binary === undefined) return { problem: 'criu is not installed (Debian/Ubuntu: apt-get install criu)' };
-  const result = await runCommand(binary, ['check'], reaper);
+  const result = await runCommand(binary, ['check']);
   if (result.code === 0) return { binary };
   const errors = criuErrors(result.stderr);
   return { problem: `\`criu check\` fails on this machine: ${errors.length > 0 ? errors.join('; ') : result.stderr.trim()}` };

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InternalError, InvalidArgumentError } from '../../../../domain/errors';
 import { RootfsMount } from '../../../../application/ports/process-runtime.port';
-import { Reaper } from '../../os/reaper';
 import { runCommand } from '../../os/run-command';
 import { trimMessage } from './runc-log';
 
@@ -16,12 +15,11 @@ export class RootfsMounts {
 
   private constructor(
     private readonly target: string,
-    private readonly reaper: Reaper,
   ) {}
 
-  static async mount(mounts: readonly RootfsMount[], bundle: string, subject: string, reaper: Reaper): Promise<RootfsMounts> {
+  static async mount(mounts: readonly RootfsMount[], bundle: string, subject: string): Promise<RootfsMounts> {
     const target = join(bundle, 'rootfs');
-    const stack = new RootfsMounts(target, reaper);
+    const stack = new RootfsMounts(target);
     if (mounts.length === 0) return stack;
     mkdirSync(target, { recursive: true });
     try {
@@ -36,8 +34,8 @@ export class RootfsMounts {
   /** Unmounts what was mounted, newest first; a busy mount is detached lazily so none is left behind. */
   async unmount(): Promise<void> {
     while (this.mounted > 0) {
-      let result = await runCommand('umount', [this.target], this.reaper);
-      if (result.code !== 0) result = await runCommand('umount', ['--lazy', this.target], this.reaper);
+      let result = await runCommand('umount', [this.target]);
+      if (result.code !== 0) result = await runCommand('umount', ['--lazy', this.target]);
       if (result.code !== 0) {
         throw new InternalError(`cannot unmount ${this.target}: ${trimMessage(result.stderr)}`, 'ROOTFS.UMOUNT');
       }
@@ -52,7 +50,7 @@ export class RootfsMounts {
       throw new InvalidArgumentError(`${what}: rootfs mounts go onto the bundle's rootfs; leave target empty`, 'ROOTFS.TARGET');
     }
     const options = m.options.length > 0 ? ['-o', m.options.join(',')] : [];
-    const result = await runCommand('mount', ['-t', m.type, ...options, '--', m.source, this.target], this.reaper);
+    const result = await runCommand('mount', ['-t', m.type, ...options, '--', m.source, this.target]);
     if (result.code !== 0) {
       throw new InvalidArgumentError(`${what} failed: ${trimMessage(result.stderr.split('\n')[0] ?? '')}`, 'ROOTFS.MOUNT');
     }

@@ -1,8 +1,7 @@
-import { spawn, StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { FailedPreconditionError } from '../../../../domain/errors';
 import { findInPath } from '../../os/find-executable';
-import { Reaper } from '../../os/reaper';
+import { runProgram } from '../../os/run-program';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { lastLogError, logOffset, trimMessage } from './runc-log';
 
@@ -47,39 +46,28 @@ export function findRunc(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Runs runc with an argv array (never a shell): `runc --root <dir> --log <bundle>/log.json
- * --log-format json <args>`. Every child is registered with the reaper, so the orphan
- * sweep leaves it to libuv.
+ * --log-format json <args>`, started like every helper program (os/run-program).
  */
 export class RuncCli {
   constructor(
     readonly binary: string,
     readonly root: string,
-    private readonly reaper: Reaper,
   ) {}
 
   /** Runs one call; resolves with its stdout, or rejects with a RuncFailure carrying runc's message. */
-  run(call: RuncCall): Promise<string> {
+  async run(call: RuncCall): Promise<string> {
     const log = join(call.bundle, 'log.json');
     const offset = logOffset(log);
     const argv = ['--root', this.root, '--log', log, '--log-format', 'json', ...call.args];
-    const stdio: StdioOptions = call.stdio !== undefined ? [...call.stdio] : [call.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'];
-    return new Promise((resolve, reject) => {
-      const child = spawn(this.binary, argv, { stdio });
-      this.reaper.track(child);
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.stdin?.on('error', () => undefined);
-      child.stdin?.end(call.input);
-      child.once('error', (err: NodeJS.ErrnoException) => {
-        reject(err.code === 'ENOENT' ? runcMissingError(`was not found at ${this.binary}`) : err);
-      });
-      child.once('close', (code, signal) => {
-        if (code === 0) return resolve(stdout);
-        const message = lastLogError(log, offset) ?? (stderr.trim() !== '' ? trimMessage(stderr) : `runc exited with ${signal ?? `code ${code}`}`);
-        reject(new RuncFailure(call.args[0], message));
-      });
-    });
+    let result;
+    try {
+      result = await runProgram(this.binary, argv, { stdio: call.stdio, input: call.input });
+    } catch (err) {
+      throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? runcMissingError(`was not found at ${this.binary}`) : err;
+    }
+    if (result.code === 0) return result.stdout;
+    const stderr = result.stderr.trim();
+    const message = lastLogError(log, offset) ?? (stderr !== '' ? trimMessage(stderr) : `runc exited with ${result.signal !== null ? `signal ${result.signal}` : `code ${result.code}`}`);
+    throw new RuncFailure(call.args[0], message);
   }
 }

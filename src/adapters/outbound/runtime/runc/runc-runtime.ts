@@ -33,7 +33,7 @@ export class RuncRuntime implements ProcessRuntime {
     this.reaper = Reaper.shared();
     const root = join(stateDir, 'runc');
     mkdirSync(root, { recursive: true, mode: 0o700 });
-    this.cli = new RuncCli(binary, root, this.reaper);
+    this.cli = new RuncCli(binary, root);
   }
 
   async create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask> {
@@ -47,7 +47,7 @@ export class RuncRuntime implements ProcessRuntime {
     let mounts: RootfsMounts | undefined;
     let init: ContainerProcess | undefined;
     try {
-      mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject, this.reaper);
+      mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject);
       const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
       init = new ContainerProcess(spec.stdio, subject, this.reaper, onExit, {
         beforeExitReport: () => container.killRemaining(),
@@ -76,7 +76,7 @@ export class RuncRuntime implements ProcessRuntime {
 
   /** `criu check` runs once per shim: the kernel and criu do not change under it. */
   private criuStatus(): Promise<CriuStatus> {
-    this.criu ??= criuStatus(this.reaper);
+    this.criu ??= criuStatus();
     return this.criu;
   }
 }
