@@ -1,9 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { socketAccepts } from '../../../src/infrastructure/socket-accepts';
 import { TaskTestClient } from './task-client';
+
+export { socketAccepts };
 
 export const SKIFF_BIN = join(__dirname, '../../../bin/run.js');
 
@@ -17,17 +19,6 @@ export interface RunningShim {
   /** Resolves with the shim's exit code once it has exited. */
   readonly exited: Promise<number | null>;
   stop(): Promise<void>;
-}
-
-export function socketAccepts(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = connect(path);
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }
 
 export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {

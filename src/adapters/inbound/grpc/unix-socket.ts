@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { dirname, isAbsolute } from 'node:path';
 import { AlreadyExistsError, FailedPreconditionError, InvalidArgumentError } from '../../../domain/errors';
+import { socketAccepts } from '../../../infrastructure/socket-accepts';
 
 /** Unix socket paths are limited to 107 bytes plus NUL (sun_path). */
 const MAX_SOCKET_PATH = 107;
@@ -16,17 +16,6 @@ export function socketPath(address: string): string {
     throw new InvalidArgumentError(`socket path ${path} is longer than ${MAX_SOCKET_PATH} bytes; choose a shorter one`, 'SOCKET.TOO_LONG');
   }
   return path;
-}
-
-function isAccepting(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
 }
 
 /**
@@ -45,7 +34,7 @@ export async function prepareSocketPath(path: string): Promise<void> {
   if (!stats.isSocket()) {
     throw new FailedPreconditionError(`${path} exists and is not a socket; remove it or choose another --address`, 'SOCKET.NOT_SOCKET');
   }
-  if (await isAccepting(path)) {
+  if (await socketAccepts(path)) {
     throw new AlreadyExistsError(`a shim is already serving ${path}; stop it or choose another --address`, 'SOCKET.IN_USE');
   }
   rmSync(path, { force: true });

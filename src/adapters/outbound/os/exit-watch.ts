@@ -2,7 +2,7 @@ import { ProcessExit } from '../../../domain/task/exit-status';
 import { nativeAddon } from './native-addon';
 
 /** The status containerd reports when an exit could not be learnt. */
-export const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
+const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
 
 /** Pids a pidfd watch will reap: the orphan sweep (Reaper) must leave their exits to it. */
 const watched = new Set<number>();

@@ -1,6 +1,9 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** The search path when an environment has none (runc's default for a process). */
+export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
 /** True for a regular file this process may execute. */
 export function isExecutableFile(path: string): boolean {
   try {

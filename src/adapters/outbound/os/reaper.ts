@@ -1,6 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { ProcessExit } from '../../../domain/task/exit-status';
-import { isWatched, watchExit } from './exit-watch';
+import { isWatched } from './exit-watch';
 import { nativeAddon } from './native-addon';
 import { listProcStats, readProcStat } from './proc-fs';
 
@@ -26,11 +25,6 @@ export class Reaper {
   static shared(): Reaper {
     Reaper.instance ??= new Reaper();
     return Reaper.instance;
-  }
-
-  /** Calls `listener` once when `pid` (a child or an adopted orphan) has exited and been reaped. */
-  watch(pid: number, listener: (exit: ProcessExit) => void): void {
-    watchExit(pid, listener);
   }
 
   /**

@@ -2,7 +2,7 @@ import { closeSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { ProcessExit } from '../../../domain/task/exit-status';
 import { watchExit } from './exit-watch';
-import { findInPath } from './find-executable';
+import { DEFAULT_PATH, findInPath } from './find-executable';
 import { nativeAddon } from './native-addon';
 
 /** A descriptor the program gets as its own (`runc create` hands them on), or /dev/null. */
@@ -20,8 +20,6 @@ export interface ProgramResult extends ProcessExit {
   readonly stderr: string;
 }
 
-const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
 /**
  * Runs a helper program (runc, mount, criu) with an argv array, never a shell, and
  * resolves once it has exited and its output was read. It is started with posix_spawn
@@ -31,7 +29,7 @@ const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/
  * rejects with the errno error (`code` ENOENT for a missing one).
  */
 export function runProgram(file: string, args: readonly string[], options: ProgramOptions = {}): Promise<ProgramResult> {
-  const path = file.includes('/') ? file : findInPath(file, process.env.PATH ?? FALLBACK_PATH);
+  const path = file.includes('/') ? file : findInPath(file, process.env.PATH ?? DEFAULT_PATH);
   if (path === undefined) return Promise.reject(Object.assign(new Error(`${file}: not found in PATH`), { code: 'ENOENT' }));
   const pipes: number[] = [];
   const pipe = (): [number, number] => {

@@ -1,25 +1,14 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, openSync, closeSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InternalError } from '../../../domain/errors';
 import { LaunchedShim, ShimLauncher } from '../../../application/ports/shim-launcher.port';
 import { packageRoot } from '../../../infrastructure/package-info';
+import { socketAccepts } from '../../../infrastructure/socket-accepts';
 
 const READY_TIMEOUT_MS = 10_000;
 const EXIT_GRACE_MS = 3_000;
-
-function accepts(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(true);
-    });
-    probe.once('error', () => resolve(false));
-  });
-}
 
 /** Starts `skiff shim serve` as a detached process on a socket in a private temporary directory. */
 export class ProcessShimLauncher implements ShimLauncher {
@@ -40,7 +29,7 @@ export class ProcessShimLauncher implements ShimLauncher {
       resolve();
     }));
     const deadline = Date.now() + READY_TIMEOUT_MS;
-    while (!(await accepts(address))) {
+    while (!(await socketAccepts(address))) {
       if (exited || Date.now() > deadline) {
         const reason = readFileSync(logPath, 'utf8').trim().split('\n').pop() ?? '';
         if (!exited) child.kill('SIGKILL');

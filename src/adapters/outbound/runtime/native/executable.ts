@@ -2,10 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../../../../domain/errors';
 import { envValue } from '../../../../domain/task/oci-spec';
-import { findInPath, isExecutableFile } from '../../os/find-executable';
-
-/** runc's default when the process env has no PATH. */
-export const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+import { DEFAULT_PATH, findInPath, isExecutableFile } from '../../os/find-executable';
 
 /**
  * Resolves args[0] the way execvp would (PATH from the process env), so that a

@@ -3,6 +3,7 @@ import { InternalError } from '../../../../domain/errors';
 import { ProcessExit } from '../../../../domain/task/exit-status';
 import { Stdio } from '../../../../domain/task/task-process';
 import { ExitListener } from '../../../../application/ports/process-runtime.port';
+import { watchExit } from '../../os/exit-watch';
 import { Reaper } from '../../os/reaper';
 import { ContainerIo } from './container-io';
 
@@ -49,7 +50,7 @@ export class ContainerProcess {
       await this.reaper.adopting(async () => {
         await makeProcess(this.io);
         this.currentPid = readPidFile(pidFile, this.subject);
-        this.exitSeen = new Promise((resolve) => this.reaper.watch(this.currentPid, (exit) => void this.report(exit).then(resolve)));
+        this.exitSeen = new Promise((resolve) => watchExit(this.currentPid, (exit) => void this.report(exit).then(resolve)));
       });
       this.io.afterRunc();
     } catch (err) {

@@ -1,12 +1,10 @@
 import { join } from 'node:path';
 import { FailedPreconditionError } from '../../../../domain/errors';
-import { findInPath } from '../../os/find-executable';
+import { DEFAULT_PATH, findInPath } from '../../os/find-executable';
 import { runProgram } from '../../os/run-program';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { lastLogError, logOffset, trimMessage } from './runc-log';
 
-/** runc's PATH when the shim's environment has none. */
-const FALLBACK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** One runc invocation: the subcommand and its arguments after the global flags. */
 export interface RuncCall {
@@ -38,7 +36,7 @@ export function runcMissingError(detail: string): FailedPreconditionError {
 
 /** Finds runc on the shim's PATH; FailedPrecondition naming the package when it is not there. */
 export function findRunc(env: NodeJS.ProcessEnv = process.env): string {
-  const searchPath = env.PATH ?? FALLBACK_PATH;
+  const searchPath = env.PATH ?? DEFAULT_PATH;
   const binary = findInPath('runc', searchPath);
   if (binary === undefined) throw runcMissingError(`is not in PATH (${searchPath})`);
   return binary;
