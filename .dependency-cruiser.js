@@ -1,8 +1,22 @@
 /**
- * Layer rules of the hexagon (DESIGN.md): the domain is pure, the application sees
- * only the domain, adapters never reach into each other's rooms or the composition
- * root. `npm test` fails when one of these is broken.
+ * Layer and product rules of the hexagon (docs/architecture.md): the domain is pure,
+ * the application sees only the domain, adapters never reach into each other's rooms
+ * or the composition root, and the two products (the shim, the login flow) never
+ * import each other: what both need lives in a layer's `shared/`. `npm test` fails
+ * when one of these is broken.
  */
+const PRODUCTS = ['shim', 'login'];
+
+const productRules = PRODUCTS.flatMap((from) =>
+  PRODUCTS.filter((to) => to !== from).map((to) => ({
+    name: `${from}-not-${to}`,
+    comment: `The ${from} product never imports the ${to} product (put what both need in shared/).`,
+    severity: 'error',
+    from: { path: `^src/(domain|application|adapters)/${from}/` },
+    to: { path: `^src/(domain|application|adapters|infrastructure)/${to}/` },
+  })),
+);
+
 module.exports = {
   forbidden: [
     {
@@ -22,24 +36,32 @@ module.exports = {
       },
     },
     {
-      name: 'adapters-not-composition-root',
-      comment: 'Only the base command and serve entry may build the container.',
+      name: 'shared-is-shared',
+      comment: 'shared/ rooms serve both products, so they import neither.',
       severity: 'error',
-      from: { path: '^src/adapters', pathNot: '^src/adapters/inbound/cli/base-command\\.ts$' },
-      to: { path: '^src/infrastructure/di' },
+      from: { path: '^src/(domain|application|adapters)/shared/' },
+      to: { path: '^src/(domain|application|adapters)/(shim|login)/' },
+    },
+    ...productRules,
+    {
+      name: 'adapters-not-composition-root',
+      comment: 'Only the base command may build the container.',
+      severity: 'error',
+      from: { path: '^src/adapters', pathNot: '^src/adapters/shared/inbound/cli/base-command\\.ts$' },
+      to: { path: '^src/infrastructure/shared/container' },
     },
     {
       name: 'inbound-not-outbound',
       comment: 'Inbound adapters reach outbound ones only through ports.',
       severity: 'error',
-      from: { path: '^src/adapters/inbound' },
-      to: { path: '^src/adapters/outbound' },
+      from: { path: '^src/adapters/(commands|[a-z]+/inbound)/' },
+      to: { path: '^src/adapters/[a-z]+/outbound/' },
     },
     {
       name: 'outbound-not-inbound',
       severity: 'error',
-      from: { path: '^src/adapters/outbound' },
-      to: { path: '^src/adapters/inbound' },
+      from: { path: '^src/adapters/[a-z]+/outbound/' },
+      to: { path: '^src/adapters/(commands|[a-z]+/inbound)/' },
     },
     {
       name: 'no-circular',

@@ -8,22 +8,22 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 
-// `module` names the one module of the composition root (src/infrastructure/di/
-// modules/) a bundle needs: the lazy require()s of the others stay out of it
+// `module` names the one module of the composition root (src/infrastructure/<product>/
+// *.module.ts) a bundle needs: the lazy require()s of the others stay out of it
 // (buildContainer never loads them on that path).
 const BUNDLES = {
   // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
   shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
   // The HTTP stack is loaded only when a token must be refreshed: a valid cache
   // never pays for it.
-  auth: { entry: 'dist/infrastructure/auth/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], module: 'auth.module' },
+  auth: { entry: 'dist/infrastructure/login/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], module: 'login.module' },
 };
 
 function onlyModule(keep) {
   return {
     name: 'only-module',
     setup(build) {
-      build.onResolve({ filter: /\/modules\/[a-z-]+\.module$/ }, (args) =>
+      build.onResolve({ filter: /\/[a-z-]+\.module$/ }, (args) =>
         args.path.endsWith(`/${keep}`) ? undefined : { path: args.path, external: true },
       );
     },

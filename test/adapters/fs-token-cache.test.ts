@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TokenCacheError } from '../../src/domain/auth/auth-errors';
-import { FsTokenCache } from '../../src/adapters/outbound/cache/fs-token-cache';
+import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
+import { FsTokenCache } from '../../src/adapters/login/outbound/token-cache/fs-token-cache';
 import { FakeTokenCache } from '../fakes/fake-token-cache';
 import { tokenCacheContract } from '../contract/token-cache.contract';
 import { aRecord } from '../support/tokens';
@@ -141,8 +141,8 @@ describe('FsTokenCache on disk', () => {
   it('a write killed with SIGKILL at any moment never leaves a torn file', async () => {
     await cache.write('example.com', aRecord());
     const script = `
-      const { FsTokenCache } = require(${JSON.stringify(join(__dirname, '../../dist/adapters/outbound/cache/fs-token-cache.js'))});
-      const { AuthTokens } = require(${JSON.stringify(join(__dirname, '../../dist/domain/auth/auth-tokens.js'))});
+      const { FsTokenCache } = require(${JSON.stringify(join(__dirname, '../../dist/adapters/login/outbound/token-cache/fs-token-cache.js'))});
+      const { AuthTokens } = require(${JSON.stringify(join(__dirname, '../../dist/domain/login/auth/auth-tokens.js'))});
       const cache = new FsTokenCache(${JSON.stringify(join(dir, 'skiff', 'auth'))});
       let i = 0;
       (async () => { for (;;) await cache.write('example.com', new AuthTokens({ accessToken: 'a'.repeat(5000) + (i++), refreshToken: 'r', expiresAt: new Date(), domain: 'example.com' })); })();

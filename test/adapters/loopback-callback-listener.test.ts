@@ -1,7 +1,7 @@
 import { connect, createServer, Server, Socket } from 'node:net';
-import { successPage } from '../../src/domain/auth/callback-page';
-import { LOOPBACK_HOST, LoopbackCallbackListener } from '../../src/adapters/outbound/callback/loopback-callback-listener';
-import { CallbackServer } from '../../src/application/ports/callback-listener.port';
+import { successPage } from '../../src/domain/login/auth/callback-page';
+import { LOOPBACK_HOST, LoopbackCallbackListener } from '../../src/adapters/login/outbound/callback-listener/loopback-callback-listener';
+import { CallbackServer } from '../../src/application/login/ports/callback-listener.port';
 
 /** Sends raw bytes, returns everything the listener answered before closing. */
 function exchange(port: number, bytes: string | Buffer, options: { keepOpen?: boolean } = {}): Promise<string> {
@@ -65,7 +65,7 @@ describe('the loopback callback listener', () => {
   });
 
   it('uses the seed ports 9876-9880 by default', () => {
-    expect(require('../../src/adapters/outbound/callback/loopback-callback-listener').PREFERRED_PORTS).toEqual([9876, 9877, 9878, 9879, 9880]);
+    expect(require('../../src/adapters/login/outbound/callback-listener/loopback-callback-listener').PREFERRED_PORTS).toEqual([9876, 9877, 9878, 9879, 9880]);
   });
 
   it('a pinned port that is taken is a clear error', async () => {

@@ -1,6 +1,6 @@
-import { OidcIdentityProvider } from '../../src/adapters/outbound/http/oidc/oidc-identity-provider';
-import { HttpClient } from '../../src/adapters/outbound/http/http-client';
-import { IdentityError, NetworkError } from '../../src/domain/errors';
+import { OidcIdentityProvider } from '../../src/adapters/login/outbound/identity-provider/oidc-identity-provider';
+import { HttpClient } from '../../src/adapters/login/helpers/http-client';
+import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
 import { identityProviderContract, IdentityProviderWorld } from '../contract/identity-provider.contract';
 import { FakeIdentityProvider } from '../fakes/fake-identity-provider';
 import { formFields, HttpStub } from '../support/http-stub';

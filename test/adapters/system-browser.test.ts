@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { browserCommands, SystemBrowser } from '../../src/adapters/outbound/browser/system-browser';
+import { browserCommands, SystemBrowser } from '../../src/adapters/login/outbound/browser/system-browser';
 
 const URL_ = 'https://auth.example.com/auth?client_id=skiff-cli&state=x;rm -rf $HOME';
 

@@ -1,6 +1,6 @@
-import { InvalidArgumentError, NotFoundError } from '../../src/domain/errors';
-import { ProcessExit } from '../../src/domain/task/exit-status';
-import { CreateSpec, ExecSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../src/application/ports/process-runtime.port';
+import { InvalidArgumentError, NotFoundError } from '../../src/domain/shared/errors';
+import { ProcessExit } from '../../src/domain/shim/exit-status';
+import { CreateSpec, ExecSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../src/application/shim/ports/process-runtime.port';
 import { BundleFactory } from '../support/bundles';
 
 const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };

@@ -1,6 +1,6 @@
-import { AuthTokens } from '../../src/domain/auth/auth-tokens';
-import { TokenCacheError } from '../../src/domain/auth/auth-errors';
-import { TokenCache } from '../../src/application/ports/token-cache.port';
+import { AuthTokens } from '../../src/domain/login/auth/auth-tokens';
+import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
+import { TokenCache } from '../../src/application/login/ports/token-cache.port';
 import { aRecord } from '../support/tokens';
 
 export interface TokenCacheSubject {

@@ -1,6 +1,6 @@
-import { TokenResponse } from '../../src/domain/auth/token-response';
-import { IdentityError, NetworkError } from '../../src/domain/errors';
-import { CodeExchange, IdentityProvider, ProviderMetadata } from '../../src/application/ports/identity-provider.port';
+import { TokenResponse } from '../../src/domain/login/auth/token-response';
+import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
+import { CodeExchange, IdentityProvider, ProviderMetadata } from '../../src/application/login/ports/identity-provider.port';
 
 export type TokenCall =
   | { readonly grant: 'authorization_code'; readonly endpoint: string; readonly request: CodeExchange }

@@ -1,10 +1,10 @@
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnimplementedError } from '../../src/domain/errors';
-import { ProcessExit } from '../../src/domain/task/exit-status';
-import { OciProcess } from '../../src/domain/task/oci-spec';
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnimplementedError } from '../../src/domain/shared/errors';
+import { ProcessExit } from '../../src/domain/shim/exit-status';
+import { OciProcess } from '../../src/domain/shim/oci-spec';
 import {
   CreateSpec, ExecSpec, ExitListener, ProcessPid, ProcessRuntime, RuntimeProcess, RuntimeTask, TaskStats,
-} from '../../src/application/ports/process-runtime.port';
-import { readBundleSpec } from '../../src/adapters/outbound/runtime/bundle';
+} from '../../src/application/shim/ports/process-runtime.port';
+import { readBundleSpec } from '../../src/adapters/shim/outbound/process-runtime/bundle';
 
 const SIGSTOP = 19;
 const SIGCONT = 18;

@@ -1,4 +1,4 @@
-import { LaunchedShim, ShimLauncher } from '../../src/application/ports/shim-launcher.port';
+import { LaunchedShim, ShimLauncher } from '../../src/application/shim/ports/shim-launcher.port';
 
 export class FakeShimLauncher implements ShimLauncher {
   launched: string[] = [];

@@ -1,4 +1,4 @@
-import { Clock } from '../../src/application/ports/clock.port';
+import { Clock } from '../../src/application/shared/ports/clock.port';
 
 /** A clock that says what the test sets; sleeps resolve at once (or when released). */
 export class FixedClock implements Clock {

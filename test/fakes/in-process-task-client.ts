@@ -1,8 +1,8 @@
-import { TaskClient, TaskClientFactory } from '../../src/application/ports/task-client.port';
-import { TaskService } from '../../src/application/task/task-service';
+import { TaskClient, TaskClientFactory } from '../../src/application/shim/ports/task-client.port';
+import { TaskService } from '../../src/application/shim/task/task-service';
 import {
   ConnectView, CreateTaskInput, DeleteView, ExecInput, ExitView, KillInput, PidView, ProcessRef, ResizeInput, StateView, StatsView, UpdateInput,
-} from '../../src/application/task/task-messages';
+} from '../../src/application/shim/task/task-messages';
 
 /** A TaskClient that calls a TaskService in this process (no socket), recording the calls. */
 export class InProcessTaskClient implements TaskClient {

@@ -1,21 +1,21 @@
 import { ContainerModule } from 'inversify';
-import { BOARD_CREDENTIALS } from '../../src/application/ports/board-credentials.port';
-import { BOARD_TOOL } from '../../src/application/ports/board-tool.port';
-import { BROWSER } from '../../src/application/ports/browser.port';
-import { CALLBACK_LISTENER } from '../../src/application/ports/callback-listener.port';
-import { CLOCK } from '../../src/application/ports/clock.port';
-import { CLUSTER_DISCOVERY } from '../../src/application/ports/cluster-discovery.port';
-import { CONFIG_STORE } from '../../src/application/ports/config-store.port';
-import { GIT_HOST } from '../../src/application/ports/git-host.port';
-import { HASHER } from '../../src/application/ports/hasher.port';
-import { IDENTITY_PROVIDER } from '../../src/application/ports/identity-provider.port';
-import { NOTIFIER } from '../../src/application/ports/notifier.port';
-import { PROMPT } from '../../src/application/ports/prompt.port';
-import { RANDOM } from '../../src/application/ports/random.port';
-import { REFRESH_LOCK } from '../../src/application/ports/refresh-lock.port';
-import { TOKEN_CACHE } from '../../src/application/ports/token-cache.port';
-import { Context, SkiffConfig } from '../../src/domain/config/contexts';
-import { buildContainer } from '../../src/infrastructure/di/container';
+import { BOARD_CREDENTIALS } from '../../src/application/login/ports/board-credentials.port';
+import { BOARD_TOOL } from '../../src/application/login/ports/board-tool.port';
+import { BROWSER } from '../../src/application/login/ports/browser.port';
+import { CALLBACK_LISTENER } from '../../src/application/login/ports/callback-listener.port';
+import { CLOCK } from '../../src/application/shared/ports/clock.port';
+import { CLUSTER_DISCOVERY } from '../../src/application/login/ports/cluster-discovery.port';
+import { CONFIG_STORE } from '../../src/application/login/ports/config-store.port';
+import { GIT_HOST } from '../../src/application/login/ports/git-host.port';
+import { HASHER } from '../../src/application/login/ports/hasher.port';
+import { IDENTITY_PROVIDER } from '../../src/application/login/ports/identity-provider.port';
+import { NOTIFIER } from '../../src/application/login/ports/notifier.port';
+import { PROMPT } from '../../src/application/login/ports/prompt.port';
+import { RANDOM } from '../../src/application/login/ports/random.port';
+import { REFRESH_LOCK } from '../../src/application/login/ports/refresh-lock.port';
+import { TOKEN_CACHE } from '../../src/application/login/ports/token-cache.port';
+import { Context, SkiffConfig } from '../../src/domain/login/contexts/contexts';
+import { buildContainer } from '../../src/infrastructure/shared/container';
 import { FakeBoardTool } from '../fakes/fake-board-tool';
 import { FakeCallbackListener } from '../fakes/fake-callback-listener';
 import { FakeClock } from '../fakes/fake-clock';
@@ -82,7 +82,7 @@ export function authHarness(config: SkiffConfig = configWith({ name: 'local', do
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);
   });
-  const container = buildContainer({ auth: { authDir: '/nonexistent/auth', configFile: '/nonexistent/config.yaml' } }, overrides);
+  const container = buildContainer({ login: { authDir: '/nonexistent/auth', configFile: '/nonexistent/config.yaml' } }, overrides);
   return { ...fakes, get: <T>(service: new (...args: never[]) => T): T => container.get(service) };
 }
 

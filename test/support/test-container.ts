@@ -1,8 +1,8 @@
 import { ContainerModule } from 'inversify';
-import { CLOCK } from '../../src/application/ports/clock.port';
-import { PROCESS_RUNTIME } from '../../src/application/ports/process-runtime.port';
-import { TaskService } from '../../src/application/task/task-service';
-import { buildContainer } from '../../src/infrastructure/di/container';
+import { CLOCK } from '../../src/application/shared/ports/clock.port';
+import { PROCESS_RUNTIME } from '../../src/application/shim/ports/process-runtime.port';
+import { TaskService } from '../../src/application/shim/task/task-service';
+import { buildContainer } from '../../src/infrastructure/shared/container';
 import { FakeProcessRuntime } from '../fakes/fake-process-runtime';
 import { FakeShimHost } from '../fakes/fake-shim-host';
 import { FixedClock } from '../fakes/fixed-clock';

@@ -1,4 +1,4 @@
-import { AuthTokenFields, AuthTokens } from '../../src/domain/auth/auth-tokens';
+import { AuthTokenFields, AuthTokens } from '../../src/domain/login/auth/auth-tokens';
 
 const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 

@@ -1,14 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskService } from '../../application/task/task-service';
-import { GrpcTaskServer } from '../../adapters/inbound/grpc/grpc-server';
-import { isDomainError } from '../../domain/errors';
-import { exitCodeFor, EXIT } from '../../adapters/inbound/cli/exit-codes';
-import { defaultStateDir, isRuntimeName, ShimConfig } from '../config/shim-config';
-import { buildContainer } from '../di/container';
+import { TaskService } from '../../application/shim/task/task-service';
+import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
+import { isDomainError } from '../../domain/shared/errors';
+import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
+import { defaultStateDir, isRuntimeName, ShimConfig } from './shim-config';
+import { buildContainer } from '../shared/container';
 import { serveShim } from './serve-shim';
-import { ShimProcessHost } from './shim-process-host';
+import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
 
 /**
  * The fast start of `skiff shim serve` (bundled as dist/shim.bundle.js and called

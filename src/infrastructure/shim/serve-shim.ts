@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import { mkdirSync, readdirSync } from 'node:fs';
-import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/ports/process-runtime.port';
-import { TaskService } from '../../application/task/task-service';
-import { GrpcTaskServer } from '../../adapters/inbound/grpc/grpc-server';
-import { ShimConfig } from '../config/shim-config';
-import { buildContainer } from '../di/container';
-import { skiffVersion } from '../package-info';
-import { ShimProcessHost } from './shim-process-host';
+import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
+import { TaskService } from '../../application/shim/task/task-service';
+import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
+import { ShimConfig } from './shim-config';
+import { buildContainer } from '../shared/container';
+import { skiffVersion } from '../../adapters/shared/helpers/package-info';
+import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
 
 /** On SIGTERM/SIGINT live processes get SIGTERM, then SIGKILL after this long. */
 export const STOP_GRACE_MS = 2000;

@@ -1,9 +1,9 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isWatched } from '../../../src/adapters/outbound/os/exit-watch';
-import { runCommand } from '../../../src/adapters/outbound/os/run-command';
-import { runProgram } from '../../../src/adapters/outbound/os/run-program';
+import { isWatched } from '../../../src/adapters/shim/helpers/exit-watch';
+import { runCommand } from '../../../src/adapters/shim/helpers/run-command';
+import { runProgram } from '../../../src/adapters/shim/helpers/run-program';
 
 describe('runProgram (how the shim starts runc, mount and criu)', () => {
   it('captures stdout and stderr apart and reports the exit code', async () => {

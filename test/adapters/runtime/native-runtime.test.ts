@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProcessExit } from '../../../src/domain/task/exit-status';
-import { NativeRuntime } from '../../../src/adapters/outbound/runtime/native/native-runtime';
+import { ProcessExit } from '../../../src/domain/shim/exit-status';
+import { NativeRuntime } from '../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
 import { BundleFactory } from '../../support/bundles';
 
 const NOBODY = 65534;

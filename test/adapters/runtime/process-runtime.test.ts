@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NativeRuntime } from '../../../src/adapters/outbound/runtime/native/native-runtime';
+import { NativeRuntime } from '../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
 import { processRuntimeContract } from '../../contract/process-runtime.contract';
 import { FakeProcessRuntime } from '../../fakes/fake-process-runtime';
 import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
@@ -13,6 +13,6 @@ processRuntimeContract('fake', () => new FakeProcessRuntime());
 processRuntimeContract('native', () => new NativeRuntime());
 if (runcTestsEnabled()) {
   // Loaded only here: the runc runtime makes this process a child subreaper.
-  const { RuncRuntime } = require('../../../src/adapters/outbound/runtime/runc/runc-runtime') as typeof import('../../../src/adapters/outbound/runtime/runc/runc-runtime');
+  const { RuncRuntime } = require('../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime');
   processRuntimeContract('runc', () => new RuncRuntime(join(stateDir, 'runc')), () => new RuncBundleFactory());
 }

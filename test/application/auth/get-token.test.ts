@@ -1,5 +1,5 @@
-import { GetToken } from '../../../src/application/auth/get-token.use-case';
-import { IdentityError, NetworkError } from '../../../src/domain/errors';
+import { GetToken } from '../../../src/application/login/auth/get-token.use-case';
+import { IdentityError, NetworkError } from '../../../src/domain/shared/errors';
 import { authHarness } from '../../support/auth-harness';
 import { aRecord, expiringIn, NOW } from '../../support/tokens';
 

@@ -1,7 +1,7 @@
-import { GetGiteaToken } from '../../../src/application/auth/get-gitea-token.use-case';
-import { GitLogin } from '../../../src/application/auth/git-login.use-case';
-import { SetGiteaToken } from '../../../src/application/auth/set-gitea-token.use-case';
-import { IdentityError } from '../../../src/domain/errors';
+import { GetGiteaToken } from '../../../src/application/login/auth/get-gitea-token.use-case';
+import { GitLogin } from '../../../src/application/login/auth/git-login.use-case';
+import { SetGiteaToken } from '../../../src/application/login/auth/set-gitea-token.use-case';
+import { IdentityError } from '../../../src/domain/shared/errors';
 import { authHarness } from '../../support/auth-harness';
 import { aRecord, NOW } from '../../support/tokens';
 

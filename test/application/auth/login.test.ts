@@ -1,5 +1,5 @@
-import { AuthScopes } from '../../../src/application/auth/auth-scopes';
-import { Login } from '../../../src/application/auth/login.use-case';
+import { AuthScopes } from '../../../src/application/login/auth/auth-scopes';
+import { Login } from '../../../src/application/login/auth/login.use-case';
 import { authHarness } from '../../support/auth-harness';
 import { aRecord, idToken } from '../../support/tokens';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { SsoLogin, SsoLoginInput } from '../../../src/application/auth/sso-login.use-case';
-import { CALLBACK_WAIT_MS } from '../../../src/domain/auth/callback-request';
-import { ConfigurationError, IdentityError, NetworkError } from '../../../src/domain/errors';
+import { SsoLogin, SsoLoginInput } from '../../../src/application/login/auth/sso-login.use-case';
+import { CALLBACK_WAIT_MS } from '../../../src/domain/login/auth/callback-request';
+import { ConfigurationError, IdentityError, NetworkError } from '../../../src/domain/shared/errors';
 import { AuthHarness, authHarness } from '../../support/auth-harness';
 import { aRecord, idToken, NOW } from '../../support/tokens';
 

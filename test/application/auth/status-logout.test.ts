@@ -1,5 +1,5 @@
-import { Logout, REVOKE_BUDGET_MS } from '../../../src/application/auth/logout.use-case';
-import { Status } from '../../../src/application/auth/status.use-case';
+import { Logout, REVOKE_BUDGET_MS } from '../../../src/application/login/auth/logout.use-case';
+import { Status } from '../../../src/application/login/auth/status.use-case';
 import { authHarness } from '../../support/auth-harness';
 import { aRecord, expiringIn } from '../../support/tokens';
 

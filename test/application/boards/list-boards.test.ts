@@ -1,6 +1,6 @@
-import { ListBoards } from '../../../src/application/boards/list-boards.use-case';
-import { SetBoardApiKey } from '../../../src/application/boards/set-board-api-key.use-case';
-import { ConfigurationError, IdentityError } from '../../../src/domain/errors';
+import { ListBoards } from '../../../src/application/login/boards/list-boards.use-case';
+import { SetBoardApiKey } from '../../../src/application/login/boards/set-board-api-key.use-case';
+import { ConfigurationError, IdentityError } from '../../../src/domain/shared/errors';
 import { authHarness } from '../../support/auth-harness';
 import { aRecord } from '../../support/tokens';
 

@@ -1,10 +1,10 @@
-import { DeleteContext } from '../../../src/application/config/delete-context.use-case';
-import { GetContexts } from '../../../src/application/config/get-contexts.use-case';
-import { SetContext } from '../../../src/application/config/set-context.use-case';
-import { SetHost } from '../../../src/application/config/set-host.use-case';
-import { UseContext } from '../../../src/application/config/use-context.use-case';
-import { ViewConfig } from '../../../src/application/config/view-config.use-case';
-import { ConfigurationError } from '../../../src/domain/errors';
+import { DeleteContext } from '../../../src/application/login/contexts/delete-context.use-case';
+import { GetContexts } from '../../../src/application/login/contexts/get-contexts.use-case';
+import { SetContext } from '../../../src/application/login/contexts/set-context.use-case';
+import { SetHost } from '../../../src/application/login/contexts/set-host.use-case';
+import { UseContext } from '../../../src/application/login/contexts/use-context.use-case';
+import { ViewConfig } from '../../../src/application/login/contexts/view-config.use-case';
+import { ConfigurationError } from '../../../src/domain/shared/errors';
 import { authHarness } from '../../support/auth-harness';
 
 describe('config use cases', () => {

@@ -1,10 +1,10 @@
 import { ContainerModule } from 'inversify';
-import { InvalidArgumentError } from '../../../src/domain/errors';
-import { CONSOLE } from '../../../src/application/ports/console.port';
-import { SHIM_LAUNCHER } from '../../../src/application/ports/shim-launcher.port';
-import { TASK_CLIENT_FACTORY } from '../../../src/application/ports/task-client.port';
-import { RunBundle } from '../../../src/application/run/run-bundle.use-case';
-import { buildContainer } from '../../../src/infrastructure/di/container';
+import { InvalidArgumentError } from '../../../src/domain/shared/errors';
+import { CONSOLE } from '../../../src/application/shim/ports/console.port';
+import { SHIM_LAUNCHER } from '../../../src/application/shim/ports/shim-launcher.port';
+import { TASK_CLIENT_FACTORY } from '../../../src/application/shim/ports/task-client.port';
+import { RunBundle } from '../../../src/application/shim/run/run-bundle.use-case';
+import { buildContainer } from '../../../src/infrastructure/shared/container';
 import { FakeConsole } from '../../fakes/fake-console';
 import { FakeShimLauncher } from '../../fakes/fake-shim-launcher';
 import { InProcessTaskClientFactory } from '../../fakes/in-process-task-client';

@@ -1,8 +1,8 @@
 import {
   AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError, UnimplementedError,
-} from '../../../src/domain/errors';
-import { OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from '../../../src/application/task/any-payload';
-import { CreateTaskInput } from '../../../src/application/task/task-messages';
+} from '../../../src/domain/shared/errors';
+import { OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from '../../../src/application/shim/task/any-payload';
+import { CreateTaskInput } from '../../../src/application/shim/task/task-messages';
 import { BundleFactory } from '../../support/bundles';
 import { shimWithFakes } from '../../support/test-container';
 

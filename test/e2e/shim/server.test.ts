@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProcStat } from '../../../src/adapters/outbound/os/proc-fs';
+import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { SKIFF_BIN, socketAccepts, startShim, waitFor } from '../support/shim-process';
 

@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { socketAccepts } from '../../../src/infrastructure/socket-accepts';
+import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
 import { TaskTestClient } from './task-client';
 
 export { socketAccepts };

@@ -1,5 +1,5 @@
-import { AuthTokens, FRESHNESS_MARGIN_MS } from '../../../../src/domain/auth/auth-tokens';
-import { DEFAULT_TOKEN_LIFETIME_S } from '../../../../src/domain/auth/token-response';
+import { AuthTokens, FRESHNESS_MARGIN_MS } from '../../../../src/domain/login/auth/auth-tokens';
+import { DEFAULT_TOKEN_LIFETIME_S } from '../../../../src/domain/login/auth/token-response';
 import { aRecord, expiringIn, NOW } from '../../../support/tokens';
 
 const at = (ms: number) => new Date(NOW.getTime() + ms);

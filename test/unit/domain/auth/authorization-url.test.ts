@@ -1,4 +1,4 @@
-import { authorizationUrl, CLIENT_ID, redirectUriFor, SCOPE } from '../../../../src/domain/auth/authorization-url';
+import { authorizationUrl, CLIENT_ID, redirectUriFor, SCOPE } from '../../../../src/domain/login/auth/authorization-url';
 
 describe('authorization URL (seed SSO steps 5-6)', () => {
   const url = authorizationUrl({

@@ -1,4 +1,4 @@
-import { failurePage, successPage } from '../../../../src/domain/auth/callback-page';
+import { failurePage, successPage } from '../../../../src/domain/login/auth/callback-page';
 
 describe('the callback page (seed step 10)', () => {
   it('with a redirect target: a meta refresh after 1 second, a fallback link and the git token setup named', () => {

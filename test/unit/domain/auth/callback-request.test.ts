@@ -1,5 +1,5 @@
-import { CALLBACK_READ_LIMIT, CALLBACK_WAIT_MS, classifyRequest, judgeCallback } from '../../../../src/domain/auth/callback-request';
-import { IdentityError } from '../../../../src/domain/errors';
+import { CALLBACK_READ_LIMIT, CALLBACK_WAIT_MS, classifyRequest, judgeCallback } from '../../../../src/domain/login/auth/callback-request';
+import { IdentityError } from '../../../../src/domain/shared/errors';
 
 const STATE = 'ABAgMEBQYHCAkKCwwNDg8A';
 

@@ -1,5 +1,5 @@
-import { acceptDiscovered, resolveDomain } from '../../../../src/domain/auth/domain-resolution';
-import { ConfigurationError } from '../../../../src/domain/errors';
+import { acceptDiscovered, resolveDomain } from '../../../../src/domain/login/auth/domain-resolution';
+import { ConfigurationError } from '../../../../src/domain/shared/errors';
 
 const never = async (): Promise<string | undefined> => {
   throw new Error('must not be asked');

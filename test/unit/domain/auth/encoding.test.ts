@@ -1,4 +1,4 @@
-import { asciiBytes, base64url, fromBase64url, utf8Bytes, utf8Text } from '../../../../src/domain/auth/encoding';
+import { asciiBytes, base64url, fromBase64url, utf8Bytes, utf8Text } from '../../../../src/domain/login/auth/encoding';
 
 describe('base64url without padding', () => {
   it.each([

@@ -1,5 +1,5 @@
-import { emailClaim, readableEmail } from '../../../../src/domain/auth/id-token';
-import { IdentityError } from '../../../../src/domain/errors';
+import { emailClaim, readableEmail } from '../../../../src/domain/login/auth/id-token';
+import { IdentityError } from '../../../../src/domain/shared/errors';
 import { idToken } from '../../../support/tokens';
 
 describe('the id_token e-mail claim (read without verification)', () => {

@@ -1,4 +1,4 @@
-import { formEncode, percentEncode } from '../../../../src/domain/auth/percent-encoding';
+import { formEncode, percentEncode } from '../../../../src/domain/login/auth/percent-encoding';
 
 describe('percent-encoding (seed SSO step 6)', () => {
   it('leaves A-Z a-z 0-9 - _ . ~ as they are', () => {

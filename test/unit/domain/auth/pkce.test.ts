@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { challengeFor, derivePkce, deriveState } from '../../../../src/domain/auth/pkce';
-import { InvalidArgumentError } from '../../../../src/domain/errors';
+import { challengeFor, derivePkce, deriveState } from '../../../../src/domain/login/auth/pkce';
+import { InvalidArgumentError } from '../../../../src/domain/shared/errors';
 
 const sha256 = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update(bytes).digest());
 

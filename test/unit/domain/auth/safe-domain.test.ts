@@ -1,4 +1,4 @@
-import { cacheFileName, safeDomain } from '../../../../src/domain/auth/safe-domain';
+import { cacheFileName, safeDomain } from '../../../../src/domain/login/auth/safe-domain';
 
 describe('safe_domain and the cache file name', () => {
   it('replaces every /, \\ and : with _', () => {

@@ -1,4 +1,4 @@
-import { formatUtc, statusReport } from '../../../../src/domain/auth/status-report';
+import { formatUtc, statusReport } from '../../../../src/domain/login/auth/status-report';
 import { aRecord, expiringIn, idToken, NOW } from '../../../support/tokens';
 
 describe('status facts (seed: status output)', () => {

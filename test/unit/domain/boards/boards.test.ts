@@ -1,4 +1,4 @@
-import { boardsWithProjects } from '../../../../src/domain/boards/boards';
+import { boardsWithProjects } from '../../../../src/domain/login/boards/boards';
 
 describe('boards with their projects', () => {
   const projects = [

@@ -7,8 +7,8 @@ import {
   setHost,
   SkiffConfig,
   useContext,
-} from '../../../../src/domain/config/contexts';
-import { ConfigurationError } from '../../../../src/domain/errors';
+} from '../../../../src/domain/login/contexts/contexts';
+import { ConfigurationError } from '../../../../src/domain/shared/errors';
 
 const config: SkiffConfig = {
   currentContext: 'prod',

@@ -1,5 +1,5 @@
-import { checkServiceUrl, serviceUrls } from '../../../../src/domain/config/service-urls';
-import { ConfigurationError } from '../../../../src/domain/errors';
+import { checkServiceUrl, serviceUrls } from '../../../../src/domain/login/contexts/service-urls';
+import { ConfigurationError } from '../../../../src/domain/shared/errors';
 
 describe('service URLs', () => {
   it('are auth., src. and projects.<domain>/api by default', () => {

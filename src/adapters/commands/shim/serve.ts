@@ -1,0 +1,29 @@
+import { Flags } from '@oclif/core';
+import { defaultStateDir, RUNTIME_NAMES } from '../../../infrastructure/shim/shim-config';
+import { serveShim } from '../../../infrastructure/shim/serve-shim';
+import { BaseCommand } from '../../shared/inbound/cli/base-command';
+
+export default class ShimServe extends BaseCommand {
+  static override summary = 'Serve the task.v2.Task gRPC service on a unix socket (runs in the foreground).';
+  static override description =
+    'Ready when the socket accepts gRPC connections (target unix:<path>). The socket is created 0600, its ' +
+    'directory 0700 when missing. Exits 0 after a Shutdown that ends it, or on SIGTERM/SIGINT (live processes ' +
+    'get SIGTERM, then SIGKILL after 2 s), removing the socket.';
+  static override examples = [
+    '<%= config.bin %> shim serve --address /run/skiff/shim.sock',
+    '<%= config.bin %> shim serve --address /tmp/s.sock --runtime runc --state-dir /run/skiff/state',
+  ];
+  static override flags = {
+    address: Flags.string({ required: true, description: 'Path of the unix socket to serve (unix:/path also accepted).' }),
+    runtime: Flags.string({ options: [...RUNTIME_NAMES], default: 'native', description: 'Process runtime: native host processes or runc containers.' }),
+    'state-dir': Flags.string({ description: 'Directory for per-task files [default: $XDG_RUNTIME_DIR/skiff, /run/skiff as root, else /tmp/skiff-<uid>].' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(ShimServe);
+    const runtime = flags.runtime === 'runc' ? 'runc' : 'native';
+    await serveShim({ address: flags.address, runtime, stateDir: flags['state-dir'] ?? defaultStateDir() });
+    // Serving continues on the event loop until Shutdown or a signal exits the process.
+    await new Promise<never>(() => undefined);
+  }
+}

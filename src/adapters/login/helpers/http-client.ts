@@ -1,0 +1,153 @@
+import type { AxiosInstance, AxiosRequestConfig } from 'axios';
+import type { Agent } from 'node:http';
+import { NetworkError } from '../../../domain/shared/errors';
+
+export interface HttpRequest {
+  readonly method: 'GET' | 'POST';
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: string;
+  readonly timeoutMs?: number;
+}
+
+export interface HttpReply {
+  readonly status: number;
+  /** The raw text: callers parse it (ids must keep their digits). */
+  readonly body: string;
+  readonly contentType: string;
+}
+
+/** Every request is bounded: a silent remote never hangs a command. */
+export const DEFAULT_TIMEOUT_MS = 15_000;
+/** Replies larger than this are not what we asked for. */
+export const MAX_REPLY_BYTES = 1024 * 1024;
+
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+const TLS_CODES = new Set([
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'EPROTO',
+]);
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * One line for a request that got no HTTP reply, naming the host and what to check.
+ * Built from the error code only: axios errors carry the request (headers with
+ * tokens included), so nothing else of them is ever shown.
+ */
+export function networkFailure(err: unknown, url: string, timeoutMs: number): NetworkError {
+  const host = hostOf(url);
+  const code = String((err as { code?: unknown }).code ?? '');
+  let message: string;
+  if (code === 'ECONNREFUSED') message = `cannot connect to ${host}: connection refused; check the domain and that the service is up`;
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') message = `cannot resolve ${host}: check the domain and your network`;
+  else if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') {
+    message = `no reply from ${host} within ${Math.round(timeoutMs / 1000)} s: check your network or proxy settings`;
+  } else if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_BAD_RESPONSE') {
+    message = `the connection to ${host} was closed before a complete reply: try again later`;
+  } else if (TLS_CODES.has(code) || code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) {
+    message = `the TLS certificate of ${host} is not trusted (${code}): for a private CA set NODE_EXTRA_CA_CERTS to its certificate file`;
+  } else if (code === 'ERR_FR_MAX_BODY_LENGTH_EXCEEDED' || code === 'ERR_BAD_RESPONSE_SIZE') {
+    message = `${host} sent a reply larger than ${MAX_REPLY_BYTES} bytes`;
+  } else {
+    message = `the request to ${host} failed${code ? ` (${code})` : ''}: check your network or proxy settings`;
+  }
+  return new NetworkError(message, 'HTTP.UNREACHABLE', { cause: code });
+}
+
+/** Same line, any control characters and runs of white space collapsed, at most `limit` characters. */
+export function oneLine(text: string, limit = 300): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
+  return flat.length > limit ? `${flat.slice(0, limit)}...` : flat;
+}
+
+/** Replaces every occurrence of the given secrets (what we sent) in a remote's text. */
+export function redact(text: string, secrets: readonly string[]): string {
+  return secrets.filter((s) => s.length >= 4).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+}
+
+/**
+ * HTTP over axios, loaded on first use only (a command answered from the cache never
+ * pays for it). Proxies come from the environment (HTTPS_PROXY, NO_PROXY, ...),
+ * tunnelled with CONNECT; loopback hosts never use a proxy. Extra CAs come from
+ * NODE_EXTRA_CA_CERTS, which Node applies to every TLS connection.
+ */
+export class HttpClient {
+  private axios: AxiosInstance | undefined;
+
+  async send(request: HttpRequest): Promise<HttpReply> {
+    const timeoutMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const config: AxiosRequestConfig = {
+      method: request.method,
+      url: request.url,
+      headers: { 'User-Agent': 'skiff-cli', ...request.headers },
+      data: request.body,
+      timeout: timeoutMs,
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      maxRedirects: request.method === 'GET' ? 3 : 0,
+      maxContentLength: MAX_REPLY_BYTES,
+      maxBodyLength: MAX_REPLY_BYTES,
+      proxy: false,
+    };
+    const agent = proxyAgentFor(request.url);
+    if (agent !== undefined) config.httpsAgent = agent;
+    try {
+      const reply = await this.instance().request<string>(config);
+      return {
+        status: reply.status,
+        body: typeof reply.data === 'string' ? reply.data : String(reply.data ?? ''),
+        contentType: String(reply.headers['content-type'] ?? ''),
+      };
+    } catch (err) {
+      throw networkFailure(err, request.url, timeoutMs);
+    }
+  }
+
+  private instance(): AxiosInstance {
+    this.axios ??= (require('axios') as typeof import('axios')).create();
+    return this.axios;
+  }
+}
+
+function proxyAgentFor(url: string): Agent | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'https:' || LOOPBACK.test(parsed.hostname)) return undefined;
+  const { getProxyForUrl } = require('proxy-from-env') as typeof import('proxy-from-env');
+  const proxy = getProxyForUrl(url);
+  if (!proxy) return undefined;
+  const { HttpsProxyAgent } = require('https-proxy-agent') as typeof import('https-proxy-agent');
+  return new HttpsProxyAgent(proxy) as unknown as Agent;
+}
+
+/** Parses a JSON reply; a NetworkError naming the host when it is not JSON (an HTML error page, garbage). */
+export function parseJsonReply(reply: HttpReply, url: string, what: string, parse: (text: string) => unknown = JSON.parse): unknown {
+  try {
+    return parse(reply.body);
+  } catch {
+    const kind = /html/i.test(reply.contentType) || /^\s*</.test(reply.body) ? 'an HTML page' : 'something that is not JSON';
+    throw new NetworkError(`${hostOf(url)} answered ${what} with ${kind} (HTTP ${reply.status}): check the URL of the service`, 'HTTP.BAD_REPLY');
+  }
+}

@@ -1,0 +1,15 @@
+import { formatUtc, StatusReport } from '../../../../domain/login/auth/status-report';
+
+/** `auth status` as text: the same facts as `--json`. */
+export function statusLines(report: StatusReport): string[] {
+  if (!report.loggedIn) {
+    const lines = ['Not logged in: run `skiff auth login`.'];
+    if (report.problem !== undefined) lines.push(`(${report.problem})`);
+    return lines;
+  }
+  const expiry = formatUtc(new Date(report.expiresAt));
+  const lines = [`Logged in as ${report.identity}`, report.expired ? `Token expired at ${expiry}` : `Token valid until ${expiry}`];
+  if (report.refreshOnNextUse) lines.push('It will be refreshed automatically on next use.');
+  lines.push(`Domain: ${report.domain}`, `Git token: ${report.gitToken ? 'stored' : 'not stored'}`);
+  return lines;
+}

@@ -1,0 +1,131 @@
+import { TokenResponse } from '../../../../domain/login/auth/token-response';
+import { formEncode } from '../../../../domain/login/auth/percent-encoding';
+import { IdentityError, NetworkError } from '../../../../domain/shared/errors';
+import { CodeExchange, IdentityProvider, ProviderMetadata } from '../../../../application/login/ports/identity-provider.port';
+import { HttpClient, hostOf, oneLine, parseJsonReply, redact } from '../../helpers/http-client';
+
+const ok = (status: number) => status >= 200 && status < 300;
+const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** An endpoint from a discovery document must be https (plain http only on loopback). */
+function endpoint(doc: Record<string, unknown>, field: string, host: string, required: boolean): string | undefined {
+  const value = doc[field];
+  if (value === undefined && !required) return undefined;
+  let url: URL | undefined;
+  try {
+    url = typeof value === 'string' ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || !(url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname)))) {
+    throw new NetworkError(
+      `the discovery document of ${host} has no usable ${field} (an https URL is required)`,
+      'OIDC.BAD_DISCOVERY',
+    );
+  }
+  return value as string;
+}
+
+function tokenReply(body: unknown, host: string): TokenResponse {
+  const doc = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
+  const bad = (what: string) => new NetworkError(`the token endpoint of ${host} answered without ${what}`, 'OIDC.BAD_TOKEN_REPLY');
+  if (typeof doc.access_token !== 'string' || doc.access_token === '') throw bad('an access_token');
+  const optional = (key: string) => {
+    const v = doc[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') throw bad(`a string ${key}`);
+    return v;
+  };
+  let expiresIn: number | undefined;
+  const raw = doc.expires_in;
+  if (raw !== undefined && raw !== null) {
+    expiresIn = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : typeof raw === 'number' ? raw : NaN;
+    if (!Number.isFinite(expiresIn) || expiresIn < 0) throw bad('a valid expires_in');
+  }
+  const reply: { -readonly [K in keyof TokenResponse]: TokenResponse[K] } = { accessToken: doc.access_token };
+  const refreshToken = optional('refresh_token');
+  const idToken = optional('id_token');
+  if (refreshToken !== undefined) reply.refreshToken = refreshToken;
+  if (expiresIn !== undefined) reply.expiresIn = Math.floor(expiresIn);
+  if (idToken !== undefined) reply.idToken = idToken;
+  return reply;
+}
+
+/**
+ * The OpenID provider over HTTP: discovery, the token endpoint (authorization code
+ * and refresh grants, public client with no secret) and RFC 7009 revocation.
+ */
+export class OidcIdentityProvider implements IdentityProvider {
+  constructor(private readonly http: HttpClient) {}
+
+  async discover(issuerUrl: string, timeoutMs?: number): Promise<ProviderMetadata> {
+    const url = `${issuerUrl.replace(/\/+$/, '')}/.well-known/openid-configuration`;
+    const host = hostOf(url);
+    const reply = await this.http.send({ method: 'GET', url, headers: { Accept: 'application/json' }, timeoutMs });
+    if (!ok(reply.status)) {
+      throw new NetworkError(
+        `the identity provider at ${host} answered discovery with HTTP ${reply.status}: check the domain`,
+        'OIDC.DISCOVERY_STATUS',
+      );
+    }
+    const doc = parseJsonReply(reply, url, 'the discovery request');
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) {
+      throw new NetworkError(`the discovery document of ${host} is not a JSON object`, 'OIDC.BAD_DISCOVERY');
+    }
+    const fields = doc as Record<string, unknown>;
+    const metadata: { -readonly [K in keyof ProviderMetadata]: ProviderMetadata[K] } = {
+      authorizationEndpoint: endpoint(fields, 'authorization_endpoint', host, true) as string,
+      tokenEndpoint: endpoint(fields, 'token_endpoint', host, true) as string,
+    };
+    const revocation = endpoint(fields, 'revocation_endpoint', host, false);
+    if (revocation !== undefined) metadata.revocationEndpoint = revocation;
+    return metadata;
+  }
+
+  exchangeCode(tokenEndpoint: string, request: CodeExchange): Promise<TokenResponse> {
+    const body: Array<[string, string]> = [
+      ['grant_type', 'authorization_code'],
+      ['code', request.code],
+      ['redirect_uri', request.redirectUri],
+      ['client_id', request.clientId],
+      ['code_verifier', request.codeVerifier],
+    ];
+    return this.tokenRequest(tokenEndpoint, body, 'the code exchange', [request.code, request.codeVerifier]);
+  }
+
+  refresh(tokenEndpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse> {
+    const body: Array<[string, string]> = [
+      ['grant_type', 'refresh_token'],
+      ['refresh_token', refreshToken],
+      ['client_id', clientId],
+    ];
+    return this.tokenRequest(tokenEndpoint, body, 'the token refresh', [refreshToken]);
+  }
+
+  async revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void> {
+    const body = formEncode([
+      ['token', refreshToken],
+      ['token_type_hint', 'refresh_token'],
+      ['client_id', clientId],
+    ]);
+    const reply = await this.http.send({ method: 'POST', url: revocationEndpoint, headers: FORM, body, timeoutMs });
+    if (!ok(reply.status)) {
+      throw new NetworkError(`${hostOf(revocationEndpoint)} answered the revocation with HTTP ${reply.status}`, 'OIDC.REVOKE_STATUS');
+    }
+  }
+
+  private async tokenRequest(url: string, fields: Array<[string, string]>, what: string, secrets: string[]): Promise<TokenResponse> {
+    const host = hostOf(url);
+    const reply = await this.http.send({ method: 'POST', url, headers: FORM, body: formEncode(fields) });
+    if (!ok(reply.status)) {
+      const body = oneLine(redact(reply.body, secrets));
+      throw new IdentityError(
+        `the identity provider at ${host} refused ${what}: HTTP ${reply.status}${body ? `: ${body}` : ''}`,
+        'OIDC.TOKEN_STATUS',
+      );
+    }
+    return tokenReply(parseJsonReply(reply, url, `${what}`), host);
+  }
+}
+
+const FORM = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };

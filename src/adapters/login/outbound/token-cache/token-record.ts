@@ -1,0 +1,63 @@
+import { AuthTokens } from '../../../../domain/login/auth/auth-tokens';
+
+/**
+ * The cache file's JSON (seed: AuthTokens): exactly these fields, `id_token` and
+ * `gitea_token` omitted when absent, `expires_at` in RFC 3339 UTC.
+ */
+export interface TokenRecordJson {
+  access_token: string;
+  refresh_token: string;
+  expires_at: string;
+  id_token?: string;
+  domain: string;
+  gitea_token?: string;
+}
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
+
+export function encodeRecord(tokens: AuthTokens): string {
+  // Built field by field so the file keeps the seed's order.
+  const json: Record<keyof TokenRecordJson, string | undefined> = {
+    access_token: tokens.accessToken,
+    refresh_token: tokens.refreshToken,
+    expires_at: tokens.expiresAt.toISOString(),
+    id_token: tokens.idToken,
+    domain: tokens.domain,
+    gitea_token: tokens.giteaToken,
+  };
+  return `${JSON.stringify(json, null, 2)}\n`;
+}
+
+/** Parses the file's text; throws an Error whose message names the faulty field. */
+export function decodeRecord(text: string): AuthTokens {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error('is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('does not hold a JSON object');
+  const record = value as Record<string, unknown>;
+  const required = (key: string): string => {
+    const field = record[key];
+    if (typeof field !== 'string') throw new Error(`field ${key} is missing or not a string`);
+    return field;
+  };
+  const optional = (key: string): string | undefined => {
+    const field = record[key];
+    if (field === undefined || field === null) return undefined;
+    if (typeof field !== 'string') throw new Error(`field ${key} is not a string`);
+    return field;
+  };
+  const expires = required('expires_at');
+  const time = Date.parse(expires.replace(' ', 'T'));
+  if (!RFC3339.test(expires) || Number.isNaN(time)) throw new Error('field expires_at is not an RFC 3339 timestamp');
+  return new AuthTokens({
+    accessToken: required('access_token'),
+    refreshToken: required('refresh_token'),
+    expiresAt: new Date(time),
+    idToken: optional('id_token'),
+    domain: required('domain'),
+    giteaToken: optional('gitea_token'),
+  });
+}

@@ -1,0 +1,38 @@
+import 'reflect-metadata';
+import { Command, Errors } from '@oclif/core';
+import { Container } from 'inversify';
+import { AppConfig } from '../../../../infrastructure/shared/app-config';
+import { buildContainer } from '../../../../infrastructure/shared/container';
+import { errorReport } from './error-report';
+
+type CommandError = Error & { oclif?: { exit?: number } };
+
+/**
+ * The base of every command: builds the container once (only the parts the command
+ * asks for), resolves what the command uses, and turns every error into one line
+ * on stderr and the contract's exit code (never a stack trace).
+ */
+export abstract class BaseCommand extends Command {
+  private container: Container | undefined;
+
+  /** The parts of the application this command needs wired. */
+  protected appConfig(): AppConfig {
+    return {};
+  }
+
+  protected resolve<T>(token: symbol | (abstract new (...args: never[]) => T)): T {
+    this.container ??= buildContainer(this.appConfig());
+    return this.container.get<T>(token as symbol);
+  }
+
+  protected override async catch(err: CommandError): Promise<never> {
+    if (err instanceof Errors.ExitError) throw err;
+    const report = errorReport(err);
+    if (this.jsonEnabled()) {
+      this.logJson({ error: report });
+    } else {
+      this.logToStderr(`skiff: ${report.message}`);
+    }
+    return this.exit(report.exitCode);
+  }
+}

@@ -1,0 +1,48 @@
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { InvalidArgumentError } from '../../../../domain/shared/errors';
+import { OciSpec, parseOciSpec } from '../../../../domain/shim/oci-spec';
+
+/** A bundle's config.json: the parts skiff reads, and the whole JSON object (runc needs more). */
+export interface BundleConfig {
+  readonly spec: OciSpec;
+  readonly json: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Reads and checks a bundle's config.json (shared by both runtimes). Every problem is
+ * InvalidArgument naming the task and the path.
+ */
+export function readBundleSpec(id: string, bundle: string): OciSpec {
+  return readBundleConfig(id, bundle).spec;
+}
+
+export function readBundleConfig(id: string, bundle: string): BundleConfig {
+  const subject = `task ${JSON.stringify(id)}`;
+  if (bundle === '' || !isAbsolute(bundle)) {
+    throw new InvalidArgumentError(`${subject}: bundle ${JSON.stringify(bundle)} must be an absolute directory path`, 'BUNDLE.PATH');
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(bundle).isDirectory();
+  } catch {
+    throw new InvalidArgumentError(`${subject}: bundle ${bundle} does not exist`, 'BUNDLE.MISSING');
+  }
+  if (!isDirectory) {
+    throw new InvalidArgumentError(`${subject}: bundle ${bundle} is not a directory`, 'BUNDLE.NOT_DIRECTORY');
+  }
+  const configPath = join(bundle, 'config.json');
+  let text: string;
+  try {
+    text = readFileSync(configPath, 'utf8');
+  } catch {
+    throw new InvalidArgumentError(`${subject}: ${configPath} is missing or unreadable; a bundle holds an OCI config.json`, 'BUNDLE.NO_CONFIG');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new InvalidArgumentError(`${subject}: ${configPath} is not valid JSON (${(err as Error).message})`, 'BUNDLE.BAD_JSON');
+  }
+  return { spec: parseOciSpec(json, `${subject}: ${configPath}`), json: json as Record<string, unknown> };
+}

@@ -1,0 +1,34 @@
+import { UnimplementedError } from '../../../../../domain/shared/errors';
+import { CreateSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../../../../application/shim/ports/process-runtime.port';
+import { readBundleSpec } from '../bundle';
+import { assertDirectory, resolveExecutable } from './executable';
+import { NativeProcess } from './native-process';
+import { NativeTask } from './native-task';
+import { StartGate } from './start-gate';
+
+/**
+ * Runs a bundle's `process` (args, env, cwd) as plain host processes: no isolation,
+ * no root needed, the rootfs is not entered (CONTRACT.md). The embedded default.
+ */
+export class NativeRuntime implements ProcessRuntime {
+  readonly name = 'native';
+
+  async create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask> {
+    const subject = `task ${JSON.stringify(spec.id)}`;
+    const oci = readBundleSpec(spec.id, spec.bundle).process;
+    if (spec.checkpoint !== '') {
+      throw new UnimplementedError(`${subject}: restoring a checkpoint needs --runtime runc`, 'CREATE.CHECKPOINT');
+    }
+    if (spec.rootfs.length > 0) {
+      throw new UnimplementedError(`${subject}: the native runtime does not mount rootfs; send no rootfs mounts or use --runtime runc`, 'CREATE.ROOTFS');
+    }
+    assertDirectory(oci.cwd, subject);
+    const file = resolveExecutable(oci.args[0], oci.env, oci.cwd, subject);
+    // Credentials from the spec apply only when the shim may change them (root).
+    const runAs = process.getuid?.() === 0 ? oci.user : undefined;
+    const plan = { file, argv: oci.args, env: oci.env, cwd: oci.cwd, user: runAs, stdio: spec.stdio, subject };
+    return new NativeTask(new NativeProcess(plan, onExit, { gate: new StartGate() }), runAs);
+  }
+
+  async shutdown(): Promise<void> {}
+}

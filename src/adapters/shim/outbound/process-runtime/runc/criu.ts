@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { findInPath } from '../../../helpers/find-executable';
+import { runCommand } from '../../../helpers/run-command';
+
+const SBIN_PATH = '/usr/local/sbin:/usr/sbin:/sbin';
+
+/** criu's own error lines ("Error (criu/vdso.c:613): vdso: Failed to fill ...") without the source prefix. */
+export function criuErrors(text: string): string[] {
+  return text
+    .split('\n')
+    .map((line) => /^(?:\([\d.\s]+\)\s*)?Error \([^)]*\):\s*(.*)$/.exec(line.trim())?.[1] ?? '')
+    .filter((line) => line !== '' && !/^exited, status=/.test(line));
+}
+
+/** criu as checkpoint/restore can use it: its path, or why it cannot work here. */
+export type CriuStatus = { readonly binary: string; readonly problem?: undefined } | { readonly binary?: undefined; readonly problem: string };
+
+/**
+ * Finds criu (Debian installs it in /usr/sbin, which a shim's PATH may lack; runc is
+ * then given `--criu <path>`) and runs `criu check`, whose own errors become the reason.
+ */
+export async function criuStatus(env: NodeJS.ProcessEnv = process.env): Promise<CriuStatus> {
+  const binary = findInPath('criu', `${env.PATH ?? ''}:${SBIN_PATH}`);
+  if (binary === undefined) return { problem: 'criu is not installed (Debian/Ubuntu: apt-get install criu)' };
+  const result = await runCommand(binary, ['check']);
+  if (result.code === 0) return { binary };
+  const errors = criuErrors(result.stderr);
+  return { problem: `\`criu check\` fails on this machine: ${errors.length > 0 ? errors.join('; ') : result.stderr.trim()}` };
+}
+
+/** The errors criu wrote to a dump or restore log, for the message of a failed checkpoint. */
+export function criuLogErrors(path: string): string[] {
+  try {
+    return criuErrors(readFileSync(path, 'utf8')).slice(-3);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,71 @@
+import { join } from 'node:path';
+import { FailedPreconditionError } from '../../../../../domain/shared/errors';
+import { DEFAULT_PATH, findInPath } from '../../../helpers/find-executable';
+import { runProgram } from '../../../helpers/run-program';
+import { ChildStdio } from '../stdio/direct-stdio';
+import { lastLogError, logOffset, trimMessage } from './runc-log';
+
+
+/** One runc invocation: the subcommand and its arguments after the global flags. */
+export interface RuncCall {
+  readonly args: readonly string[];
+  /** The bundle: runc logs to <bundle>/log.json (JSON lines), where failures are read back. */
+  readonly bundle: string;
+  /** runc's own stdio, which it hands to the container's process (create, exec, restore). */
+  readonly stdio?: readonly [ChildStdio, ChildStdio, ChildStdio];
+  /** Written to runc's stdin (`update --resources -`). */
+  readonly input?: string;
+}
+
+/** runc exited non-zero; `message` is runc's own last logged error, trimmed to one line. */
+export class RuncFailure extends Error {
+  constructor(
+    readonly subcommand: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function runcMissingError(detail: string): FailedPreconditionError {
+  return new FailedPreconditionError(
+    `the runc runtime needs the runc binary, which ${detail}: install it (Debian/Ubuntu: apt-get install runc) or use --runtime native`,
+    'RUNC.MISSING',
+  );
+}
+
+/** Finds runc on the shim's PATH; FailedPrecondition naming the package when it is not there. */
+export function findRunc(env: NodeJS.ProcessEnv = process.env): string {
+  const searchPath = env.PATH ?? DEFAULT_PATH;
+  const binary = findInPath('runc', searchPath);
+  if (binary === undefined) throw runcMissingError(`is not in PATH (${searchPath})`);
+  return binary;
+}
+
+/**
+ * Runs runc with an argv array (never a shell): `runc --root <dir> --log <bundle>/log.json
+ * --log-format json <args>`, started like every helper program (os/run-program).
+ */
+export class RuncCli {
+  constructor(
+    readonly binary: string,
+    readonly root: string,
+  ) {}
+
+  /** Runs one call; resolves with its stdout, or rejects with a RuncFailure carrying runc's message. */
+  async run(call: RuncCall): Promise<string> {
+    const log = join(call.bundle, 'log.json');
+    const offset = logOffset(log);
+    const argv = ['--root', this.root, '--log', log, '--log-format', 'json', ...call.args];
+    let result;
+    try {
+      result = await runProgram(this.binary, argv, { stdio: call.stdio, input: call.input });
+    } catch (err) {
+      throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? runcMissingError(`was not found at ${this.binary}`) : err;
+    }
+    if (result.code === 0) return result.stdout;
+    const stderr = result.stderr.trim();
+    const message = lastLogError(log, offset) ?? (stderr !== '' ? trimMessage(stderr) : `runc exited with ${result.signal !== null ? `signal ${result.signal}` : `code ${result.code}`}`);
+    throw new RuncFailure(call.args[0], message);
+  }
+}

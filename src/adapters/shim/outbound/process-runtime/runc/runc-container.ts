@@ -1,0 +1,50 @@
+import { NotFoundError } from '../../../../../domain/shared/errors';
+import { Reaper } from '../../../helpers/reaper';
+import { ChildStdio } from '../stdio/direct-stdio';
+import { RuncCli } from './runc-cli';
+import { fromRuncFailure, RuncAction } from './runc-errors';
+
+const SIGKILL = '9';
+
+/** One runc container as the shim addresses it: its id, bundle, per-task directory and runc. */
+export class RuncContainer {
+  readonly subject: string;
+
+  constructor(
+    readonly id: string,
+    readonly bundle: string,
+    /** <state-dir>/<id>: pid files, exec process files, criu work directories. */
+    readonly taskDir: string,
+    readonly ownPidNamespace: boolean,
+    private readonly cli: RuncCli,
+    readonly reaper: Reaper,
+  ) {
+    this.subject = `task ${JSON.stringify(id)}`;
+  }
+
+  /** Runs `runc <args>` for this container; a failure becomes the domain error `action` implies. */
+  async run(action: RuncAction, args: readonly string[], options: { stdio?: readonly [ChildStdio, ChildStdio, ChildStdio]; input?: string; subject?: string } = {}): Promise<string> {
+    try {
+      return await this.cli.run({ args, bundle: this.bundle, stdio: options.stdio, input: options.input });
+    } catch (err) {
+      throw fromRuncFailure(err, action, options.subject ?? this.subject);
+    }
+  }
+
+  /**
+   * After the init exited: without its own pid namespace nothing ends the container's
+   * other processes, so they get SIGKILL through the cgroup (containerd's ShouldKillAllOnExit).
+   */
+  async killRemaining(): Promise<void> {
+    if (!this.ownPidNamespace) await this.run('kill', ['kill', '--all', this.id, SIGKILL]);
+  }
+
+  /** `runc delete --force`: removes the container (killing a created init) and its cgroup; gone already is fine. */
+  async remove(): Promise<void> {
+    try {
+      await this.run('delete', ['delete', '--force', this.id]);
+    } catch (err) {
+      if (!(err instanceof NotFoundError)) throw err;
+    }
+  }
+}

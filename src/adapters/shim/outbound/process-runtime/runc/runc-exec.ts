@@ -1,0 +1,77 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ExecSpec, ExitListener, RuntimeProcess } from '../../../../../application/shim/ports/process-runtime.port';
+import { signalProcess } from '../signal-process';
+import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
+import { ContainerProcess } from './container-process';
+import { RuncContainer } from './runc-container';
+
+/** Fields of the container's own process an exec does not inherit. */
+const NOT_INHERITED = ['args', 'terminal', 'consoleSize', 'commandLine'];
+
+/**
+ * The process JSON `runc exec --process` gets: the container's config.json process
+ * (capabilities, rlimits, env, user, cwd...) overlaid with what the client sent, as
+ * `docker exec` inherits from its container; the request decides the terminal.
+ */
+export function execProcessJson(containerProcess: Readonly<Record<string, unknown>>, spec: ExecSpec): Record<string, unknown> {
+  const inherited = Object.fromEntries(Object.entries(containerProcess).filter(([key]) => !NOT_INHERITED.includes(key)));
+  const json: Record<string, unknown> = { ...inherited, ...spec.processJson, args: spec.process.args, terminal: spec.stdio.terminal };
+  // An exec runs before runc returns the terminal to the shim: runc must size it itself.
+  if (spec.stdio.terminal && json.consoleSize === undefined) json.consoleSize = { width: DEFAULT_COLS, height: DEFAULT_ROWS };
+  return json;
+}
+
+/** An exec process of a runc container: prepared at Exec (stdio opened), made by `runc exec --detach` at Start. */
+export class RuncExec implements RuntimeProcess {
+  private readonly process: ContainerProcess;
+  private readonly files: string;
+
+  constructor(
+    private readonly container: RuncContainer,
+    spec: ExecSpec,
+    private readonly processJson: Record<string, unknown>,
+    onExit: ExitListener,
+    private readonly onDeleted: () => void,
+  ) {
+    const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
+    this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, { consoleSized: true });
+    this.files = join(container.taskDir, `exec-${spec.execId}`);
+  }
+
+  get pid(): number {
+    return this.process.pid;
+  }
+
+  async start(): Promise<number> {
+    const processFile = `${this.files}.json`;
+    const pidFile = `${this.files}.pid`;
+    writeFileSync(processFile, JSON.stringify(this.processJson), { mode: 0o600 });
+    return this.process.launch(pidFile, (io) =>
+      this.container.run('exec', ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id], {
+        stdio: io.runcStdio,
+        subject: this.process.subject,
+      }),
+    );
+  }
+
+  async kill(signal: number): Promise<void> {
+    signalProcess(this.pid, signal, this.process.subject);
+  }
+
+  async resizePty(width: number, height: number): Promise<void> {
+    this.process.io.resize(width, height);
+  }
+
+  async closeStdin(): Promise<void> {
+    this.process.io.closeStdin();
+  }
+
+  async delete(): Promise<void> {
+    await this.process.exited;
+    this.process.io.release();
+    rmSync(`${this.files}.json`, { force: true });
+    rmSync(`${this.files}.pid`, { force: true });
+    this.onDeleted();
+  }
+}

@@ -1,0 +1,107 @@
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
+import { CreateSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../../../../application/shim/ports/process-runtime.port';
+import { Reaper } from '../../../helpers/reaper';
+import { BundleConfig, readBundleConfig } from '../bundle';
+import { ContainerProcess } from './container-process';
+import { CriuStatus, criuStatus } from './criu';
+import { RootfsMounts } from './rootfs-mounts';
+import { findRunc, RuncCli } from './runc-cli';
+import { RuncContainer } from './runc-container';
+import { RuncTask } from './runc-task';
+
+/**
+ * Real OCI containers through the runc binary (`--runtime runc`). The shim becomes a child
+ * subreaper at start so that each container's processes, re-parented to it when runc
+ * exits, report their exits here. Needs root and runc; checkpoints need a working criu.
+ */
+export class RuncRuntime implements ProcessRuntime {
+  readonly name = 'runc';
+  private readonly cli: RuncCli;
+  private readonly reaper: Reaper;
+  private criu: Promise<CriuStatus> | undefined;
+
+  constructor(private readonly stateDir: string) {
+    if (process.getuid?.() !== 0) {
+      throw new FailedPreconditionError(
+        'the runc runtime needs root (runc makes namespaces, cgroups and mounts); run the shim as root or use --runtime native',
+        'RUNC.NOT_ROOT',
+      );
+    }
+    const binary = findRunc();
+    this.reaper = Reaper.shared();
+    const root = join(stateDir, 'runc');
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    this.cli = new RuncCli(binary, root);
+  }
+
+  async create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask> {
+    const subject = `task ${JSON.stringify(spec.id)}`;
+    const config = readBundleConfig(spec.id, spec.bundle);
+    checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
+    if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
+    const taskDir = join(this.stateDir, spec.id);
+    mkdirSync(taskDir, { recursive: true, mode: 0o700 });
+    const container = new RuncContainer(spec.id, spec.bundle, taskDir, hasOwnPidNamespace(config.json), this.cli, this.reaper);
+    let mounts: RootfsMounts | undefined;
+    let init: ContainerProcess | undefined;
+    try {
+      mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject);
+      const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
+      init = new ContainerProcess(spec.stdio, subject, this.reaper, onExit, {
+        beforeExitReport: () => container.killRemaining(),
+        consoleSized: configProcess.consoleSize !== undefined,
+      });
+      if (spec.checkpoint === '') await this.createContainer(container, init);
+      return new RuncTask(container, { init, mounts, configProcess, restoreFrom: spec.checkpoint, criu: () => this.criuStatus() });
+    } catch (err) {
+      init?.io.release();
+      if (init !== undefined && init.pid > 0) await container.remove().catch(() => undefined);
+      await mounts?.unmount().catch(() => undefined);
+      rmSync(taskDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+
+  async shutdown(): Promise<void> {}
+
+  /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */
+  private async createContainer(container: RuncContainer, init: ContainerProcess): Promise<void> {
+    const pidFile = join(container.taskDir, 'init.pid');
+    await init.launch(pidFile, (io) =>
+      container.run('create', ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id], { stdio: io.runcStdio }),
+    );
+  }
+
+  /** `criu check` runs once per shim: the kernel and criu do not change under it. */
+  private criuStatus(): Promise<CriuStatus> {
+    this.criu ??= criuStatus();
+    return this.criu;
+  }
+}
+
+function hasOwnPidNamespace(json: Readonly<Record<string, unknown>>): boolean {
+  const linux = json.linux as { namespaces?: Array<{ type?: string; path?: string }> } | undefined;
+  return (linux?.namespaces ?? []).some((ns) => ns.type === 'pid' && (ns.path ?? '') === '');
+}
+
+/** runc takes the terminal from config.json: a request that disagrees would get runc's obscure error. */
+function checkTerminal(config: BundleConfig, terminal: boolean, bundle: string, subject: string): void {
+  if (config.spec.process.terminal === terminal) return;
+  throw new InvalidArgumentError(
+    `${subject}: the request has terminal=${terminal} but ${join(bundle, 'config.json')} has process.terminal=${config.spec.process.terminal}; ` +
+      'runc takes the terminal from config.json, so make the two agree',
+    'RUNC.TERMINAL_MISMATCH',
+  );
+}
+
+function checkCheckpointDir(path: string, subject: string): void {
+  let ok = false;
+  try {
+    ok = path.startsWith('/') && statSync(path).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new InvalidArgumentError(`${subject}: checkpoint ${JSON.stringify(path)} is not an existing absolute directory`, 'RUNC.CHECKPOINT_DIR');
+}

@@ -1,0 +1,156 @@
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
+import { ExecSpec, ExitListener, ProcessPid, RuntimeProcess, RuntimeTask, TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
+import { ContainerProcess } from './container-process';
+import { criuLogErrors, CriuStatus } from './criu';
+import { RootfsMounts } from './rootfs-mounts';
+import { RuncContainer } from './runc-container';
+import { execProcessJson, RuncExec } from './runc-exec';
+import { parseRuncStats } from './runc-stats';
+
+/** What a task needs besides its container: its init, mounts, config and criu. */
+export interface RuncTaskParts {
+  readonly init: ContainerProcess;
+  readonly mounts: RootfsMounts;
+  /** config.json's `process`, the base of every exec's process. */
+  readonly configProcess: Readonly<Record<string, unknown>>;
+  /** A checkpoint directory to restore from at Start ('' = a fresh container made at Create). */
+  readonly restoreFrom: string;
+  readonly criu: () => Promise<CriuStatus>;
+}
+
+/**
+ * A task on runc: every RPC is one runc subcommand on the container (protocol notes §3.1).
+ * The shim's state machine has already judged the request; runc does the OS work.
+ */
+export class RuncTask implements RuntimeTask {
+  private readonly init: ContainerProcess;
+  private readonly execs = new Set<RuncExec>();
+
+  constructor(
+    private readonly container: RuncContainer,
+    private readonly parts: RuncTaskParts,
+  ) {
+    this.init = parts.init;
+  }
+
+  get pid(): number {
+    return this.init.pid;
+  }
+
+  private get id(): string {
+    return this.container.id;
+  }
+
+  /** `runc start`, or for a task created from a checkpoint `runc restore --detach` (containerd restores at Start). */
+  async start(): Promise<number> {
+    if (this.parts.restoreFrom === '') {
+      await this.container.run('start', ['start', this.id]);
+      return this.init.pid;
+    }
+    const criu = await this.criuBinary('restore');
+    const pidFile = join(this.container.taskDir, 'init.pid');
+    const work = join(this.container.taskDir, 'restore-work');
+    mkdirSync(work, { recursive: true });
+    try {
+      return await this.init.launch(pidFile, (io) =>
+        this.container.run('restore', [
+          '--criu', criu, 'restore', '--detach', '--image-path', this.parts.restoreFrom, '--work-path', work,
+          '--bundle', this.container.bundle, '--pid-file', pidFile, ...io.runcArgs, this.id,
+        ], { stdio: io.runcStdio }),
+      );
+    } catch (err) {
+      throw withCriuLog(err, join(work, 'restore.log'));
+    }
+  }
+
+  async kill(signal: number): Promise<void> {
+    await this.container.run('kill', ['kill', this.id, String(signal)]);
+  }
+
+  async killAll(signal: number): Promise<void> {
+    await this.container.run('kill', ['kill', '--all', this.id, String(signal)]);
+  }
+
+  async resizePty(width: number, height: number): Promise<void> {
+    this.init.io.resize(width, height);
+  }
+
+  async closeStdin(): Promise<void> {
+    this.init.io.closeStdin();
+  }
+
+  /** `runc delete --force` (kills an init that never started), then the exit, stdio, mounts and files. */
+  async delete(): Promise<void> {
+    if (this.init.pid > 0) await this.container.remove();
+    await this.init.exited;
+    this.init.io.release();
+    await this.parts.mounts.unmount();
+    rmSync(this.container.taskDir, { recursive: true, force: true });
+  }
+
+  async exec(spec: ExecSpec, onExit: ExitListener): Promise<RuntimeProcess> {
+    const json = execProcessJson(this.parts.configProcess, spec);
+    const exec: RuncExec = new RuncExec(this.container, spec, json, onExit, () => this.execs.delete(exec));
+    this.execs.add(exec);
+    return exec;
+  }
+
+  async pause(): Promise<void> {
+    await this.container.run('pause', ['pause', this.id]);
+  }
+
+  async resume(): Promise<void> {
+    await this.container.run('resume', ['resume', this.id]);
+  }
+
+  async pids(): Promise<ProcessPid[]> {
+    const output = await this.container.run('ps', ['ps', '--format', 'json', this.id]);
+    let pids: unknown;
+    try {
+      pids = JSON.parse(output);
+    } catch {
+      throw new InternalError(`${this.container.subject}: runc ps printed no JSON`, 'RUNC.PS');
+    }
+    return Array.isArray(pids) ? pids.filter((pid): pid is number => Number.isInteger(pid)).map((pid) => ({ pid })) : [];
+  }
+
+  async stats(): Promise<TaskStats> {
+    return parseRuncStats(await this.container.run('stats', ['events', '--stats', this.id]), this.container.subject);
+  }
+
+  /** `runc update --resources -`: the OCI LinuxResources JSON on stdin. */
+  async update(resources: Record<string, unknown>): Promise<void> {
+    await this.container.run('update', ['update', '--resources', '-', this.id], { input: JSON.stringify(resources) });
+  }
+
+  /** `runc checkpoint --leave-running` into `path`, when criu works here; FailedPrecondition with its reason otherwise. */
+  async checkpoint(path: string): Promise<void> {
+    const criu = await this.criuBinary('checkpoint');
+    const work = join(this.container.taskDir, 'checkpoint-work');
+    mkdirSync(path, { recursive: true, mode: 0o700 });
+    mkdirSync(work, { recursive: true });
+    try {
+      await this.container.run('checkpoint', ['--criu', criu, 'checkpoint', '--image-path', path, '--work-path', work, '--leave-running', this.id]);
+    } catch (err) {
+      throw withCriuLog(err, join(work, 'dump.log'));
+    }
+  }
+
+  private async criuBinary(what: 'checkpoint' | 'restore'): Promise<string> {
+    const status = await this.parts.criu();
+    if (status.binary === undefined) {
+      throw new FailedPreconditionError(`cannot ${what} ${this.container.subject}: ${status.problem}`, 'CRIU.UNUSABLE');
+    }
+    return status.binary;
+  }
+}
+
+/** Adds criu's own last errors from its log to a failed checkpoint or restore. */
+function withCriuLog(err: unknown, log: string): unknown {
+  const errors = criuLogErrors(log);
+  if (errors.length === 0 || !(err instanceof Error)) return err;
+  err.message = `${err.message} (criu: ${errors.join('; ')})`;
+  return err;
+}

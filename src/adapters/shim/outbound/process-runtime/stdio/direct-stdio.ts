@@ -1,0 +1,84 @@
+import { closeSync, constants, openSync } from 'node:fs';
+import { Stdio } from '../../../../../domain/shim/task-process';
+import { FifoHolder } from './fifo-holder';
+import { StdinFifo } from './stdin-fifo';
+import { resolveStdioTarget, StdioTarget } from './stdio-target';
+
+export type ChildStdio = number | 'ignore';
+
+/** Opens an output file the way CONTRACT.md says: appended to, created 0600. */
+export function openOutputFile(path: string): number {
+  return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+}
+
+/**
+ * stdio handed straight to a process (no terminal): the process writes into the
+ * FIFO or file itself, so output costs the shim nothing. The shim keeps what it
+ * needs to keep (FIFO holders, the stdin writer) and closes the rest after spawn.
+ */
+export class DirectStdio {
+  /** Descriptors for the child's fds 0, 1 and 2. */
+  readonly child: [ChildStdio, ChildStdio, ChildStdio];
+  private readonly holders: FifoHolder[] = [];
+  private readonly stdinFifo: StdinFifo | undefined;
+  private readonly closeAfterSpawn: number[] = [];
+
+  constructor(stdio: Stdio, subject: string) {
+    const targets = {
+      stdin: resolveStdioTarget(stdio.stdin, 'stdin', subject),
+      stdout: resolveStdioTarget(stdio.stdout, 'stdout', subject),
+      stderr: resolveStdioTarget(stdio.stderr, 'stderr', subject),
+    };
+    try {
+      this.stdinFifo = targets.stdin.kind === 'fifo' ? new StdinFifo(targets.stdin.path) : undefined;
+      const stdin = this.openStdin(targets.stdin);
+      const stdout = this.openOutput(targets.stdout);
+      // stdout and stderr naming one path share one descriptor (one FIFO holder, one append offset).
+      const stderr = stdio.stderr === stdio.stdout ? stdout : this.openOutput(targets.stderr);
+      this.child = [stdin, stdout, stderr];
+    } catch (err) {
+      this.release();
+      throw err;
+    }
+  }
+
+  private openStdin(target: StdioTarget): ChildStdio {
+    if (target.kind === 'none') return 'ignore';
+    const fd = this.stdinFifo?.openForProcess() ?? openSync(target.path, constants.O_RDONLY);
+    this.closeAfterSpawn.push(fd);
+    return fd;
+  }
+
+  private openOutput(target: StdioTarget): ChildStdio {
+    if (target.kind === 'none') return 'ignore';
+    if (target.kind === 'fifo') {
+      const holder = new FifoHolder(target.path);
+      this.holders.push(holder);
+      return holder.fd;
+    }
+    const fd = openOutputFile(target.path);
+    this.closeAfterSpawn.push(fd);
+    return fd;
+  }
+
+  /** The child has its copies: drop the shim's copies it must not hold. */
+  afterSpawn(): void {
+    for (const fd of this.closeAfterSpawn.splice(0)) closeSync(fd);
+  }
+
+  closeStdin(): void {
+    this.stdinFifo?.closeWriter();
+  }
+
+  /** The process exited: stdin is done, output FIFOs close once drained. */
+  finish(): void {
+    this.stdinFifo?.closeWriter();
+    for (const holder of this.holders) holder.closeWhenDrained();
+  }
+
+  release(): void {
+    this.afterSpawn();
+    this.stdinFifo?.closeWriter();
+    for (const holder of this.holders) holder.close();
+  }
+}

@@ -1,0 +1,54 @@
+import { statSync } from 'node:fs';
+import { dirname, isAbsolute } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InvalidArgumentError, UnimplementedError } from '../../../../../domain/shared/errors';
+
+export type StreamName = 'stdin' | 'stdout' | 'stderr';
+
+/** What a stdio string names (CONTRACT.md): nothing, a FIFO, or a regular file. */
+export type StdioTarget =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'fifo'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string };
+
+function fail(subject: string, stream: StreamName, value: string, problem: string): never {
+  throw new InvalidArgumentError(`${subject}: ${stream} ${JSON.stringify(value)} ${problem}`, 'STDIO.INVALID');
+}
+
+function toPath(value: string, stream: StreamName, subject: string): string {
+  if (value.startsWith('file://')) {
+    try {
+      return fileURLToPath(value);
+    } catch {
+      return fail(subject, stream, value, 'is not a valid file:// URI (use file:///absolute/path)');
+    }
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+    throw new UnimplementedError(`${subject}: ${stream} ${JSON.stringify(value)}: only FIFO paths, files and file:// URIs are supported`, 'STDIO.SCHEME');
+  }
+  return value;
+}
+
+/** Classifies one stdio string; a missing output path becomes a file created 0600. */
+export function resolveStdioTarget(value: string, stream: StreamName, subject: string): StdioTarget {
+  if (value === '') return { kind: 'none' };
+  const path = toPath(value, stream, subject);
+  if (!isAbsolute(path)) fail(subject, stream, value, 'must be an absolute path');
+  if (path.includes('\0')) fail(subject, stream, value, 'contains a NUL byte');
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    if (stream === 'stdin') fail(subject, stream, value, 'does not exist');
+    try {
+      if (!statSync(dirname(path)).isDirectory()) throw new Error();
+    } catch {
+      fail(subject, stream, value, `cannot be created: ${dirname(path)} is not a directory`);
+    }
+    return { kind: 'file', path };
+  }
+  if (stats.isFIFO()) return { kind: 'fifo', path };
+  if (stats.isDirectory()) fail(subject, stream, value, 'is a directory');
+  if (stats.isSocket()) fail(subject, stream, value, 'is a socket; use a FIFO or a file');
+  return { kind: 'file', path };
+}

@@ -1,0 +1,66 @@
+import { inject, injectable } from 'inversify';
+import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
+import { resolveDomain } from '../../../domain/login/auth/domain-resolution';
+import { Context, overridesFor, selectContext } from '../../../domain/login/contexts/contexts';
+import { ServiceUrls, serviceUrls } from '../../../domain/login/contexts/service-urls';
+import { CLUSTER_DISCOVERY, type ClusterDiscovery } from '../ports/cluster-discovery.port';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
+import { NOTIFIER, type Notifier } from '../ports/notifier.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
+import { AuthTarget } from './auth-target';
+
+/** The active context and the domain whose cache file the command uses. */
+export interface AuthScope {
+  readonly context?: Context;
+  /** --domain, else the active context's domain, else '' (the file default.json). */
+  readonly cacheDomain: string;
+  readonly flagDomain?: string;
+}
+
+/** A cache read that tells an absent record from an unusable file. */
+export type CacheRead = { readonly tokens?: AuthTokens; readonly problem?: TokenCacheError };
+
+/**
+ * Where a command signs in: the active context (--context, current-context,
+ * `local`), the cache file it uses, the domain (the seed's resolution order) and
+ * the service URLs (the context's overrides for its own domain).
+ */
+@injectable()
+export class AuthScopes {
+  constructor(
+    @inject(CONFIG_STORE) private readonly config: ConfigStore,
+    @inject(TOKEN_CACHE) private readonly cache: TokenCache,
+    @inject(CLUSTER_DISCOVERY) private readonly discovery: ClusterDiscovery,
+    @inject(NOTIFIER) private readonly notifier: Notifier,
+  ) {}
+
+  async scope(target: AuthTarget): Promise<AuthScope> {
+    const context = selectContext(await this.config.load(), target.context);
+    return { context, cacheDomain: target.domain || context?.domain || '', flagDomain: target.domain || undefined };
+  }
+
+  async readCache(scope: AuthScope): Promise<CacheRead> {
+    try {
+      return { tokens: await this.cache.read(scope.cacheDomain) };
+    } catch (err) {
+      if (err instanceof TokenCacheError) return { problem: err };
+      throw err;
+    }
+  }
+
+  async resolveDomain(scope: AuthScope): Promise<string> {
+    const resolved = await resolveDomain({
+      flag: scope.flagDomain,
+      context: scope.context?.domain,
+      cached: async () => (await this.readCache(scope)).tokens?.domain,
+      discovered: () => this.discovery.discoverDomain(),
+    });
+    if (resolved.source === 'cache') this.notifier.info(`Using the domain ${resolved.domain} from the token cache.`);
+    return resolved.domain;
+  }
+
+  urls(scope: AuthScope, domain: string): ServiceUrls {
+    return serviceUrls(domain, overridesFor(domain, scope.context));
+  }
+}

@@ -1,0 +1,65 @@
+import { inject, injectable } from 'inversify';
+import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
+import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
+import { CLOCK, type Clock } from '../../shared/ports/clock.port';
+import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
+import { NOTIFIER, type Notifier } from '../ports/notifier.port';
+import { REFRESH_LOCK, type RefreshLock } from '../ports/refresh-lock.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
+import { AuthScope, AuthScopes } from './auth-scopes';
+import { AuthTarget } from './auth-target';
+
+/**
+ * get_token (the seed's state table): a valid access token from the cache, refreshed
+ * under the domain's lock when it expires within 60 seconds. The cache is read again
+ * once the lock is held, so commands that waited for another one's refresh use its
+ * result instead of spending the (possibly rotated) refresh token a second time.
+ */
+@injectable()
+export class GetToken {
+  constructor(
+    @inject(AuthScopes) private readonly scopes: AuthScopes,
+    @inject(TOKEN_CACHE) private readonly cache: TokenCache,
+    @inject(REFRESH_LOCK) private readonly lock: RefreshLock,
+    @inject(IDENTITY_PROVIDER) private readonly provider: IdentityProvider,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(NOTIFIER) private readonly notifier: Notifier,
+  ) {}
+
+  async execute(target: AuthTarget): Promise<string> {
+    const scope = await this.scopes.scope(target);
+    const tokens = await this.usable(scope);
+    if (tokens.freshness(this.clock.now()) === 'valid') return tokens.accessToken;
+    if (!tokens.canRefresh()) throw sessionExpired();
+    return this.lock.withLock(scope.cacheDomain, async () => {
+      const current = await this.usable(scope);
+      if (current.freshness(this.clock.now()) === 'valid') return current.accessToken;
+      if (!current.canRefresh()) throw sessionExpired();
+      return (await this.refresh(scope, current)).accessToken;
+    });
+  }
+
+  private async usable(scope: AuthScope): Promise<AuthTokens> {
+    const { tokens, problem } = await this.scopes.readCache(scope);
+    if (problem !== undefined) throw notLoggedIn(problem.message);
+    if (tokens === undefined) throw notLoggedIn();
+    return tokens;
+  }
+
+  /** Refresh, discovering the token endpoint from the cached record's domain. */
+  private async refresh(scope: AuthScope, tokens: AuthTokens): Promise<AuthTokens> {
+    let refreshed: AuthTokens;
+    try {
+      const urls = this.scopes.urls(scope, tokens.domain);
+      const { tokenEndpoint } = await this.provider.discover(urls.identityProvider);
+      const reply = await this.provider.refresh(tokenEndpoint, tokens.refreshToken, CLIENT_ID);
+      refreshed = tokens.withRefreshed(reply, this.clock.now());
+    } catch (err) {
+      this.notifier.warn(`token refresh failed: ${err instanceof Error ? err.message : String(err)}`);
+      throw sessionExpired();
+    }
+    await this.cache.write(scope.cacheDomain, refreshed);
+    return refreshed;
+  }
+}

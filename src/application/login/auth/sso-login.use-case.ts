@@ -1,0 +1,94 @@
+import { inject, injectable } from 'inversify';
+import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { loginTimedOut } from '../../../domain/login/auth/auth-errors';
+import { authorizationUrl, CLIENT_ID, redirectUriFor } from '../../../domain/login/auth/authorization-url';
+import { failurePage, successPage } from '../../../domain/login/auth/callback-page';
+import { CALLBACK_WAIT_MS, CallbackParameters, judgeCallback } from '../../../domain/login/auth/callback-request';
+import { readableEmail } from '../../../domain/login/auth/id-token';
+import { derivePkce, deriveState, STATE_BYTES, VERIFIER_BYTES } from '../../../domain/login/auth/pkce';
+import { CALLBACK_LISTENER, type CallbackListener, type CallbackServer } from '../ports/callback-listener.port';
+import { CLOCK, type Clock } from '../../shared/ports/clock.port';
+import { HASHER, type Hasher } from '../ports/hasher.port';
+import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
+import { NOTIFIER, type Notifier } from '../ports/notifier.port';
+import { RANDOM, type Random } from '../ports/random.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
+import { AuthScopes } from './auth-scopes';
+import { AuthTarget } from './auth-target';
+import { BrowserOpener } from './browser-opener';
+
+export interface SsoLoginInput {
+  readonly target: AuthTarget;
+  /** Set by `auth login`, which resolved the domain once for both steps. */
+  readonly domain?: string;
+  /** Where the callback page sends the browser next (`auth login`: the git token page). */
+  readonly redirectTo?: string;
+  readonly openBrowser: boolean;
+  /** Pins the callback port (--port), e.g. for an `ssh -L` tunnel. */
+  readonly port?: number;
+}
+
+export interface SsoLoginResult {
+  readonly domain: string;
+  readonly email?: string;
+}
+
+const TIMED_OUT: unique symbol = Symbol('timed out');
+
+/** SSO login: the seed's steps 1-13 (authorization code flow with PKCE, loopback callback). */
+@injectable()
+export class SsoLogin {
+  constructor(
+    @inject(AuthScopes) private readonly scopes: AuthScopes,
+    @inject(IDENTITY_PROVIDER) private readonly provider: IdentityProvider,
+    @inject(CALLBACK_LISTENER) private readonly listener: CallbackListener,
+    @inject(BrowserOpener) private readonly browser: BrowserOpener,
+    @inject(TOKEN_CACHE) private readonly cache: TokenCache,
+    @inject(RANDOM) private readonly random: Random,
+    @inject(HASHER) private readonly hasher: Hasher,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(NOTIFIER) private readonly notifier: Notifier,
+  ) {}
+
+  async execute(input: SsoLoginInput): Promise<SsoLoginResult> {
+    const scope = await this.scopes.scope(input.target);
+    const domain = input.domain ?? (await this.scopes.resolveDomain(scope));
+    this.notifier.info(`Signing in to ${domain}`);
+    const metadata = await this.provider.discover(this.scopes.urls(scope, domain).identityProvider);
+    const pkce = derivePkce(this.random.bytes(VERIFIER_BYTES), (bytes) => this.hasher.sha256(bytes));
+    const state = deriveState(this.random.bytes(STATE_BYTES));
+    const server = await this.listener.listen(input.port);
+    let code: string;
+    const redirectUri = redirectUriFor(server.port);
+    try {
+      const url = authorizationUrl({ authorizationEndpoint: metadata.authorizationEndpoint, redirectUri, codeChallenge: pkce.challenge, state });
+      await this.browser.show(url, 'Open this URL in a browser to sign in:', input.openBrowser);
+      ({ code } = await this.awaitCallback(server, state));
+      await server.reply(successPage(input.redirectTo));
+    } finally {
+      await server.close();
+    }
+    const reply = await this.provider.exchangeCode(metadata.tokenEndpoint, { code, redirectUri, clientId: CLIENT_ID, codeVerifier: pkce.verifier });
+    await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()));
+    return { domain, email: readableEmail(reply.idToken) };
+  }
+
+  /** Steps 8-9: the first /callback request within 300 seconds, judged; a failure page on refusal. */
+  private async awaitCallback(server: CallbackServer, state: string): Promise<CallbackParameters> {
+    const waiting = this.notifier.waiting(`Waiting for the browser to complete the sign-in on port ${server.port} (up to 5 minutes; Ctrl-C cancels)...`);
+    let target: string | typeof TIMED_OUT;
+    try {
+      const timer = this.clock.sleep(CALLBACK_WAIT_MS).then((): typeof TIMED_OUT => TIMED_OUT);
+      target = await Promise.race([server.nextCallback(), timer]);
+    } finally {
+      waiting.done();
+    }
+    if (target === TIMED_OUT) throw loginTimedOut();
+    try {
+      return judgeCallback(target, state);
+    } catch (err) {
+      await server.reply(failurePage(err instanceof Error ? err.message : String(err)));
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+import { TokenResponse } from '../../../domain/login/auth/token-response';
+
+export const IDENTITY_PROVIDER = Symbol('IdentityProvider');
+
+/** The read fields of the discovery document (and the optional revocation endpoint). */
+export interface ProviderMetadata {
+  readonly authorizationEndpoint: string;
+  readonly tokenEndpoint: string;
+  readonly revocationEndpoint?: string;
+}
+
+export interface CodeExchange {
+  readonly code: string;
+  readonly redirectUri: string;
+  readonly clientId: string;
+  readonly codeVerifier: string;
+}
+
+/**
+ * The OpenID provider. Failures arrive as domain errors: discovery with a failure
+ * status or an unreachable host is a NetworkError; a token request answered with a
+ * failure status is an IdentityError with the status and body.
+ */
+export interface IdentityProvider {
+  /** GET <issuer>/.well-known/openid-configuration. */
+  discover(issuerUrl: string, timeoutMs?: number): Promise<ProviderMetadata>;
+  exchangeCode(tokenEndpoint: string, request: CodeExchange): Promise<TokenResponse>;
+  refresh(tokenEndpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse>;
+  /** RFC 7009 revocation of a refresh token; bounded by `timeoutMs`. */
+  revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void>;
+}

@@ -1,0 +1,17 @@
+import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+
+export const TOKEN_CACHE = Symbol('TokenCache');
+
+/**
+ * The per-domain token cache. `domain` is the active domain that locates the file
+ * (its record may name another one). `read` gives undefined when there is no record
+ * and throws `TokenCacheError` when one exists but cannot be used; writes are atomic.
+ */
+export interface TokenCache {
+  read(domain: string): Promise<AuthTokens | undefined>;
+  write(domain: string, tokens: AuthTokens): Promise<void>;
+  /** Removes the record; false when there was none. */
+  remove(domain: string): Promise<boolean>;
+  /** Where the record of `domain` lives (for messages). */
+  location(domain: string): string;
+}

@@ -1,0 +1,94 @@
+import { ProcessExit } from '../../../domain/shim/exit-status';
+import { OciProcess } from '../../../domain/shim/oci-spec';
+import { Stdio } from '../../../domain/shim/task-process';
+
+export const PROCESS_RUNTIME = Symbol('ProcessRuntime');
+
+/** A rootfs mount (types.Mount): mounted onto the bundle's rootfs before create. */
+export interface RootfsMount {
+  readonly type: string;
+  readonly source: string;
+  readonly target: string;
+  readonly options: readonly string[];
+}
+
+export interface CreateSpec {
+  readonly id: string;
+  readonly bundle: string;
+  readonly stdio: Stdio;
+  readonly rootfs: readonly RootfsMount[];
+  /** Directory of a checkpoint to restore from; '' for a fresh start. */
+  readonly checkpoint: string;
+}
+
+export interface ExecSpec {
+  readonly execId: string;
+  readonly stdio: Stdio;
+  readonly process: OciProcess;
+  /** The OCI Process JSON object as the client sent it (runc passes on what skiff does not read). */
+  readonly processJson: Readonly<Record<string, unknown>>;
+}
+
+/** Called once, when the process has exited and been reaped. */
+export type ExitListener = (exit: ProcessExit) => void;
+
+/** Resource figures of a task (proto skiff.v1.TaskStats). 0 = unknown or unlimited. */
+export interface TaskStats {
+  readonly cpuUsageNs: number;
+  readonly cpuUserNs: number;
+  readonly cpuSystemNs: number;
+  readonly memoryRssBytes: number;
+  readonly memoryUsageBytes: number;
+  readonly memoryLimitBytes: number;
+  readonly pidsCurrent: number;
+  readonly pidsLimit: number;
+}
+
+/** One running process of a task, as Pids reports it. */
+export interface ProcessPid {
+  readonly pid: number;
+}
+
+/** A process the runtime made: the init of a task or an exec. */
+export interface RuntimeProcess {
+  /** pid: the process id; 0 for an exec that was not started. */
+  readonly pid: number;
+  /** start: runs the program (the init's pid does not change); resolves to the pid. */
+  start(): Promise<number>;
+  /** kill: sends `signal` to this process only. */
+  kill(signal: number): Promise<void>;
+  /** resizePty: sets the terminal's size; FailedPrecondition when it has no terminal. */
+  resizePty(width: number, height: number): Promise<void>;
+  /** closeStdin: stops feeding stdin so the process reads end-of-file once the client's writer is gone. */
+  closeStdin(): Promise<void>;
+  /** delete: kills a process that never ran, waits for its exit, frees its stdio and files. */
+  delete(): Promise<void>;
+}
+
+/** A task's init process plus the operations that act on the whole task. */
+export interface RuntimeTask extends RuntimeProcess {
+  /** exec: prepares an additional process in the task; nothing runs until its start. */
+  exec(spec: ExecSpec, onExit: ExitListener): Promise<RuntimeProcess>;
+  /** killAll: sends `signal` to every process of the task. */
+  killAll(signal: number): Promise<void>;
+  /** pause: stops every process of the task (SIGSTOP or the cgroup freezer). */
+  pause(): Promise<void>;
+  /** resume: continues every process of the task. */
+  resume(): Promise<void>;
+  /** pids: every live process of the task. */
+  pids(): Promise<ProcessPid[]>;
+  stats(): Promise<TaskStats>;
+  /** update: applies OCI LinuxResources; Unimplemented for what the runtime cannot apply. */
+  update(resources: Record<string, unknown>): Promise<void>;
+  /** checkpoint: saves the task's state into `path`; Unimplemented where unsupported. */
+  checkpoint(path: string): Promise<void>;
+}
+
+/** Where tasks come from: `native` host processes or `runc` containers. */
+export interface ProcessRuntime {
+  readonly name: string;
+  /** create: makes the task's init from its bundle, with its final pid, running nothing until start. */
+  create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask>;
+  /** shutdown: releases runtime-wide resources when the shim exits. */
+  shutdown(): Promise<void>;
+}

@@ -1,0 +1,56 @@
+import { AlreadyExistsError, NotFoundError } from '../shared/errors';
+import { assertValidId } from './task-id';
+import { Stdio, TaskProcess } from './task-process';
+
+/** A task: its init process and the exec processes added to it, addressed by exec id. */
+export class Task {
+  readonly init: TaskProcess;
+  private readonly execs = new Map<string, TaskProcess>();
+
+  constructor(
+    readonly id: string,
+    readonly bundle: string,
+    stdio: Stdio,
+  ) {
+    this.init = new TaskProcess(id, '', stdio);
+  }
+
+  /** The process an (id, exec_id) pair names; '' is the init. NotFound otherwise. */
+  process(execId: string): TaskProcess {
+    if (execId === '') return this.init;
+    const exec = this.execs.get(execId);
+    if (exec === undefined) {
+      throw new NotFoundError(`exec ${JSON.stringify(execId)} of task ${JSON.stringify(this.id)} not found`, 'EXEC.NOT_FOUND');
+    }
+    return exec;
+  }
+
+  /**
+   * Adds an exec process in CREATED state (pid 0, nothing runs until start). The id
+   * stays taken until the exec is deleted, as in containerd.
+   */
+  addExec(execId: string, stdio: Stdio): TaskProcess {
+    if (this.execs.has(execId)) {
+      throw new AlreadyExistsError(`exec ${JSON.stringify(execId)} already exists in task ${JSON.stringify(this.id)}`, 'EXEC.EXISTS');
+    }
+    assertValidId(execId, 'exec id');
+    this.init.check('exec');
+    const exec = new TaskProcess(this.id, execId, stdio);
+    this.execs.set(execId, exec);
+    return exec;
+  }
+
+  removeExec(execId: string): void {
+    this.execs.get(execId)?.markDeleted();
+    this.execs.delete(execId);
+  }
+
+  execProcesses(): TaskProcess[] {
+    return [...this.execs.values()];
+  }
+
+  /** Every process that has not been deleted, init first. */
+  processes(): TaskProcess[] {
+    return [this.init, ...this.execs.values()];
+  }
+}

@@ -1,0 +1,36 @@
+import { ContainerModule } from 'inversify';
+import { CLOCK } from '../../application/shared/ports/clock.port';
+import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
+import { SHIM_HOST, ShimHost } from '../../application/shim/ports/shim-host.port';
+import { TaskService } from '../../application/shim/task/task-service';
+import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
+import { NativeRuntime } from '../../adapters/shim/outbound/process-runtime/native/native-runtime';
+import { RuntimeName } from './shim-config';
+
+export interface ShimModuleConfig {
+  readonly runtime: RuntimeName;
+  readonly stateDir: string;
+  readonly host: ShimHost;
+}
+
+function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
+  switch (config.runtime) {
+    case 'native':
+      return new NativeRuntime();
+    case 'runc': {
+      // Loaded only for runc, so the native shim's start-up never evaluates it.
+      const { RuncRuntime } = require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
+      return new RuncRuntime(config.stateDir);
+    }
+  }
+}
+
+/** The task service and the ports it needs. */
+export function shimModule(config: ShimModuleConfig): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(PROCESS_RUNTIME).toDynamicValue(() => makeRuntime(config));
+    bind(CLOCK).to(SystemClock);
+    bind(SHIM_HOST).toConstantValue(config.host);
+    bind(TaskService).toSelf();
+  });
+}
