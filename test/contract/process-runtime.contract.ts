@@ -1,6 +1,6 @@
 import { InvalidArgumentError, NotFoundError } from '../../src/domain/shared/errors';
 import { ProcessExit } from '../../src/domain/shim/exit-status';
-import { CreateSpec, ExecSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../src/application/shim/ports/process-runtime.port';
+import { CreateSpec, ExecSpec, ExitListener, ProcessRuntime, TaskHandle } from '../../src/application/shim/ports/process-runtime.port';
 import { BundleFactory } from '../support/bundles';
 
 const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
@@ -40,7 +40,7 @@ export function processRuntimeContract(name: string, makeRuntime: () => ProcessR
   describe(`ProcessRuntime contract: ${name}`, () => {
     let bundles: ContractBundles;
     let runtime: ProcessRuntime;
-    const tasks: RuntimeTask[] = [];
+    const tasks: TaskHandle[] = [];
     let counter = 0;
 
     beforeAll(() => {
@@ -58,7 +58,7 @@ export function processRuntimeContract(name: string, makeRuntime: () => ProcessR
       bundles.cleanup();
     });
 
-    async function create(args: string[], probe = new ExitProbe()): Promise<{ task: RuntimeTask; probe: ExitProbe }> {
+    async function create(args: string[], probe = new ExitProbe()): Promise<{ task: TaskHandle; probe: ExitProbe }> {
       const spec: CreateSpec = { id: `c${counter++}`, bundle: bundles.make(args), stdio: NO_STDIO, rootfs: [], checkpoint: '' };
       const task = await runtime.create(spec, probe.listener);
       tasks.push(task);

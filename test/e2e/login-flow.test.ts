@@ -207,6 +207,17 @@ describe('auth login, git and boards end to end', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'Git token of alice stored for e2e.test.\n' });
   });
 
+  it('auth set-gitea-token reads standard input that arrives late (oclif must not take it)', async () => {
+    // oclif reads stdin for a missing argument with a 10 ms time-out: a line that came
+    // before it and an end-of-file after it was swallowed, and nothing was stored.
+    const child = home.spawn(['auth', 'set-gitea-token']);
+    const result = finished(child);
+    child.stdin?.write(`${GOOD_GIT_TOKEN}\n`);
+    await new Promise((r) => setTimeout(r, 300));
+    child.stdin?.end();
+    expect(await result).toMatchObject({ code: 0, stdout: 'Git token of alice stored for e2e.test.\n' });
+  });
+
   it('boards list: token exchange, then every board with its project, ids exact', async () => {
     const json = await home.run(['boards', 'list', '--json']);
     expect(json.code).toBe(0);

@@ -2,7 +2,7 @@ import { FailedPreconditionError, InvalidArgumentError, NotFoundError, Unimpleme
 import { ProcessExit } from '../../src/domain/shim/exit-status';
 import { OciProcess } from '../../src/domain/shim/oci-spec';
 import {
-  CreateSpec, ExecSpec, ExitListener, ProcessPid, ProcessRuntime, RuntimeProcess, RuntimeTask, TaskStats,
+  CreateSpec, ExecSpec, ExitListener, ProcessPid, ProcessRuntime, ProcessHandle, TaskHandle, TaskStats,
 } from '../../src/application/shim/ports/process-runtime.port';
 import { readBundleSpec } from '../../src/adapters/shim/outbound/process-runtime/bundle';
 
@@ -23,7 +23,7 @@ function behaviour(args: readonly string[]): ProcessExit | 'runs' {
 let nextPid = 100_000;
 
 /** A scriptable process: records what was asked of it, exits like a host process would. */
-export class FakeProcess implements RuntimeProcess {
+export class FakeProcess implements ProcessHandle {
   pid = 0;
   started = false;
   stopped = false;
@@ -108,13 +108,13 @@ export class FakeProcess implements RuntimeProcess {
   }
 }
 
-export class FakeTask extends FakeProcess implements RuntimeTask {
+export class FakeTask extends FakeProcess implements TaskHandle {
   readonly execs = new Map<string, FakeProcess>();
   paused = false;
   readonly updates: Array<Record<string, unknown>> = [];
   readonly checkpoints: string[] = [];
 
-  async exec(spec: ExecSpec, onExit: ExitListener): Promise<RuntimeProcess> {
+  async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     assertKnownProgram(spec.process, spec.execId);
     const exec = new FakeProcess(spec.process.args, spec.stdio.terminal, onExit);
     this.execs.set(spec.execId, exec);
@@ -174,7 +174,7 @@ export class FakeProcessRuntime implements ProcessRuntime {
   failNextCreateWith: Error | undefined;
   shutdownCalls = 0;
 
-  async create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask> {
+  async create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle> {
     if (this.failNextCreateWith !== undefined) {
       const err = this.failNextCreateWith;
       this.failNextCreateWith = undefined;

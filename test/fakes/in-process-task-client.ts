@@ -1,40 +1,35 @@
 import { TaskClient, TaskClientFactory } from '../../src/application/shim/ports/task-client.port';
+import { TASK_METHODS, TaskApi, TaskMethod } from '../../src/application/shim/task/task-api';
 import { TaskService } from '../../src/application/shim/task/task-service';
-import {
-  ConnectView, CreateTaskInput, DeleteView, ExecInput, ExitView, KillInput, PidView, ProcessRef, ResizeInput, StateView, StatsView, UpdateInput,
-} from '../../src/application/shim/task/task-messages';
+
+/** How a call is written in `calls`: the method name, with the detail a test asserts on. */
+function label(method: TaskMethod, input: unknown): string {
+  if (method === 'kill') return `kill:${(input as { signal: number }).signal}`;
+  if (method === 'resizePty') return `resize:${(input as { width: number }).width}x${(input as { height: number }).height}`;
+  return method;
+}
 
 /** A TaskClient that calls a TaskService in this process (no socket), recording the calls. */
 export class InProcessTaskClient implements TaskClient {
   readonly calls: string[] = [];
   closed = false;
 
-  constructor(private readonly service: TaskService) {}
-
-  private async record<T>(name: string, run: () => T | Promise<T>): Promise<T> {
-    this.calls.push(name);
-    return run();
+  constructor(service: TaskService) {
+    // Every method of the service, by the one list of them (task-api.ts).
+    const call = async (method: TaskMethod, input: unknown): Promise<unknown> => {
+      this.calls.push(label(method, input));
+      return (service[method] as (arg: unknown) => unknown).call(service, input);
+    };
+    for (const method of TASK_METHODS) (this as Record<string, unknown>)[method] = (input: unknown) => call(method, input);
   }
 
-  create(i: CreateTaskInput): Promise<{ pid: number }> { return this.record('create', () => this.service.create(i)); }
-  start(r: ProcessRef): Promise<{ pid: number }> { return this.record('start', () => this.service.start(r)); }
-  delete(r: ProcessRef): Promise<DeleteView> { return this.record('delete', () => this.service.delete(r)); }
-  exec(i: ExecInput): Promise<void> { return this.record('exec', () => this.service.exec(i)); }
-  state(r: ProcessRef): Promise<StateView> { return this.record('state', () => this.service.state(r)); }
-  wait(r: ProcessRef): Promise<ExitView> { return this.record('wait', () => this.service.wait(r)); }
-  kill(i: KillInput): Promise<void> { return this.record(`kill:${i.signal}`, () => this.service.kill(i)); }
-  pause(id: string): Promise<void> { return this.record('pause', () => this.service.pause(id)); }
-  resume(id: string): Promise<void> { return this.record('resume', () => this.service.resume(id)); }
-  pids(id: string): Promise<PidView[]> { return this.record('pids', () => this.service.pids(id)); }
-  closeIO(r: ProcessRef & { stdin: boolean }): Promise<void> { return this.record('closeIO', () => this.service.closeIO(r)); }
-  resizePty(i: ResizeInput): Promise<void> { return this.record(`resize:${i.width}x${i.height}`, () => this.service.resizePty(i)); }
-  update(i: UpdateInput): Promise<void> { return this.record('update', () => this.service.update(i)); }
-  stats(id: string): Promise<StatsView> { return this.record('stats', () => this.service.stats(id)); }
-  checkpoint(i: { id: string; path: string }): Promise<void> { return this.record('checkpoint', () => this.service.checkpoint(i)); }
-  connect(id: string): Promise<ConnectView> { return this.record('connect', () => this.service.connect(id)); }
-  shutdown(i: { id: string; now: boolean }): Promise<void> { return this.record('shutdown', () => this.service.shutdown(i.now)); }
-  close(): void { this.closed = true; }
+  close(): void {
+    this.closed = true;
+  }
 }
+
+// The methods are installed in the constructor; this tells the compiler they exist.
+export interface InProcessTaskClient extends TaskApi {}
 
 export class InProcessTaskClientFactory implements TaskClientFactory {
   readonly clients: InProcessTaskClient[] = [];

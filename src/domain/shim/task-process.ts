@@ -1,8 +1,9 @@
-import { FailedPreconditionError } from '../shared/errors';
+import { FailedPreconditionError, NotFoundError } from '../shared/errors';
 import { ExitStatus } from './exit-status';
 import { nextStatus, Operation, ProcessStatus } from './lifecycle';
+import { SerialQueue } from './serial-queue';
 
-/** The stdio a client asked for: paths, `file://` URIs or '' for none (CONTRACT.md). */
+/** The stdio a client asked for: paths, `file://` URIs or '' for none (docs/shim-contract.md, "stdio"). */
 export interface Stdio {
   readonly stdin: string;
   readonly stdout: string;
@@ -16,20 +17,41 @@ export interface Transition {
   readonly to: ProcessStatus;
 }
 
+/** What the runtime made for a process: the domain knows only its pid. */
+export interface Handle {
+  readonly pid: number;
+}
+
 /**
- * One process of a task: its init (execId '') or an exec. Holds the status, the pid
- * and the exit status; all decisions go through the lifecycle table.
+ * One process of a task, its init (execId '') or an exec, and the one record of it:
+ * its status, pid and exit status, the runtime's handle `H` on it, the latch every
+ * Wait awaits and the queue that serialises every operation on it (containerd's
+ * per-process mutex: two Starts sent together must not both see CREATED). Every
+ * decision goes through the lifecycle table.
  */
-export class TaskProcess {
+export class TaskProcess<H extends Handle = Handle> {
+  readonly queue = new SerialQueue();
+  /** Settles once: with the exit status, or NotFound if deleted without ever running. */
+  readonly exited: Promise<ExitStatus>;
   private currentStatus: ProcessStatus = 'created';
   private currentPid = 0;
   private exitStatus: ExitStatus | undefined;
+  private attached: H | undefined;
+  private settleExit!: (exit: ExitStatus) => void;
+  private failExit!: (err: Error) => void;
 
   constructor(
     readonly taskId: string,
     readonly execId: string,
     readonly stdio: Stdio,
-  ) {}
+  ) {
+    this.exited = new Promise<ExitStatus>((resolve, reject) => {
+      this.settleExit = resolve;
+      this.failExit = reject;
+    });
+    // A latch nobody awaited must not surface as an unhandled rejection.
+    this.exited.catch(() => undefined);
+  }
 
   get status(): ProcessStatus {
     return this.currentStatus;
@@ -47,21 +69,40 @@ export class TaskProcess {
     return this.execId === '';
   }
 
+  /** True while the process can still receive signals (it has a pid and has not exited). */
+  get isLive(): boolean {
+    const s = this.currentStatus;
+    return this.currentPid > 0 && (s === 'created' || s === 'running' || s === 'paused');
+  }
+
   /** How messages name this process: `task "web"` or `exec "sh" of task "web"`. */
   get subject(): string {
     const task = `task ${JSON.stringify(this.taskId)}`;
     return this.isInit ? task : `exec ${JSON.stringify(this.execId)} of ${task}`;
   }
 
-  /** Checks `op` against the current status; throws the refusal. Changes nothing. */
-  check(op: Operation): Transition {
-    return { from: this.currentStatus, to: nextStatus(this.currentStatus, op, this.subject) };
+  /** The runtime's handle; NotFound while the runtime is still making it. */
+  get handle(): H {
+    if (this.attached === undefined) {
+      throw new NotFoundError(`${this.subject} is still being created`, 'PROCESS.CREATING');
+    }
+    return this.attached;
   }
 
-  /** Kill needs a process to signal: an exec that was never started has none. */
-  checkKill(): Transition {
-    const transition = this.check('kill');
-    if (this.currentPid === 0) {
+  get isAttached(): boolean {
+    return this.attached !== undefined;
+  }
+
+  attach(handle: H): void {
+    this.attached = handle;
+    this.currentPid = handle.pid;
+  }
+
+  /** Checks `op` against the current status; throws the refusal. Changes nothing. */
+  check(op: Operation): Transition {
+    const transition = { from: this.currentStatus, to: nextStatus(this.currentStatus, op, this.subject) };
+    // Kill needs a process to signal: an exec that was never started has none.
+    if (op === 'kill' && this.currentPid === 0) {
       throw new FailedPreconditionError(`cannot kill ${this.subject}: process not created (start it first)`, 'PROCESS.NOT_CREATED');
     }
     return transition;
@@ -80,14 +121,17 @@ export class TaskProcess {
     this.currentPid = pid;
   }
 
-  /** Records the exit the first time it is reported; later reports are ignored. */
+  /** Records the exit the first time it is reported (later reports are ignored) and wakes every waiter. */
   markExited(exit: ExitStatus): void {
     if (this.exitStatus !== undefined || this.currentStatus === 'deleted') return;
     this.exitStatus = exit;
     this.currentStatus = 'stopped';
+    this.settleExit(exit);
   }
 
+  /** Forgets the process; waiters of one that never ran learn it is gone. */
   markDeleted(): void {
     this.currentStatus = 'deleted';
+    this.failExit(new NotFoundError(`${this.subject} was deleted before it ran`, 'PROCESS.DELETED'));
   }
 }

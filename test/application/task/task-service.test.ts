@@ -51,6 +51,25 @@ describe('TaskService lifecycle', () => {
     expect((await service.wait({ id: 't1', execId: '' })).exitStatus).toBe(3);
   });
 
+  it('judges every request inside the process queue: a Kill sent behind a Delete finds the task gone', async () => {
+    const { service, runtime } = setup();
+    await service.create(createInput('t1', ['sleep', '100']));
+    const deleted = service.delete({ id: 't1', execId: '' });
+    const killed = service.kill({ id: 't1', execId: '', signal: 15, all: false });
+    await deleted;
+    await expect(killed).rejects.toThrow(NotFoundError);
+    expect(runtime.task('t1').signals).not.toContain(15);
+  });
+
+  it('judges Pause and Update in the queue too: an Update behind a Delete is refused, not applied', async () => {
+    const { service } = setup();
+    await service.create(createInput('t1', ['sleep', '100']));
+    const deleted = service.delete({ id: 't1', execId: '' });
+    const updated = service.update({ id: 't1', resources: jsonAny(OCI_RESOURCES_TYPE_URL, {}), annotations: new Map() });
+    await deleted;
+    await expect(updated).rejects.toThrow(NotFoundError);
+  });
+
   it('keeps STOPPED when the exit arrives before Start resolves', async () => {
     const { service, runtime } = setup();
     await service.create(createInput('t1', ['sleep', '100']));
@@ -352,12 +371,12 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
   it('keeps serving on Shutdown while tasks are left, exits when none is', async () => {
     const { service, host } = setup();
     await service.create(createInput('t1', ['true']));
-    await service.shutdown(false);
+    await service.shutdown({ id: "t", now: false });
     expect(host.exitRequests).toBe(0);
     await service.start({ id: 't1', execId: '' });
     await service.wait({ id: 't1', execId: '' });
     await service.delete({ id: 't1', execId: '' });
-    await service.shutdown(false);
+    await service.shutdown({ id: "t", now: false });
     expect(host.exitRequests).toBe(1);
   });
 
@@ -366,7 +385,7 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
     await service.create(createInput('t1', ['sleep', '100']));
     await service.start({ id: 't1', execId: '' });
     await service.create(createInput('t2', ['sleep', '100']));
-    await service.shutdown(true);
+    await service.shutdown({ id: "t", now: true });
     expect(host.exitRequests).toBe(1);
     expect(runtime.task('t1').hasExited).toBe(true);
     expect(runtime.task('t2').deleted).toBe(true);

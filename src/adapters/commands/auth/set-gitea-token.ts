@@ -13,7 +13,7 @@ export default class AuthSetGiteaToken extends AuthCommand {
     'printf %s "$GITEA_TOKEN" | <%= config.bin %> auth set-gitea-token --domain example.com',
   ];
   static override args = {
-    token: Args.string({ required: false, description: 'The personal access token; "-" or absent: read standard input.' }),
+    token: Args.string({ ignoreStdin: true, required: false, description: 'The personal access token; "-" or absent: read standard input.' }),
   };
 
   async run(): Promise<void> {

@@ -13,7 +13,7 @@ export default class ConfigSetContext extends AppCommand {
     '<%= config.bin %> config set-context prod --domain example.com',
     '<%= config.bin %> config set-context dev --domain dev.example.com --auth-url http://127.0.0.1:8080',
   ];
-  static override args = { name: Args.string({ required: true, description: 'Name of the context.' }) };
+  static override args = { name: Args.string({ ignoreStdin: true, required: true, description: 'Name of the context.' }) };
   static override flags = {
     domain: Flags.string({ description: 'The platform domain of this context.' }),
     'auth-url': url('identity provider (default https://auth.<domain>)'),

@@ -14,7 +14,7 @@ export default class TaskExec extends TaskCommand {
     '<%= config.bin %> task exec --address /run/skiff/shim.sock --id web --exec-id e2 --spec process.json',
   ];
   static override strict = false;
-  static override args = { command: Args.string({ description: 'Program and arguments (after --).' }) };
+  static override args = { command: Args.string({ ignoreStdin: true, description: 'Program and arguments (after --).' }) };
   static override flags = {
     id: idFlag,
     'exec-id': Flags.string({ required: true, description: 'Id of the new process.' }),

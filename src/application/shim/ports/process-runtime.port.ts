@@ -50,7 +50,7 @@ export interface ProcessPid {
 }
 
 /** A process the runtime made: the init of a task or an exec. */
-export interface RuntimeProcess {
+export interface ProcessHandle {
   /** pid: the process id; 0 for an exec that was not started. */
   readonly pid: number;
   /** start: runs the program (the init's pid does not change); resolves to the pid. */
@@ -66,9 +66,9 @@ export interface RuntimeProcess {
 }
 
 /** A task's init process plus the operations that act on the whole task. */
-export interface RuntimeTask extends RuntimeProcess {
+export interface TaskHandle extends ProcessHandle {
   /** exec: prepares an additional process in the task; nothing runs until its start. */
-  exec(spec: ExecSpec, onExit: ExitListener): Promise<RuntimeProcess>;
+  exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle>;
   /** killAll: sends `signal` to every process of the task. */
   killAll(signal: number): Promise<void>;
   /** pause: stops every process of the task (SIGSTOP or the cgroup freezer). */
@@ -88,7 +88,7 @@ export interface RuntimeTask extends RuntimeProcess {
 export interface ProcessRuntime {
   readonly name: string;
   /** create: makes the task's init from its bundle, with its final pid, running nothing until start. */
-  create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask>;
+  create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle>;
   /** shutdown: releases runtime-wide resources when the shim exits. */
   shutdown(): Promise<void>;
 }

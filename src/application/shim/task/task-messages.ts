@@ -74,3 +74,9 @@ export interface ConnectView {
   readonly taskPid: number;
   readonly version: string;
 }
+
+export interface ShutdownInput {
+  readonly id: string;
+  /** Kill what is left and exit even with tasks left. */
+  readonly now: boolean;
+}

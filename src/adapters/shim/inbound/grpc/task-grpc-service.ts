@@ -109,6 +109,6 @@ export function taskGrpcHandlers(service: TaskService): UntypedServiceImplementa
       const c = service.connect(r.id);
       return new pb.ConnectResponse({ shim_pid: c.shimPid, task_pid: c.taskPid, version: c.version });
     }),
-    Shutdown: unary(async (r: task.v2.ShutdownRequest) => (await service.shutdown(r.now), EMPTY)),
+    Shutdown: unary(async (r: task.v2.ShutdownRequest) => (await service.shutdown({ id: r.id, now: r.now }), EMPTY)),
   };
 }

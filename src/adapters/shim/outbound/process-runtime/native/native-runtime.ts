@@ -1,9 +1,9 @@
 import { UnimplementedError } from '../../../../../domain/shared/errors';
-import { CreateSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../../../../application/shim/ports/process-runtime.port';
+import { CreateSpec, ExitListener, ProcessRuntime, TaskHandle } from '../../../../../application/shim/ports/process-runtime.port';
 import { readBundleSpec } from '../bundle';
 import { assertDirectory, resolveExecutable } from './executable';
-import { NativeProcess } from './native-process';
-import { NativeTask } from './native-task';
+import { NativeProcessHandle } from './native-process-handle';
+import { NativeTaskHandle } from './native-task-handle';
 import { StartGate } from './start-gate';
 
 /**
@@ -13,7 +13,7 @@ import { StartGate } from './start-gate';
 export class NativeRuntime implements ProcessRuntime {
   readonly name = 'native';
 
-  async create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask> {
+  async create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const oci = readBundleSpec(spec.id, spec.bundle).process;
     if (spec.checkpoint !== '') {
@@ -27,7 +27,7 @@ export class NativeRuntime implements ProcessRuntime {
     // Credentials from the spec apply only when the shim may change them (root).
     const runAs = process.getuid?.() === 0 ? oci.user : undefined;
     const plan = { file, argv: oci.args, env: oci.env, cwd: oci.cwd, user: runAs, stdio: spec.stdio, subject };
-    return new NativeTask(new NativeProcess(plan, onExit, { gate: new StartGate() }), runAs);
+    return new NativeTaskHandle(new NativeProcessHandle(plan, onExit, { gate: new StartGate() }), runAs);
   }
 
   async shutdown(): Promise<void> {}

@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
-import { CreateSpec, ExitListener, ProcessRuntime, RuntimeTask } from '../../../../../application/shim/ports/process-runtime.port';
+import { CreateSpec, ExitListener, ProcessRuntime, TaskHandle } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../helpers/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
 import { ContainerProcess } from './container-process';
@@ -9,7 +9,7 @@ import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRunc, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
-import { RuncTask } from './runc-task';
+import { RuncTaskHandle } from './runc-task-handle';
 
 /**
  * Real OCI containers through the runc binary (`--runtime runc`). The shim becomes a child
@@ -36,7 +36,7 @@ export class RuncRuntime implements ProcessRuntime {
     this.cli = new RuncCli(binary, root);
   }
 
-  async create(spec: CreateSpec, onExit: ExitListener): Promise<RuntimeTask> {
+  async create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
@@ -54,7 +54,7 @@ export class RuncRuntime implements ProcessRuntime {
         consoleSized: configProcess.consoleSize !== undefined,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
-      return new RuncTask(container, { init, mounts, configProcess, restoreFrom: spec.checkpoint, criu: () => this.criuStatus() });
+      return new RuncTaskHandle(container, { init, mounts, configProcess, restoreFrom: spec.checkpoint, criu: () => this.criuStatus() });
     } catch (err) {
       init?.io.release();
       if (init !== undefined && init.pid > 0) await container.remove().catch(() => undefined);

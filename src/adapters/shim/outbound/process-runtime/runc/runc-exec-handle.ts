@@ -1,6 +1,6 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExecSpec, ExitListener, RuntimeProcess } from '../../../../../application/shim/ports/process-runtime.port';
+import { ExecSpec, ExitListener, ProcessHandle } from '../../../../../application/shim/ports/process-runtime.port';
 import { signalProcess } from '../signal-process';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
 import { ContainerProcess } from './container-process';
@@ -23,7 +23,7 @@ export function execProcessJson(containerProcess: Readonly<Record<string, unknow
 }
 
 /** An exec process of a runc container: prepared at Exec (stdio opened), made by `runc exec --detach` at Start. */
-export class RuncExec implements RuntimeProcess {
+export class RuncExecHandle implements ProcessHandle {
   private readonly process: ContainerProcess;
   private readonly files: string;
 

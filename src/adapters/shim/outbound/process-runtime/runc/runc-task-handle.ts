@@ -1,16 +1,16 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
-import { ExecSpec, ExitListener, ProcessPid, RuntimeProcess, RuntimeTask, TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
+import { ExecSpec, ExitListener, ProcessPid, ProcessHandle, TaskHandle, TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { RuncContainer } from './runc-container';
-import { execProcessJson, RuncExec } from './runc-exec';
+import { execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
 
 /** What a task needs besides its container: its init, mounts, config and criu. */
-export interface RuncTaskParts {
+export interface RuncTaskHandleParts {
   readonly init: ContainerProcess;
   readonly mounts: RootfsMounts;
   /** config.json's `process`, the base of every exec's process. */
@@ -24,13 +24,13 @@ export interface RuncTaskParts {
  * A task on runc: every RPC is one runc subcommand on the container (protocol notes §3.1).
  * The shim's state machine has already judged the request; runc does the OS work.
  */
-export class RuncTask implements RuntimeTask {
+export class RuncTaskHandle implements TaskHandle {
   private readonly init: ContainerProcess;
-  private readonly execs = new Set<RuncExec>();
+  private readonly execs = new Set<RuncExecHandle>();
 
   constructor(
     private readonly container: RuncContainer,
-    private readonly parts: RuncTaskParts,
+    private readonly parts: RuncTaskHandleParts,
   ) {
     this.init = parts.init;
   }
@@ -90,9 +90,9 @@ export class RuncTask implements RuntimeTask {
     rmSync(this.container.taskDir, { recursive: true, force: true });
   }
 
-  async exec(spec: ExecSpec, onExit: ExitListener): Promise<RuntimeProcess> {
+  async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     const json = execProcessJson(this.parts.configProcess, spec);
-    const exec: RuncExec = new RuncExec(this.container, spec, json, onExit, () => this.execs.delete(exec));
+    const exec: RuncExecHandle = new RuncExecHandle(this.container, spec, json, onExit, () => this.execs.delete(exec));
     this.execs.add(exec);
     return exec;
   }

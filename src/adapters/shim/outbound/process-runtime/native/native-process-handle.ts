@@ -1,5 +1,5 @@
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
-import { ExitListener, RuntimeProcess } from '../../../../../application/shim/ports/process-runtime.port';
+import { ExitListener, ProcessHandle } from '../../../../../application/shim/ports/process-runtime.port';
 import { launch, LaunchedProcess, LaunchPlan } from './launch';
 import { signalProcess } from '../signal-process';
 import { StartGate } from './start-gate';
@@ -10,7 +10,7 @@ const SIGKILL = 9;
  * One host process. An init is launched at Create behind its start gate; an exec
  * is launched at Start. The exit is reported once, after stdio was set to drain.
  */
-export class NativeProcess implements RuntimeProcess {
+export class NativeProcessHandle implements ProcessHandle {
   private launched: LaunchedProcess | undefined;
   private started = false;
 

@@ -1,9 +1,9 @@
 import { setPriority } from 'node:os';
 import { InternalError, UnimplementedError } from '../../../../../domain/shared/errors';
-import { ExecSpec, ExitListener, ProcessPid, RuntimeProcess, RuntimeTask, TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
+import { ExecSpec, ExitListener, ProcessPid, ProcessHandle, TaskHandle, TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
 import { listProcStats, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
-import { NativeProcess } from './native-process';
+import { NativeProcessHandle } from './native-process-handle';
 import { niceForCpuShares } from './cpu-shares';
 import { signalEach } from '../signal-process';
 
@@ -19,11 +19,11 @@ const NS_PER_TICK = 1_000_000_000 / 100;
  * find children. A child that starts its own session leaves the task: the native
  * runtime has no cgroup to hold it (use runc for that).
  */
-export class NativeTask implements RuntimeTask {
-  private readonly execs = new Set<NativeProcess>();
+export class NativeTaskHandle implements TaskHandle {
+  private readonly execs = new Set<NativeProcessHandle>();
 
   constructor(
-    private readonly init: NativeProcess,
+    private readonly init: NativeProcessHandle,
     private readonly runAs: { uid: number; gid: number } | undefined,
   ) {}
 
@@ -51,12 +51,12 @@ export class NativeTask implements RuntimeTask {
     return this.init.delete();
   }
 
-  async exec(spec: ExecSpec, onExit: ExitListener): Promise<RuntimeProcess> {
+  async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${this.init.subject}`;
     assertDirectory(spec.process.cwd, subject);
     const file = resolveExecutable(spec.process.args[0], spec.process.env, spec.process.cwd, subject);
     const plan = { file, argv: spec.process.args, env: spec.process.env, cwd: spec.process.cwd, user: this.runAs, stdio: spec.stdio, subject };
-    const exec: NativeProcess = new NativeProcess(plan, onExit, { onDeleted: () => this.execs.delete(exec) });
+    const exec: NativeProcessHandle = new NativeProcessHandle(plan, onExit, { onDeleted: () => this.execs.delete(exec) });
     this.execs.add(exec);
     return exec;
   }
