@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
+import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { statusLines } from '../../adapters/login/inbound/cli/status-text';
 import { authPaths } from './auth-paths';
 import { buildContainer } from '../shared/container';
@@ -47,8 +48,15 @@ function print(stream: NodeJS.WriteStream, lines: readonly string[]): void {
   stream.write(`${lines.join('\n')}\n`);
 }
 
-/** Runs the call and sets the contract's exit code; output matches the oclif commands'. */
-export async function runAuth(call: FastAuthCall): Promise<void> {
+/**
+ * Runs the call and sets the contract's exit code; output matches the oclif
+ * commands', and so does the guard against work left pending on an empty loop.
+ */
+export function runAuth(call: FastAuthCall): Promise<void> {
+  return runGuarded(`auth ${call.verb}`, () => answer(call));
+}
+
+async function answer(call: FastAuthCall): Promise<void> {
   const target = { domain: call.domain, context: call.context };
   try {
     const container = buildContainer({ login: authPaths() });

@@ -1,10 +1,14 @@
 import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
+import { symlinkRefused, UnsafeFileError } from './no-follow-file';
 
-/** A write that could not be done; the message says why, without the path (callers name it). */
-export class AtomicWriteError extends Error {}
-
+/**
+ * The rename would replace a link rather than write through it, but a link there
+ * was not made by skiff: it is refused, so the user learns of it. A target with
+ * other hard links is fine: the rename gives this name a new inode, the others
+ * keep theirs untouched.
+ */
 function refuseUnsafeTarget(path: string): void {
   let stat;
   try {
@@ -13,8 +17,8 @@ function refuseUnsafeTarget(path: string): void {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw err;
   }
-  if (stat.isSymbolicLink()) throw new AtomicWriteError('is a symbolic link; refusing to write through it (remove the link)');
-  if (!stat.isFile()) throw new AtomicWriteError('exists and is not a regular file (remove it)');
+  if (stat.isSymbolicLink()) throw symlinkRefused();
+  if (!stat.isFile()) throw new UnsafeFileError('not-regular', 'exists and is not a regular file: remove it');
 }
 
 function fsyncDirectory(dir: string): void {
@@ -66,7 +70,7 @@ export function writeFileAtomic(path: string, data: string, mode = 0o600): void 
 
 /** A one-line reason for a file-system error: its code and what to do. */
 export function describeFsError(err: unknown): string {
-  if (err instanceof AtomicWriteError) return err.message;
+  if (err instanceof UnsafeFileError) return err.message;
   const code = (err as NodeJS.ErrnoException).code;
   switch (code) {
     case 'EACCES':

@@ -4,12 +4,15 @@ import { safeDomain } from '../../../../domain/login/auth/safe-domain';
 import { TokenCacheError } from '../../../../domain/login/auth/auth-errors';
 import { BoardCredentialRecord, BoardCredentials } from '../../../../application/login/ports/board-credentials.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
-import { readPrivateFile } from '../token-cache/fs-token-cache';
+import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { MAX_CACHE_BYTES } from '../token-cache/fs-token-cache';
 
 /**
  * The board tool's credentials per domain, `<safe_domain>.boards.json` beside the
  * token cache (whose fields the specification fixes), 0600, written atomically.
- * An unreadable file counts as empty: the next exchange replaces it.
+ * An unreadable file counts as empty: the next exchange replaces it; but a link or
+ * a shared inode where the file belongs is refused (never read through, never
+ * chmodded), as for the token cache.
  */
 export class FsBoardCredentials implements BoardCredentials {
   constructor(private readonly directory: string) {}
@@ -19,8 +22,16 @@ export class FsBoardCredentials implements BoardCredentials {
   }
 
   async read(domain: string): Promise<BoardCredentialRecord> {
+    const path = this.path(domain);
+    let text: string | undefined;
     try {
-      const doc = JSON.parse(readPrivateFile(this.path(domain)) ?? '{}') as Record<string, unknown>;
+      text = readRegularFile(path, { limit: MAX_CACHE_BYTES, tighten: true });
+    } catch (err) {
+      if (err instanceof UnsafeFileError) throw new TokenCacheError(path, `cannot be read: ${err.message}`, 'AUTH.CACHE_UNREADABLE');
+      return {};
+    }
+    try {
+      const doc = JSON.parse(text ?? '{}') as Record<string, unknown>;
       const record: { boardToken?: string; apiKey?: string } = {};
       if (typeof doc.board_token === 'string') record.boardToken = doc.board_token;
       if (typeof doc.api_key === 'string') record.apiKey = doc.api_key;

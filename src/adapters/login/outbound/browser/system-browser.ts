@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { ChildProcess, spawn } from 'node:child_process';
 import { Browser } from '../../../../application/login/ports/browser.port';
 
 /** A launcher that exits non-zero within this long failed (no display, no handler). */
@@ -17,16 +17,26 @@ export function browserCommands(url: string, env: NodeJS.ProcessEnv, platform: N
   return commands;
 }
 
+/**
+ * Starts `argv` and settles once it is judged: failed (spawn error, early non-zero
+ * exit), done (early exit 0) or started (still running after EARLY_EXIT_MS). Until
+ * then the child and the timer stay referenced, so the event loop cannot empty
+ * while the caller awaits this (an unreferenced wait let `auth git` exit 0 before
+ * reading its token). Once judged, a browser still running is unreferenced: it may
+ * live on, but it never keeps skiff running.
+ */
 function launch(argv: string[]): Promise<boolean> {
   return new Promise((resolve) => {
+    let child: ChildProcess;
+    let timer: NodeJS.Timeout | undefined;
     let settled = false;
     const settle = (ok: boolean) => {
-      if (!settled) {
-        settled = true;
-        resolve(ok);
-      }
+      if (settled) return;
+      settled = true;
+      if (timer !== undefined) clearTimeout(timer);
+      child?.unref();
+      resolve(ok);
     };
-    let child;
     try {
       child = spawn(argv[0], argv.slice(1), { detached: true, stdio: 'ignore' });
     } catch {
@@ -36,8 +46,7 @@ function launch(argv: string[]): Promise<boolean> {
     child.once('error', () => settle(false));
     child.once('exit', (code) => settle(code === 0));
     child.once('spawn', () => {
-      setTimeout(() => settle(true), EARLY_EXIT_MS).unref();
-      child.unref();
+      timer = setTimeout(() => settle(true), EARLY_EXIT_MS);
     });
   });
 }

@@ -1,8 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { Context, EMPTY_CONFIG, SkiffConfig } from '../../../../domain/login/contexts/contexts';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { ConfigStore } from '../../../../application/login/ports/config-store.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
+import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+
+/** A contexts file is a few kilobytes. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** The file's context keys (kebab-case, like the flags of `config set-context`). */
 const KEYS = { domain: 'domain', identityProviderUrl: 'auth-url', gitHostUrl: 'git-url', boardsUrl: 'boards-url' } as const;
@@ -19,6 +22,13 @@ const yaml = (): Yaml => require('yaml') as Yaml;
  *       context:
  *         domain: example.com
  *         auth-url: https://login.example.com   # optional overrides
+ *
+ * The file may be a symbolic link for reading: dotfile managers (stow, chezmoi,
+ * home-manager) keep config.yaml as one, and reading grants nothing (no mode is
+ * changed, what was opened must be a regular file, it holds no secret). Writing
+ * never goes through a link: the rename would replace the link with a plain file
+ * (breaking the user's dotfile setup) and a write through it could land anywhere,
+ * so a command that changes the contexts refuses and says what to do.
  */
 export class YamlConfigStore implements ConfigStore {
   constructor(private readonly path: string) {}
@@ -28,13 +38,13 @@ export class YamlConfigStore implements ConfigStore {
   }
 
   async load(): Promise<SkiffConfig> {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readFileSync(this.path, 'utf8');
+      text = readRegularFile(this.path, { limit: MAX_CONFIG_BYTES, followLink: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return EMPTY_CONFIG;
-      throw this.problem(`cannot be read: ${describeFsError(err)}`);
+      throw this.unusable('read', err);
     }
+    if (text === undefined) return EMPTY_CONFIG;
     let doc: unknown;
     try {
       doc = yaml().parse(text);
@@ -48,7 +58,7 @@ export class YamlConfigStore implements ConfigStore {
     try {
       writeFileAtomic(this.path, this.render(config), 0o600);
     } catch (err) {
-      throw this.problem(`cannot be written: ${describeFsError(err)}`);
+      throw this.unusable('written', err);
     }
   }
 
@@ -87,6 +97,19 @@ export class YamlConfigStore implements ConfigStore {
       return context as unknown as Context;
     });
     return current ? { currentContext: current as string, contexts } : { contexts };
+  }
+
+  private unusable(verb: 'read' | 'written', err: unknown): ConfigurationError {
+    if (err instanceof UnsafeFileError && err.found === 'symlink') {
+      return new ConfigurationError(
+        `configuration file ${this.path} is a symbolic link, which skiff reads but never writes through: ` +
+          'make the change in the file it points to, or replace the link with a copy of that file',
+        'CONFIG.FILE',
+      );
+    }
+    const detail = `cannot be ${verb}: ${describeFsError(err)}`;
+    // An unsafe-file message ends with what to do already.
+    return err instanceof UnsafeFileError ? new ConfigurationError(`configuration file ${this.path} ${detail}`, 'CONFIG.FILE') : this.problem(detail);
   }
 
   private problem(detail: string): ConfigurationError {

@@ -1,9 +1,16 @@
-import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { safeDomain } from '../../../../domain/login/auth/safe-domain';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { RefreshLock } from '../../../../application/login/ports/refresh-lock.port';
 import { describeFsError } from '../../helpers/atomic-file';
+import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+
+/** "<pid> <ms>": a few bytes; more is not a lock of ours. */
+const MAX_LOCK_BYTES = 4096;
+
+/** O_EXCL already refuses any existing name, a link included; O_NOFOLLOW says so. */
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 export interface LockTiming {
   /** How long a command waits for another one's refresh before giving up. */
@@ -33,6 +40,8 @@ function alive(pid: number): boolean {
  * killed mid-way) or that is older than `staleMs` is broken, by one process at a
  * time: breaking takes the `.break` lock, then checks the lock still holds what was
  * judged stale before removing it, so two breakers never remove a fresh lock.
+ * A lock is never read through a symbolic link (nor a FIFO, which would block):
+ * such a lock is an error naming it at once, not a minute's wait.
  */
 export class FsRefreshLock implements RefreshLock {
   constructor(
@@ -71,7 +80,7 @@ export class FsRefreshLock implements RefreshLock {
     let fd: number;
     try {
       mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-      fd = openSync(path, 'wx', 0o600);
+      fd = openSync(path, CREATE_FLAGS, 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
       throw new ConfigurationError(`cannot create the token refresh lock ${path}: ${describeFsError(err)}`, 'AUTH.LOCK_FAILED');
@@ -91,7 +100,7 @@ export class FsRefreshLock implements RefreshLock {
     }
     // Being written this very moment, or garbage: judge it by its age.
     try {
-      return Date.now() - statSync(path).mtimeMs > this.timing.staleMs;
+      return Date.now() - lstatSync(path).mtimeMs > this.timing.staleMs;
     } catch {
       return false;
     }
@@ -115,17 +124,25 @@ export class FsRefreshLock implements RefreshLock {
   }
 
   private release(path: string, mine: string): void {
-    this.unlinkIf(path, mine);
+    try {
+      this.unlinkIf(path, mine);
+    } catch {
+      // Something else took the lock's place: not ours to remove, and the work is done.
+    }
   }
 
   private unlinkIf(path: string, expected: string): void {
     if (this.readLock(path) === expected) this.unlink(path);
   }
 
+  /** The lock's content; undefined when it is gone (or unreadable: judged again next poll). */
   private readLock(path: string): string | undefined {
     try {
-      return readFileSync(path, 'utf8');
-    } catch {
+      return readRegularFile(path, { limit: MAX_LOCK_BYTES });
+    } catch (err) {
+      if (err instanceof UnsafeFileError) {
+        throw new ConfigurationError(`the token refresh lock ${path} ${err.message}`, 'AUTH.LOCK_FAILED');
+      }
       return undefined;
     }
   }

@@ -4,16 +4,33 @@ import { Container } from 'inversify';
 import { AppConfig } from '../../../../infrastructure/shared/app-config';
 import { buildContainer } from '../../../../infrastructure/shared/container';
 import { errorReport } from './error-report';
+import { guardUnfinished, UnfinishedGuard } from './unfinished-work';
 
 type CommandError = Error & { oclif?: { exit?: number } };
 
 /**
  * The base of every command: builds the container once (only the parts the command
  * asks for), resolves what the command uses, and turns every error into one line
- * on stderr and the contract's exit code (never a stack trace).
+ * on stderr and the contract's exit code (never a stack trace). From init to
+ * finally a command whose work is left pending on an empty event loop fails with
+ * exit 1 instead of exiting 0 (see guardUnfinished).
  */
 export abstract class BaseCommand extends Command {
   private container: Container | undefined;
+  private unfinished: UnfinishedGuard | undefined;
+
+  protected override async init(): Promise<void> {
+    this.unfinished = guardUnfinished(this.id?.split(':').join(' ') ?? 'the command');
+    await super.init();
+  }
+
+  protected override async finally(err: Error | undefined): Promise<void> {
+    try {
+      await super.finally(err);
+    } finally {
+      this.unfinished?.done();
+    }
+  }
 
   /** The parts of the application this command needs wired. */
   protected appConfig(): AppConfig {

@@ -1,5 +1,6 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, rmSync } from 'node:fs';
+import { FailedPreconditionError } from '../../../../domain/shared/errors';
 import { TaskService } from '../../../../application/shim/task/task-service';
 import { task } from '../../../../infrastructure/proto/generated/task/v2/shim';
 import { tolerantDefinition } from './malformed-request';
@@ -34,7 +35,14 @@ export class GrpcTaskServer {
     } finally {
       process.umask(previousUmask);
     }
-    chmodSync(path, 0o600);
+    // chmod follows a link: only the socket just bound is tightened, and only if the
+    // umask was not honoured (it is on Linux, so normally nothing is changed at all).
+    const bound = lstatSync(path);
+    if (!bound.isSocket()) {
+      server.forceShutdown();
+      throw new FailedPreconditionError(`${path} was replaced while the shim bound it; remove it or choose another --address`, 'SOCKET.NOT_SOCKET');
+    }
+    if ((bound.mode & 0o777) !== 0o600) chmodSync(path, 0o600);
     return new GrpcTaskServer(server, path);
   }
 
