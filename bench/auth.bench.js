@@ -21,12 +21,22 @@ function wallMs(args, env) {
 
 exports.run = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-bench-auth-'));
-  const env = { PATH: process.env.PATH, HOME: dir, XDG_DATA_HOME: path.join(dir, 'data'), XDG_CONFIG_HOME: path.join(dir, 'config') };
+  const env = {
+    PATH: process.env.PATH,
+    HOME: dir,
+    XDG_DATA_HOME: path.join(dir, 'data'),
+    XDG_CONFIG_HOME: path.join(dir, 'config'),
+  };
   try {
     wallMs([RUN, 'config', 'set', '--host', 'bench.example.com'], env);
     const authDir = path.join(dir, 'data', 'skiff', 'auth');
     fs.mkdirSync(authDir, { recursive: true, mode: 0o700 });
-    const record = { access_token: 'bench-access', refresh_token: 'bench-refresh', expires_at: '2099-01-01T00:00:00Z', domain: 'bench.example.com' };
+    const record = {
+      access_token: 'bench-access',
+      refresh_token: 'bench-refresh',
+      expires_at: '2099-01-01T00:00:00Z',
+      domain: 'bench.example.com',
+    };
     fs.writeFileSync(path.join(authDir, 'bench.example.com.json'), JSON.stringify(record, null, 2), { mode: 0o600 });
 
     const cases = { baseline: ['-e', '0'], token: [RUN, 'auth', 'token'], status: [RUN, 'auth', 'status'] };
@@ -36,7 +46,8 @@ exports.run = async () => {
       for (const [name, args] of Object.entries(cases)) times[name].push(wallMs(args, env));
     }
     const base = median(times.baseline);
-    const line = (name) => `${median(times[name]).toFixed(1)} ms vs node -e 0 ${base.toFixed(1)} ms, median of ${ROUNDS}`;
+    const line = (name) =>
+      `${median(times[name]).toFixed(1)} ms vs node -e 0 ${base.toFixed(1)} ms, median of ${ROUNDS}`;
     report('auth token (valid cache, no network)', median(times.token) / base, line('token'), '<=', 2.5);
     report('auth status', median(times.status) / base, line('status'), '<=', 2.5);
   } finally {

@@ -7,7 +7,10 @@ const path = require('node:path');
 
 async function main() {
   const filter = process.argv[2] ?? '';
-  const files = fs.readdirSync(__dirname).filter((f) => f.endsWith('.bench.js') && f.includes(filter)).sort();
+  const files = fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.bench.js') && f.includes(filter))
+    .sort();
   for (const file of files) {
     console.log(`\n=== ${file} ===`);
     await require(path.join(__dirname, file)).run();

@@ -29,7 +29,11 @@ function timeProcess(file, args) {
     const started = process.hrtime.bigint();
     const child = spawn(file, args, { stdio: 'ignore' });
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${file} exited ${code}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(Number(process.hrtime.bigint() - started) / 1e6)
+        : reject(new Error(`${file} exited ${code}`)),
+    );
   });
 }
 
@@ -40,7 +44,21 @@ function rssMb(pid) {
 
 async function startShim(dir) {
   const socket = path.join(dir, 'shim.sock');
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/run.js'), 'shim', 'serve', '--runtime', 'runc', '--address', socket, '--state-dir', path.join(dir, 'state')], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [
+      path.join(ROOT, 'bin/run.js'),
+      'shim',
+      'serve',
+      '--runtime',
+      'runc',
+      '--address',
+      socket,
+      '--state-dir',
+      path.join(dir, 'state'),
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
   const deadline = Date.now() + 10_000;
   while (!fs.existsSync(socket)) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error('the shim did not start');
@@ -49,7 +67,9 @@ async function startShim(dir) {
   const { task } = require(path.join(ROOT, 'dist/infrastructure/proto/generated/task/v2/shim'));
   const client = new task.v2.TaskClient(`unix:${socket}`, credentials.createInsecure());
   const call = (method, request) =>
-    new Promise((resolve, reject) => client[method](request, new Metadata(), (err, res) => (err ? reject(err) : resolve(res))));
+    new Promise((resolve, reject) =>
+      client[method](request, new Metadata(), (err, res) => (err ? reject(err) : resolve(res))),
+    );
   return { child, client, call, pb: task.v2 };
 }
 
@@ -95,7 +115,13 @@ async function run() {
     }
     const s = median(shimTimes);
     const r = median(runcTimes);
-    report('runc lifecycle (Create+Start+Wait+Delete of busybox true) vs runc run', s / r, `${s.toFixed(1)} ms vs ${r.toFixed(1)} ms, median of ${ROUNDS}`, '<=', 1.2);
+    report(
+      'runc lifecycle (Create+Start+Wait+Delete of busybox true) vs runc run',
+      s / r,
+      `${s.toFixed(1)} ms vs ${r.toFixed(1)} ms, median of ${ROUNDS}`,
+      '<=',
+      1.2,
+    );
 
     const idle = rssMb(shim.child.pid);
     const ids = Array.from({ length: CONTAINERS }, (_, i) => `sleeper-${i}`);
@@ -104,7 +130,9 @@ async function run() {
       await call('Start', new pb.StartRequest({ id }));
     }
     const loaded = rssMb(shim.child.pid);
-    console.log(`shim RSS: ${idle.toFixed(1)} MB idle, ${loaded.toFixed(1)} MB with ${CONTAINERS} running runc containers (+${((loaded - idle) / CONTAINERS).toFixed(2)} MB each)`);
+    console.log(
+      `shim RSS: ${idle.toFixed(1)} MB idle, ${loaded.toFixed(1)} MB with ${CONTAINERS} running runc containers (+${((loaded - idle) / CONTAINERS).toFixed(2)} MB each)`,
+    );
     for (const id of ids) {
       await call('Kill', new pb.KillRequest({ id, signal: 9 }));
       await call('Wait', new pb.WaitRequest({ id }));

@@ -20,7 +20,10 @@ function tempDir() {
 function bundle(dir, name, args) {
   const b = path.join(dir, name);
   fs.mkdirSync(b, { recursive: true });
-  fs.writeFileSync(path.join(b, 'config.json'), JSON.stringify({ ociVersion: '1.0.2', process: { args, env: ['PATH=/usr/bin:/bin'], cwd: '/' } }));
+  fs.writeFileSync(
+    path.join(b, 'config.json'),
+    JSON.stringify({ ociVersion: '1.0.2', process: { args, env: ['PATH=/usr/bin:/bin'], cwd: '/' } }),
+  );
   return b;
 }
 
@@ -37,10 +40,15 @@ function accepts(socket) {
 
 async function startShim(dir) {
   const socket = path.join(dir, 'shim.sock');
-  const child = spawn(process.execPath, [BIN, 'shim', 'serve', '--address', socket, '--state-dir', path.join(dir, 'state')], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'shim', 'serve', '--address', socket, '--state-dir', path.join(dir, 'state')],
+    { stdio: 'ignore' },
+  );
   while (!(await accepts(socket))) await new Promise((r) => setTimeout(r, 2));
   const client = new pb.TaskClient(`unix:${socket}`, grpc.credentials.createInsecure());
-  const call = (method, req) => new Promise((resolve, reject) => client[method](req, (e, r) => (e ? reject(e) : resolve(r))));
+  const call = (method, req) =>
+    new Promise((resolve, reject) => client[method](req, (e, r) => (e ? reject(e) : resolve(r))));
   return { child, socket, client, call };
 }
 
@@ -87,7 +95,9 @@ async function lifecycle(dir) {
   };
   const cold = [];
   for (let i = 0; i < WARMUP; i++) cold.push(await viaShimOnce());
-  console.log(`lifecycle through a fresh shim (not judged): median ${median(cold.slice(0, 150)).toFixed(2)} ms over its first 150, ${median(cold.slice(-150)).toFixed(2)} ms over rounds ${WARMUP - 150}-${WARMUP}`);
+  console.log(
+    `lifecycle through a fresh shim (not judged): median ${median(cold.slice(0, 150)).toFixed(2)} ms over its first 150, ${median(cold.slice(-150)).toFixed(2)} ms over rounds ${WARMUP - 150}-${WARMUP}`,
+  );
   for (let i = 0; i < WARMUP / 4; i++) await bareOnce();
   // Side by side in alternating blocks: the baseline forks this process, and the
   // copy-on-write faults that follow land on whatever runs next here.
@@ -100,7 +110,13 @@ async function lifecycle(dir) {
   await stopShim(shim);
   const a = median(viaShim);
   const b0 = median(bare);
-  return report('lifecycle (Create+Start+Wait+Delete of /bin/true) vs spawn-and-wait', a / b0, `${a.toFixed(2)} ms vs ${b0.toFixed(2)} ms median, after ${WARMUP} warm-up lifecycles`, '<=', 2);
+  return report(
+    'lifecycle (Create+Start+Wait+Delete of /bin/true) vs spawn-and-wait',
+    a / b0,
+    `${a.toFixed(2)} ms vs ${b0.toFixed(2)} ms median, after ${WARMUP} warm-up lifecycles`,
+    '<=',
+    2,
+  );
 }
 
 async function throughput(dir) {
@@ -129,7 +145,13 @@ async function throughput(dir) {
   const a = median(viaShim);
   const p = median(plain);
   const rate = (ms) => `${(1024 / (ms / 1000)).toFixed(0)} MiB/s`;
-  return report('stdout throughput, 1 GiB into a FIFO reader vs a plain pipe', p / a, `${rate(a)} vs ${rate(p)}`, '>=', 0.8);
+  return report(
+    'stdout throughput, 1 GiB into a FIFO reader vs a plain pipe',
+    p / a,
+    `${rate(a)} vs ${rate(p)}`,
+    '>=',
+    0.8,
+  );
 }
 
 /**
@@ -169,7 +191,11 @@ async function startup(dir) {
     fs.mkdirSync(socketDir, { mode: 0o700 });
     const socket = path.join(socketDir, 'shim.sock');
     let t = nowMs();
-    const child = spawn(process.execPath, [BIN, 'shim', 'serve', '--address', socket, '--state-dir', path.join(dir, 'st')], { stdio: 'ignore', env: MINIMAL_ENV });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'shim', 'serve', '--address', socket, '--state-dir', path.join(dir, 'st')],
+      { stdio: 'ignore', env: MINIMAL_ENV },
+    );
     await acceptingSoon(socket);
     shimTimes.push(nowMs() - t);
     child.kill('SIGTERM');
@@ -180,7 +206,13 @@ async function startup(dir) {
   }
   const a = median(shimTimes);
   const n = median(nodeTimes);
-  return report('`skiff shim serve` to an accepting socket vs `node -e 0`', a / n, `${a.toFixed(1)} ms vs ${n.toFixed(1)} ms median`, '<=', 2.5);
+  return report(
+    '`skiff shim serve` to an accepting socket vs `node -e 0`',
+    a / n,
+    `${a.toFixed(1)} ms vs ${n.toFixed(1)} ms median`,
+    '<=',
+    2.5,
+  );
 }
 
 function rssMb(pid) {
@@ -209,15 +241,32 @@ async function memory(dir) {
   await new Promise((r) => shim.child.once('exit', r));
   shim.client.close();
   const perTask = (hundred - one) / 99;
-  const okOne = report('shim RSS with 1 task (MB, target as a ratio of 60 MB)', one / 60, `${one.toFixed(1)} MB`, '<=', 1);
-  const okPer = report('shim RSS per extra sleeping task (MB, ratio of 0.5 MB)', perTask / 0.5, `${perTask.toFixed(3)} MB/task, ${hundred.toFixed(1)} MB with 100`, '<=', 1);
+  const okOne = report(
+    'shim RSS with 1 task (MB, target as a ratio of 60 MB)',
+    one / 60,
+    `${one.toFixed(1)} MB`,
+    '<=',
+    1,
+  );
+  const okPer = report(
+    'shim RSS per extra sleeping task (MB, ratio of 0.5 MB)',
+    perTask / 0.5,
+    `${perTask.toFixed(3)} MB/task, ${hundred.toFixed(1)} MB with 100`,
+    '<=',
+    1,
+  );
   return okOne && okPer;
 }
 
 async function run() {
   const dir = tempDir();
   try {
-    console.log(`(load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} on ${os.cpus().length} cores)`);
+    console.log(
+      `(load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} on ${os.cpus().length} cores)`,
+    );
     await lifecycle(dir);
     await throughput(dir);
     await startup(dir);

@@ -27,6 +27,4 @@ if (argv[0] === 'auth' && (argv[1] === 'token' || argv[1] === 'status')) {
 }
 
 require('reflect-metadata');
-require('@oclif/core')
-  .execute({ dir: __dirname })
-  .catch(require('@oclif/core/handle'));
+require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));

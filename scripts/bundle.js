@@ -16,7 +16,11 @@ const BUNDLES = {
   shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
   // The HTTP stack is loaded only when a token must be refreshed: a valid cache
   // never pays for it.
-  auth: { entry: 'dist/infrastructure/login/main.js', external: ['axios', 'https-proxy-agent', 'proxy-from-env'], module: 'login.module' },
+  auth: {
+    entry: 'dist/infrastructure/login/main.js',
+    external: ['axios', 'https-proxy-agent', 'proxy-from-env'],
+    module: 'login.module',
+  },
 };
 
 function onlyModule(keep) {

@@ -23,7 +23,9 @@ function makeBusyboxRootfs(dir) {
   }
   fs.copyFileSync(BUSYBOX, path.join(dir, 'bin/busybox'));
   fs.chmodSync(path.join(dir, 'bin/busybox'), 0o755);
-  const applets = execFileSync(BUSYBOX, ['--list-full'], { encoding: 'utf8' }).split('\n').filter((l) => l !== '');
+  const applets = execFileSync(BUSYBOX, ['--list-full'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l !== '');
   for (const applet of applets) {
     const link = path.join(dir, applet);
     if (!fs.existsSync(link)) fs.symlinkSync('/bin/busybox', link);
@@ -40,8 +42,19 @@ function makeBusyboxRootfs(dir) {
  * hostname, pidNamespace.
  */
 function runcConfig(args, options = {}) {
-  const caps = ['CAP_AUDIT_WRITE', 'CAP_KILL', 'CAP_NET_BIND_SERVICE', 'CAP_CHOWN', 'CAP_SETUID', 'CAP_SETGID', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER'];
-  const namespaces = ['ipc', 'uts', 'mount', 'network', ...(options.pidNamespace ? ['pid'] : [])].map((type) => ({ type }));
+  const caps = [
+    'CAP_AUDIT_WRITE',
+    'CAP_KILL',
+    'CAP_NET_BIND_SERVICE',
+    'CAP_CHOWN',
+    'CAP_SETUID',
+    'CAP_SETGID',
+    'CAP_DAC_OVERRIDE',
+    'CAP_FOWNER',
+  ];
+  const namespaces = ['ipc', 'uts', 'mount', 'network', ...(options.pidNamespace ? ['pid'] : [])].map((type) => ({
+    type,
+  }));
   return {
     ociVersion: '1.0.2-dev',
     process: {
@@ -58,9 +71,24 @@ function runcConfig(args, options = {}) {
     hostname: options.hostname ?? 'skiff',
     mounts: [
       { destination: '/proc', type: 'proc', source: 'proc' },
-      { destination: '/dev', type: 'tmpfs', source: 'tmpfs', options: ['nosuid', 'strictatime', 'mode=755', 'size=65536k'] },
-      { destination: '/dev/pts', type: 'devpts', source: 'devpts', options: ['nosuid', 'noexec', 'newinstance', 'ptmxmode=0666', 'mode=0620', 'gid=5'] },
-      { destination: '/dev/shm', type: 'tmpfs', source: 'shm', options: ['nosuid', 'noexec', 'nodev', 'mode=1777', 'size=65536k'] },
+      {
+        destination: '/dev',
+        type: 'tmpfs',
+        source: 'tmpfs',
+        options: ['nosuid', 'strictatime', 'mode=755', 'size=65536k'],
+      },
+      {
+        destination: '/dev/pts',
+        type: 'devpts',
+        source: 'devpts',
+        options: ['nosuid', 'noexec', 'newinstance', 'ptmxmode=0666', 'mode=0620', 'gid=5'],
+      },
+      {
+        destination: '/dev/shm',
+        type: 'tmpfs',
+        source: 'shm',
+        options: ['nosuid', 'noexec', 'nodev', 'mode=1777', 'size=65536k'],
+      },
       { destination: '/dev/mqueue', type: 'mqueue', source: 'mqueue', options: ['nosuid', 'noexec', 'nodev'] },
       { destination: '/sys', type: 'sysfs', source: 'sysfs', options: ['nosuid', 'noexec', 'nodev', 'ro'] },
       { destination: '/tmp', type: 'tmpfs', source: 'tmpfs', options: ['nosuid', 'nodev', 'mode=1777', 'size=65536k'] },
@@ -69,7 +97,17 @@ function runcConfig(args, options = {}) {
       ...(options.cgroupsPath === undefined ? {} : { cgroupsPath: options.cgroupsPath }),
       resources: { devices: [{ allow: false, access: 'rwm' }] },
       namespaces,
-      maskedPaths: ['/proc/acpi', '/proc/kcore', '/proc/keys', '/proc/latency_stats', '/proc/timer_list', '/proc/timer_stats', '/proc/sched_debug', '/sys/firmware', '/proc/scsi'],
+      maskedPaths: [
+        '/proc/acpi',
+        '/proc/kcore',
+        '/proc/keys',
+        '/proc/latency_stats',
+        '/proc/timer_list',
+        '/proc/timer_stats',
+        '/proc/sched_debug',
+        '/sys/firmware',
+        '/proc/scsi',
+      ],
       readonlyPaths: ['/proc/asound', '/proc/bus', '/proc/fs', '/proc/irq', '/proc/sys', '/proc/sysrq-trigger'],
     },
   };

@@ -5,8 +5,17 @@ import { UsageError } from '../../src/domain/shared/errors';
 describe('the auth fast path understands exactly', () => {
   it('token and status with --domain, --context (also =value) and, for status, --json', () => {
     expect(parseAuthArgs(['token'])).toEqual({ verb: 'token', json: false });
-    expect(parseAuthArgs(['token', '--domain', 'a.org', '--context=prod'])).toEqual({ verb: 'token', domain: 'a.org', context: 'prod', json: false });
-    expect(parseAuthArgs(['status', '--json', '--domain=a.org'])).toEqual({ verb: 'status', domain: 'a.org', json: true });
+    expect(parseAuthArgs(['token', '--domain', 'a.org', '--context=prod'])).toEqual({
+      verb: 'token',
+      domain: 'a.org',
+      context: 'prod',
+      json: false,
+    });
+    expect(parseAuthArgs(['status', '--json', '--domain=a.org'])).toEqual({
+      verb: 'status',
+      domain: 'a.org',
+      json: true,
+    });
   });
 
   it.each([

@@ -50,7 +50,9 @@ describe('the refresh lock file', () => {
 
   it('waits for a live holder, then gives up with an error naming the lock', async () => {
     writeFileSync(join(dir, 'x.lock'), `${process.pid} ${Date.now()}`);
-    const err = await new FsRefreshLock(dir, { waitMs: 100, staleMs: 60_000, pollMs: 5 }).withLock('x', async () => 'never').catch((e: unknown) => e);
+    const err = await new FsRefreshLock(dir, { waitMs: 100, staleMs: 60_000, pollMs: 5 })
+      .withLock('x', async () => 'never')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigurationError);
     expect((err as Error).message).toContain(join(dir, 'x.lock'));
   });
@@ -59,6 +61,8 @@ describe('the refresh lock file', () => {
     writeFileSync(join(dir, 'x.lock'), '');
     const now = new Date();
     utimesSync(join(dir, 'x.lock'), now, now);
-    await expect(new FsRefreshLock(dir, { waitMs: 100, staleMs: 60_000, pollMs: 5 }).withLock('x', async () => 'never')).rejects.toThrow(/lock/);
+    await expect(
+      new FsRefreshLock(dir, { waitMs: 100, staleMs: 60_000, pollMs: 5 }).withLock('x', async () => 'never'),
+    ).rejects.toThrow(/lock/);
   });
 });

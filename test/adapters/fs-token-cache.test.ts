@@ -1,5 +1,16 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
@@ -87,7 +98,10 @@ describe('FsTokenCache on disk', () => {
 
   it('reads a record with missing optional keys (gitea_token defaults to absent)', async () => {
     mkdirSync(join(dir, 'skiff', 'auth'), { recursive: true });
-    writeFileSync(cache.location('x'), JSON.stringify({ access_token: 'a', refresh_token: '', expires_at: '2030-01-01T00:00:00+02:00', domain: 'x' }));
+    writeFileSync(
+      cache.location('x'),
+      JSON.stringify({ access_token: 'a', refresh_token: '', expires_at: '2030-01-01T00:00:00+02:00', domain: 'x' }),
+    );
     const read = await cache.read('x');
     expect(read?.giteaToken).toBeUndefined();
     expect(read?.expiresAt.toISOString()).toBe('2029-12-31T22:00:00.000Z');
@@ -96,10 +110,32 @@ describe('FsTokenCache on disk', () => {
   it.each([
     ['invalid JSON', '{"access_token":', /not valid JSON/],
     ['a JSON array', '[]', /JSON object/],
-    ['a missing field', JSON.stringify({ access_token: 'a', expires_at: '2030-01-01T00:00:00Z', domain: 'x' }), /refresh_token/],
-    ['a wrong field type', JSON.stringify({ access_token: 1, refresh_token: '', expires_at: '2030-01-01T00:00:00Z', domain: 'x' }), /access_token/],
-    ['a bad timestamp', JSON.stringify({ access_token: 'a', refresh_token: '', expires_at: 'tomorrow', domain: 'x' }), /expires_at/],
-    ['a wrong optional type', JSON.stringify({ access_token: 'a', refresh_token: '', expires_at: '2030-01-01T00:00:00Z', domain: 'x', gitea_token: 5 }), /gitea_token/],
+    [
+      'a missing field',
+      JSON.stringify({ access_token: 'a', expires_at: '2030-01-01T00:00:00Z', domain: 'x' }),
+      /refresh_token/,
+    ],
+    [
+      'a wrong field type',
+      JSON.stringify({ access_token: 1, refresh_token: '', expires_at: '2030-01-01T00:00:00Z', domain: 'x' }),
+      /access_token/,
+    ],
+    [
+      'a bad timestamp',
+      JSON.stringify({ access_token: 'a', refresh_token: '', expires_at: 'tomorrow', domain: 'x' }),
+      /expires_at/,
+    ],
+    [
+      'a wrong optional type',
+      JSON.stringify({
+        access_token: 'a',
+        refresh_token: '',
+        expires_at: '2030-01-01T00:00:00Z',
+        domain: 'x',
+        gitea_token: 5,
+      }),
+      /gitea_token/,
+    ],
   ])('%s: an error naming the path and the problem, no token in it', async (_, content, problem) => {
     mkdirSync(join(dir, 'skiff', 'auth'), { recursive: true });
     writeFileSync(cache.location('x'), content);

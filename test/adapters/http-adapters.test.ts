@@ -13,7 +13,9 @@ const http = new HttpClient();
 
 describe('lossless JSON', () => {
   it('keeps every digit of integers beyond 2^53 as strings', () => {
-    expect(parseJsonLossless('{"id": 1357924680135792469, "n": 42, "f": 1.5, "e": 1e3, "neg": -9007199254740993}')).toEqual({
+    expect(
+      parseJsonLossless('{"id": 1357924680135792469, "n": 42, "f": 1.5, "e": 1e3, "neg": -9007199254740993}'),
+    ).toEqual({
       id: '1357924680135792469',
       n: 42,
       f: 1.5,
@@ -23,7 +25,11 @@ describe('lossless JSON', () => {
   });
 
   it('leaves strings alone, escapes included', () => {
-    expect(parseJsonLossless('["a\\"1234567890123456789", "\\\\", 9007199254740991]')).toEqual(['a"1234567890123456789', '\\', 9007199254740991]);
+    expect(parseJsonLossless('["a\\"1234567890123456789", "\\\\", 9007199254740991]')).toEqual([
+      'a"1234567890123456789',
+      '\\',
+      9007199254740991,
+    ]);
   });
 
   it('still refuses invalid JSON', () => {
@@ -47,13 +53,18 @@ describe('the Gitea adapter', () => {
     await expect(new GiteaGitHost(http).currentUser(stub.url, 'git-1')).resolves.toEqual({});
   });
 
-  it.each([401, 403, 500])('HTTP %i: an identity error "invalid token" stating the status, without the token', async (status) => {
-    stub.on('GET /api/v1/user', { status, body: { message: 'token is invalid' } });
-    const err = (await new GiteaGitHost(http).currentUser(stub.url, 'git-secret').catch((e: unknown) => e)) as Error;
-    expect(err).toBeInstanceOf(IdentityError);
-    expect(err.message).toMatch(new RegExp(`invalid token: the git host 127.0.0.1:${stub.port} answered HTTP ${status}`));
-    expect(err.message).not.toContain('git-secret');
-  });
+  it.each([401, 403, 500])(
+    'HTTP %i: an identity error "invalid token" stating the status, without the token',
+    async (status) => {
+      stub.on('GET /api/v1/user', { status, body: { message: 'token is invalid' } });
+      const err = (await new GiteaGitHost(http).currentUser(stub.url, 'git-secret').catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(IdentityError);
+      expect(err.message).toMatch(
+        new RegExp(`invalid token: the git host 127.0.0.1:${stub.port} answered HTTP ${status}`),
+      );
+      expect(err.message).not.toContain('git-secret');
+    },
+  );
 
   it('HTML with 200 (a wrong URL) is a network error, not a verified token', async () => {
     stub.on('GET /api/v1/user', { body: '<!DOCTYPE html><html></html>', contentType: 'text/html' });
@@ -103,7 +114,9 @@ describe('the Planka adapter', () => {
     stub.on('GET /api/projects', { status: 401, body: {} });
     await expect(tool.listProjects(`${stub.url}/api`, { bearer: 'b' })).rejects.toBeInstanceOf(BoardTokenRejectedError);
     stub.on('GET /api/projects', { status: 500, body: 'oops' });
-    await expect(tool.listProjects(`${stub.url}/api`, { bearer: 'b' })).rejects.toThrow(new RegExp(`127.0.0.1:${stub.port}.*HTTP 500`));
+    await expect(tool.listProjects(`${stub.url}/api`, { bearer: 'b' })).rejects.toThrow(
+      new RegExp(`127.0.0.1:${stub.port}.*HTTP 500`),
+    );
     stub.on('GET /api/projects', { body: { items: 'no' } });
     await expect(tool.listProjects(`${stub.url}/api`, { bearer: 'b' })).rejects.toThrow(/unexpected JSON shape/);
   });
@@ -117,7 +130,9 @@ describe('the HTTP client: remotes that cannot be reached', () => {
     await new Promise((resolve) => server.close(resolve));
     const err = await http.send({ method: 'GET', url: `http://127.0.0.1:${port}/x` }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NetworkError);
-    expect((err as Error).message).toBe(`cannot connect to 127.0.0.1:${port}: connection refused; check the domain and that the service is up`);
+    expect((err as Error).message).toBe(
+      `cannot connect to 127.0.0.1:${port}: connection refused; check the domain and that the service is up`,
+    );
   });
 
   it('an untrusted TLS certificate: network error naming the host and NODE_EXTRA_CA_CERTS', async () => {
@@ -125,7 +140,9 @@ describe('the HTTP client: remotes that cannot be reached', () => {
     try {
       const err = await http.send({ method: 'GET', url: `${stub.url}/x` }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(NetworkError);
-      expect((err as Error).message).toMatch(new RegExp(`TLS certificate of 127.0.0.1:${stub.port} is not trusted.*NODE_EXTRA_CA_CERTS`));
+      expect((err as Error).message).toMatch(
+        new RegExp(`TLS certificate of 127.0.0.1:${stub.port} is not trusted.*NODE_EXTRA_CA_CERTS`),
+      );
     } finally {
       await stub.close();
     }
@@ -166,7 +183,10 @@ describe('the HTTP client: remotes that cannot be reached', () => {
       new Promise<string>((resolve) =>
         require('node:child_process').execFile(
           process.execPath,
-          ['-e', `new (require(${JSON.stringify(client)}).HttpClient)().send({ method: 'GET', url: '${url}', timeoutMs: 3000 }).then((r) => process.stdout.write('reply ' + r.status), (e) => process.stdout.write(e.message))`],
+          [
+            '-e',
+            `new (require(${JSON.stringify(client)}).HttpClient)().send({ method: 'GET', url: '${url}', timeoutMs: 3000 }).then((r) => process.stdout.write('reply ' + r.status), (e) => process.stdout.write(e.message))`,
+          ],
           { env: { ...process.env, HTTPS_PROXY: proxyUrl, https_proxy: proxyUrl, NO_PROXY: '', no_proxy: '' } },
           (_err: Error | null, stdout: string) => resolve(stdout),
         ),
@@ -189,12 +209,19 @@ describe('the HTTP client: remotes that cannot be reached', () => {
       config: { headers: { Authorization: 'Bearer secret-token' } },
     });
     const err = networkFailure(axiosLike, 'https://auth.example.com/token', 15000);
-    expect(err.message).toBe('the request to auth.example.com failed (ERR_SOMETHING): check your network or proxy settings');
+    expect(err.message).toBe(
+      'the request to auth.example.com failed (ERR_SOMETHING): check your network or proxy settings',
+    );
   });
 });
 
 describe('the build', () => {
   it('has the compiled client the subprocess tests load', () => {
-    expect(() => execFileSync(process.execPath, ['-e', `require(${JSON.stringify(join(__dirname, '../../dist/adapters/login/helpers/http-client.js'))})`])).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, [
+        '-e',
+        `require(${JSON.stringify(join(__dirname, '../../dist/adapters/login/helpers/http-client.js'))})`,
+      ]),
+    ).not.toThrow();
   });
 });

@@ -1,6 +1,9 @@
 import { connect, createServer, Server, Socket } from 'node:net';
 import { successPage } from '../../src/domain/login/auth/callback-page';
-import { LOOPBACK_HOST, LoopbackCallbackListener } from '../../src/adapters/login/outbound/callback-listener/loopback-callback-listener';
+import {
+  LOOPBACK_HOST,
+  LoopbackCallbackListener,
+} from '../../src/adapters/login/outbound/callback-listener/loopback-callback-listener';
 import { CallbackServer } from '../../src/application/login/ports/callback-listener.port';
 
 /** Sends raw bytes, returns everything the listener answered before closing. */
@@ -11,7 +14,9 @@ function exchange(port: number, bytes: string | Buffer, options: { keepOpen?: bo
     socket.setEncoding('latin1');
     socket.on('data', (d: string) => (answer += d));
     socket.on('close', () => resolve(answer));
-    socket.on('error', (e: NodeJS.ErrnoException) => (e.code === 'ECONNRESET' || e.code === 'EPIPE' ? resolve(answer) : reject(e)));
+    socket.on('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'ECONNRESET' || e.code === 'EPIPE' ? resolve(answer) : reject(e),
+    );
     socket.write(bytes);
     if (!options.keepOpen) socket.end();
   });
@@ -65,7 +70,9 @@ describe('the loopback callback listener', () => {
   });
 
   it('uses the seed ports 9876-9880 by default', () => {
-    expect(require('../../src/adapters/login/outbound/callback-listener/loopback-callback-listener').PREFERRED_PORTS).toEqual([9876, 9877, 9878, 9879, 9880]);
+    expect(
+      require('../../src/adapters/login/outbound/callback-listener/loopback-callback-listener').PREFERRED_PORTS,
+    ).toEqual([9876, 9877, 9878, 9879, 9880]);
   });
 
   it('a pinned port that is taken is a clear error', async () => {
@@ -78,7 +85,9 @@ describe('the loopback callback listener', () => {
 
   it('hands over the first GET /callback and answers it with the page: 200, text/html, Content-Length, Connection: close', async () => {
     const s = await listen();
-    const answer = exchange(s.port, 'GET /callback?code=a%2Fb&state=xyz HTTP/1.1\r\nHost: localhost\r\n\r\n', { keepOpen: true });
+    const answer = exchange(s.port, 'GET /callback?code=a%2Fb&state=xyz HTTP/1.1\r\nHost: localhost\r\n\r\n', {
+      keepOpen: true,
+    });
     await expect(s.nextCallback()).resolves.toBe('/callback?code=a%2Fb&state=xyz');
     const page = successPage();
     await s.reply(page);
@@ -130,9 +139,13 @@ describe('the loopback callback listener', () => {
     const s = await listen();
     const huge = `GET /callback?code=${'x'.repeat(5000)}&state=s HTTP/1.1\r\n\r\n`;
     expect(await exchange(s.port, huge, { keepOpen: true })).toMatch(/^HTTP\/1.1 400 /);
-    const answer = exchange(s.port, `GET /callback?code=${'y'.repeat(3000)}&state=s HTTP/1.1\r\n` + 'X: '.padEnd(3000, 'z') + '\r\n\r\n', {
-      keepOpen: true,
-    });
+    const answer = exchange(
+      s.port,
+      `GET /callback?code=${'y'.repeat(3000)}&state=s HTTP/1.1\r\n` + 'X: '.padEnd(3000, 'z') + '\r\n\r\n',
+      {
+        keepOpen: true,
+      },
+    );
     await expect(s.nextCallback()).resolves.toBe(`/callback?code=${'y'.repeat(3000)}&state=s`);
     await s.reply(successPage());
     await answer;

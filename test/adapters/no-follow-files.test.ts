@@ -1,5 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
@@ -149,7 +161,10 @@ describe('the contexts file', () => {
     const path = join(dir, 'config.yaml');
     symlinkSync(target, path);
     const store = new YamlConfigStore(path);
-    await expect(store.load()).resolves.toEqual({ currentContext: 'dots', contexts: [{ name: 'dots', domain: 'dots.test' }] });
+    await expect(store.load()).resolves.toEqual({
+      currentContext: 'dots',
+      contexts: [{ name: 'dots', domain: 'dots.test' }],
+    });
     const err = await rejection(store.save({ contexts: [] }));
     expect(err).toBeInstanceOf(ConfigurationError);
     expect(err.message).toContain(path);

@@ -86,7 +86,9 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
   };
 
   it('HTML instead of JSON', async () => {
-    expect(await discoveryError({ status: 200, body: '<html>login</html>', contentType: 'text/html' })).toMatch(/HTML page/);
+    expect(await discoveryError({ status: 200, body: '<html>login</html>', contentType: 'text/html' })).toMatch(
+      /HTML page/,
+    );
   });
 
   it('garbage', async () => {
@@ -95,9 +97,11 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
 
   it('a document without endpoints, or with a plain-http endpoint on a public host', async () => {
     expect(await discoveryError({ body: { issuer: 'x' } })).toMatch(/authorization_endpoint/);
-    expect(await discoveryError({ body: { authorization_endpoint: 'http://evil.example.com/a', token_endpoint: 'https://x/t' } })).toMatch(
-      /authorization_endpoint/,
-    );
+    expect(
+      await discoveryError({
+        body: { authorization_endpoint: 'http://evil.example.com/a', token_endpoint: 'https://x/t' },
+      }),
+    ).toMatch(/authorization_endpoint/);
   });
 
   it('nothing at all: bounded by the time-out', async () => {
@@ -106,7 +110,9 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
 
   it('500 on the token endpoint: identity error with status and body, the secrets we sent redacted', async () => {
     stub.on('POST /token', { status: 500, body: 'refresh token rt-secret-123 is broken\n<trace>' });
-    const err = (await provider.refresh(`${stub.url}/token`, 'rt-secret-123', 'skiff-cli').catch((e: unknown) => e)) as Error;
+    const err = (await provider
+      .refresh(`${stub.url}/token`, 'rt-secret-123', 'skiff-cli')
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(IdentityError);
     expect(err.message).toMatch(/HTTP 500: refresh token \[redacted\] is broken <trace>/);
     expect(err.message).not.toContain('rt-secret-123');
@@ -129,6 +135,10 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
   it('revokes with token, token_type_hint and client_id', async () => {
     stub.on('POST /revoke', { status: 200, body: '' });
     await provider.revoke(`${stub.url}/revoke`, 'rt', 'skiff-cli', 2000);
-    expect(formFields(stub.requests[0].body)).toEqual({ token: 'rt', token_type_hint: 'refresh_token', client_id: 'skiff-cli' });
+    expect(formFields(stub.requests[0].body)).toEqual({
+      token: 'rt',
+      token_type_hint: 'refresh_token',
+      client_id: 'skiff-cli',
+    });
   });
 });

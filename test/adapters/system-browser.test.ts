@@ -42,6 +42,8 @@ describe('opening', () => {
 
   it('a failing or missing browser is not fatal: false, after trying the next one', async () => {
     const failing = script('failing', 'exit 3');
-    await expect(new SystemBrowser({ BROWSER: `${failing}:${join(dir, 'missing')}` }, 'win32').open(URL_)).resolves.toBe(false);
+    await expect(
+      new SystemBrowser({ BROWSER: `${failing}:${join(dir, 'missing')}` }, 'win32').open(URL_),
+    ).resolves.toBe(false);
   });
 });

@@ -23,7 +23,13 @@ describe('the YAML contexts file', () => {
       currentContext: 'dev',
       contexts: [
         { name: 'prod', domain: 'example.com' },
-        { name: 'dev', domain: 'dev.example.com', identityProviderUrl: 'http://127.0.0.1:5556', gitHostUrl: 'https://git.dev', boardsUrl: 'https://b.dev/api' },
+        {
+          name: 'dev',
+          domain: 'dev.example.com',
+          identityProviderUrl: 'http://127.0.0.1:5556',
+          gitHostUrl: 'https://git.dev',
+          boardsUrl: 'https://b.dev/api',
+        },
       ],
     };
     await store.save(config);
@@ -73,7 +79,13 @@ describe('where the files live', () => {
   });
 
   it('cache at <data_dir>/skiff/auth, config at $XDG_CONFIG_HOME/skiff/config.yaml else $HOME/.config', () => {
-    expect(authPaths({ XDG_DATA_HOME: '/d', XDG_CONFIG_HOME: '/c' }, 'linux')).toEqual({ authDir: '/d/skiff/auth', configFile: '/c/skiff/config.yaml' });
-    expect(authPaths({ HOME: '/h' }, 'linux')).toEqual({ authDir: '/h/.local/share/skiff/auth', configFile: '/h/.config/skiff/config.yaml' });
+    expect(authPaths({ XDG_DATA_HOME: '/d', XDG_CONFIG_HOME: '/c' }, 'linux')).toEqual({
+      authDir: '/d/skiff/auth',
+      configFile: '/c/skiff/config.yaml',
+    });
+    expect(authPaths({ HOME: '/h' }, 'linux')).toEqual({
+      authDir: '/h/.local/share/skiff/auth',
+      configFile: '/h/.config/skiff/config.yaml',
+    });
   });
 });

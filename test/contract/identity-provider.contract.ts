@@ -6,7 +6,10 @@ export interface IdentityProviderWorld {
   readonly provider: IdentityProvider;
   readonly issuer: string;
   /** The discovery document (read fields) or a failure status. */
-  serveDiscovery(status: number, doc?: { authorization_endpoint: string; token_endpoint: string; revocation_endpoint?: string }): void;
+  serveDiscovery(
+    status: number,
+    doc?: { authorization_endpoint: string; token_endpoint: string; revocation_endpoint?: string },
+  ): void;
   /** The next token endpoint reply: a JSON body with 200, or a failure status with a text body. */
   serveToken(status: number, body: Record<string, unknown> | string): void;
   /** The form fields of the last token request. */
@@ -43,7 +46,13 @@ export function identityProviderContract(name: string, make: () => Promise<Ident
     });
 
     it('exchanges a code with the seed fields and maps the reply', async () => {
-      world.serveToken(200, { access_token: 'at', refresh_token: 'rt', expires_in: 300, id_token: 'a.b.c', token_type: 'Bearer' });
+      world.serveToken(200, {
+        access_token: 'at',
+        refresh_token: 'rt',
+        expires_in: 300,
+        id_token: 'a.b.c',
+        token_type: 'Bearer',
+      });
       const reply = await world.provider.exchangeCode(`${world.issuer}/token`, {
         code: 'the-code',
         redirectUri: 'http://localhost:9876/callback',
@@ -64,7 +73,11 @@ export function identityProviderContract(name: string, make: () => Promise<Ident
       world.serveToken(200, { access_token: 'at' });
       const reply = await world.provider.refresh(`${world.issuer}/token`, 'rt', 'skiff-cli');
       expect(reply).toEqual({ accessToken: 'at' });
-      expect(world.lastTokenForm()).toEqual({ grant_type: 'refresh_token', refresh_token: 'rt', client_id: 'skiff-cli' });
+      expect(world.lastTokenForm()).toEqual({
+        grant_type: 'refresh_token',
+        refresh_token: 'rt',
+        client_id: 'skiff-cli',
+      });
     });
 
     it('a refused token request is an identity error with the status and the body', async () => {

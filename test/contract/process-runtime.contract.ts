@@ -1,6 +1,12 @@
 import { InvalidArgumentError, NotFoundError } from '../../src/domain/shared/errors';
 import { ProcessExit } from '../../src/domain/shim/exit-status';
-import { CreateSpec, ExecSpec, ExitListener, ProcessRuntime, TaskHandle } from '../../src/application/shim/ports/process-runtime.port';
+import {
+  CreateSpec,
+  ExecSpec,
+  ExitListener,
+  ProcessRuntime,
+  TaskHandle,
+} from '../../src/application/shim/ports/process-runtime.port';
 import { BundleFactory } from '../support/bundles';
 
 const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
@@ -36,7 +42,11 @@ function execSpec(execId: string, args: string[]): ExecSpec {
   return { execId, stdio: NO_STDIO, process, processJson: process };
 }
 
-export function processRuntimeContract(name: string, makeRuntime: () => ProcessRuntime, makeBundles: () => ContractBundles = () => new BundleFactory()): void {
+export function processRuntimeContract(
+  name: string,
+  makeRuntime: () => ProcessRuntime,
+  makeBundles: () => ContractBundles = () => new BundleFactory(),
+): void {
   describe(`ProcessRuntime contract: ${name}`, () => {
     let bundles: ContractBundles;
     let runtime: ProcessRuntime;
@@ -59,7 +69,13 @@ export function processRuntimeContract(name: string, makeRuntime: () => ProcessR
     });
 
     async function create(args: string[], probe = new ExitProbe()): Promise<{ task: TaskHandle; probe: ExitProbe }> {
-      const spec: CreateSpec = { id: `c${counter++}`, bundle: bundles.make(args), stdio: NO_STDIO, rootfs: [], checkpoint: '' };
+      const spec: CreateSpec = {
+        id: `c${counter++}`,
+        bundle: bundles.make(args),
+        stdio: NO_STDIO,
+        rootfs: [],
+        checkpoint: '',
+      };
       const task = await runtime.create(spec, probe.listener);
       tasks.push(task);
       return { task, probe };
@@ -149,7 +165,13 @@ export function processRuntimeContract(name: string, makeRuntime: () => ProcessR
     });
 
     it('refuses a bundle path that does not exist', async () => {
-      const spec: CreateSpec = { id: 'missing', bundle: '/no/such/bundle', stdio: NO_STDIO, rootfs: [], checkpoint: '' };
+      const spec: CreateSpec = {
+        id: 'missing',
+        bundle: '/no/such/bundle',
+        stdio: NO_STDIO,
+        rootfs: [],
+        checkpoint: '',
+      };
       await expect(runtime.create(spec, () => undefined)).rejects.toThrow(InvalidArgumentError);
     });
   });

@@ -28,7 +28,21 @@ async function homeWithBrowser(): Promise<{ home: CliHome; bin: string; opened: 
   const opened = join(home.dir, 'opened');
   script(bin, 'xdg-open', `printf '%s\\n' "$1" >> '${opened}'`);
   Object.assign(home.env, { PATH: `${bin}:${process.env.PATH}`, BROWSER: '' });
-  expect((await home.run(['config', 'set-context', 'e2e', '--domain', 'e2e.test', '--auth-url', oidc.issuer, '--git-url', gitea.url])).code).toBe(0);
+  expect(
+    (
+      await home.run([
+        'config',
+        'set-context',
+        'e2e',
+        '--domain',
+        'e2e.test',
+        '--auth-url',
+        oidc.issuer,
+        '--git-url',
+        gitea.url,
+      ])
+    ).code,
+  ).toBe(0);
   expect((await home.run(['config', 'use-context', 'e2e'])).code).toBe(0);
   return { home, bin, opened };
 }
@@ -40,7 +54,8 @@ function script(dir: string, name: string, body: string): string {
   return path;
 }
 
-const cachedGitToken = (home: CliHome) => (JSON.parse(readFileSync(home.cacheFile('e2e.test'), 'utf8')) as { gitea_token?: string }).gitea_token;
+const cachedGitToken = (home: CliHome) =>
+  (JSON.parse(readFileSync(home.cacheFile('e2e.test'), 'utf8')) as { gitea_token?: string }).gitea_token;
 const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n');
 
 describe('a browser launcher on the PATH', () => {
@@ -64,7 +79,10 @@ describe('a browser launcher on the PATH', () => {
     const browser = script(bin, 'long-browser', `echo $$ > '${pidFile}'\nexec sleep 30`);
     const started = Date.now();
     try {
-      const result = await home.run(['auth', 'git', '--domain', 'e2e.test'], { input: `${GOOD_GIT_TOKEN}\n`, env: { BROWSER: browser } });
+      const result = await home.run(['auth', 'git', '--domain', 'e2e.test'], {
+        input: `${GOOD_GIT_TOKEN}\n`,
+        env: { BROWSER: browser },
+      });
       expect(result).toMatchObject({ code: 0, stdout: 'Git token of alice stored for e2e.test.\n' });
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(cachedGitToken(home)).toBe(GOOD_GIT_TOKEN);
@@ -84,7 +102,10 @@ describe('a browser launcher on the PATH', () => {
     const page = await httpRequest(await completeAuthorization(authorizationUrl));
     expect(page.status).toBe(200);
     const result = await done;
-    expect(result).toMatchObject({ code: 0, stdout: 'Logged in to e2e.test as alice@example.com.\nGit token of alice stored.\n' });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: 'Logged in to e2e.test as alice@example.com.\nGit token of alice stored.\n',
+    });
     expect(lines(opened)).toEqual([authorizationUrl]);
     expect(result.stderr).toContain(`${gitea.url}/user/settings/applications`);
     expect(cachedGitToken(home)).toBe(GOOD_GIT_TOKEN);

@@ -7,7 +7,12 @@ import { viaOclif } from './support/via-oclif';
 // as root with <domain>.json -> /etc/passwd, reading the cache once made
 // /etc/passwd 0600. A temp file readable by all stands in for /etc/passwd here.
 
-const RECORD = { access_token: 'link-access', refresh_token: '', expires_at: '2099-01-01T00:00:00Z', domain: 'example.test' };
+const RECORD = {
+  access_token: 'link-access',
+  refresh_token: '',
+  expires_at: '2099-01-01T00:00:00Z',
+  domain: 'example.test',
+};
 
 describe('links in the token cache, through the fast path and through oclif', () => {
   let home: CliHome;
@@ -47,7 +52,11 @@ describe('links in the token cache, through the fast path and through oclif', ()
     });
 
     it('auth status and auth token through oclif answer the same, and change nothing', async () => {
-      for (const args of [['auth', 'status'], ['auth', 'status', '--json'], ['auth', 'token']]) {
+      for (const args of [
+        ['auth', 'status'],
+        ['auth', 'status', '--json'],
+        ['auth', 'token'],
+      ]) {
         expect(await viaOclif(home, args)).toEqual(await home.run(args));
       }
       expect(victimMode()).toBe(0o644);

@@ -20,8 +20,21 @@ describe('skiff config: kubectl-style contexts in $XDG_CONFIG_HOME/skiff/config.
 
   it('set --host, set-context, get-contexts, current-context, use-context, view, delete-context', async () => {
     expect((await home.run(['config', 'current-context'])).code).toBe(3);
-    expect(await home.run(['config', 'set', '--host', 'example.com'])).toMatchObject({ code: 0, stdout: 'Context local now uses the domain example.com.\n' });
-    expect(await home.run(['config', 'set-context', 'dev', '--domain', 'dev.example.com', '--auth-url', 'http://127.0.0.1:5556'])).toMatchObject({
+    expect(await home.run(['config', 'set', '--host', 'example.com'])).toMatchObject({
+      code: 0,
+      stdout: 'Context local now uses the domain example.com.\n',
+    });
+    expect(
+      await home.run([
+        'config',
+        'set-context',
+        'dev',
+        '--domain',
+        'dev.example.com',
+        '--auth-url',
+        'http://127.0.0.1:5556',
+      ]),
+    ).toMatchObject({
       code: 0,
       stdout: 'Context dev created.\n',
     });
@@ -79,16 +92,26 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
   });
 
   it('logged in, valid and expired, with --domain and --context', async () => {
-    const record = { access_token: 'fast-access', refresh_token: '', expires_at: '2099-01-01T00:00:00Z', domain: 'fast.test' };
+    const record = {
+      access_token: 'fast-access',
+      refresh_token: '',
+      expires_at: '2099-01-01T00:00:00Z',
+      domain: 'fast.test',
+    };
     writeFileSync(home.cacheFile('fast.test'), JSON.stringify(record));
     expect((await both(['auth', 'token'])).stdout).toBe('fast-access\n');
     expect((await both(['auth', 'token', '--context', 'local'])).stdout).toBe('fast-access\n');
-    expect((await both(['auth', 'status', '--domain', 'fast.test'])).stdout).toContain('Token valid until 2099-01-01 00:00:00 UTC');
+    expect((await both(['auth', 'status', '--domain', 'fast.test'])).stdout).toContain(
+      'Token valid until 2099-01-01 00:00:00 UTC',
+    );
     writeFileSync(home.cacheFile('fast.test'), JSON.stringify({ ...record, expires_at: '2020-01-01T00:00:00Z' }));
     const expired = await both(['auth', 'token']);
     expect(expired.code).toBe(4);
     expect(expired.stderr).toBe('skiff: session expired: run `skiff auth login`\n');
-    expect(JSON.parse((await both(['auth', 'status', '--json'])).stdout)).toMatchObject({ expired: true, refreshOnNextUse: false });
+    expect(JSON.parse((await both(['auth', 'status', '--json'])).stdout)).toMatchObject({
+      expired: true,
+      refreshOnNextUse: false,
+    });
   });
 
   it('errors with --json', async () => {

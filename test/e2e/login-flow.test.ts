@@ -21,8 +21,17 @@ afterAll(async () => {
 async function homeWithContext(): Promise<CliHome> {
   const home = new CliHome();
   const set = await home.run([
-    'config', 'set-context', 'e2e', '--domain', 'e2e.test',
-    '--auth-url', oidc.issuer, '--git-url', gitea.url, '--boards-url', `${planka.url}/api`,
+    'config',
+    'set-context',
+    'e2e',
+    '--domain',
+    'e2e.test',
+    '--auth-url',
+    oidc.issuer,
+    '--git-url',
+    gitea.url,
+    '--boards-url',
+    `${planka.url}/api`,
   ]);
   expect(set).toMatchObject({ code: 0 });
   expect((await home.run(['config', 'use-context', 'e2e'])).code).toBe(0);
@@ -68,8 +77,19 @@ describe('auth sso against a real OpenID provider', () => {
     expect(first.result).toMatchObject({ code: 0, stdout: 'Logged in to e2e.test as alice@example.com.\n' });
     expect(first.result.stderr).toContain('Signing in to e2e.test');
     expect(first.callbackPage).toMatch(/authentication succeeded/i);
-    const names = new URL(first.authorizationUrl).search.slice(1).split('&').map((p) => p.split('=')[0]);
-    expect(names).toEqual(['client_id', 'redirect_uri', 'response_type', 'scope', 'code_challenge', 'code_challenge_method', 'state']);
+    const names = new URL(first.authorizationUrl).search
+      .slice(1)
+      .split('&')
+      .map((p) => p.split('=')[0]);
+    expect(names).toEqual([
+      'client_id',
+      'redirect_uri',
+      'response_type',
+      'scope',
+      'code_challenge',
+      'code_challenge_method',
+      'state',
+    ]);
     expect(first.authorizationUrl).toContain('scope=openid%20email%20profile%20offline_access');
     const record = cache(home);
     expect(Object.keys(record)).toEqual(['access_token', 'refresh_token', 'expires_at', 'id_token', 'domain']);
@@ -88,7 +108,13 @@ describe('auth sso against a real OpenID provider', () => {
     expect(lines[1]).toMatch(/^Token valid until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     expect(lines).toContain('Domain: e2e.test');
     const report = JSON.parse(json.stdout);
-    expect(report).toMatchObject({ loggedIn: true, identity: 'alice@example.com', expired: false, domain: 'e2e.test', gitToken: false });
+    expect(report).toMatchObject({
+      loggedIn: true,
+      identity: 'alice@example.com',
+      expired: false,
+      domain: 'e2e.test',
+      gitToken: false,
+    });
     expect(lines[1]).toBe(`Token valid until ${report.expiresAt.slice(0, 19).replace('T', ' ')} UTC`);
     expectNoSecret([text.stdout, text.stderr, json.stdout, json.stderr], cache(home));
   });
@@ -100,7 +126,10 @@ describe('auth sso against a real OpenID provider', () => {
 
   it('an expired token is refreshed at the provider, once, and the rotated refresh token stored', async () => {
     const before = cache(home);
-    writeFileSync(home.cacheFile('e2e.test'), JSON.stringify({ ...before, expires_at: '2020-01-01T00:00:00Z' }, null, 2));
+    writeFileSync(
+      home.cacheFile('e2e.test'),
+      JSON.stringify({ ...before, expires_at: '2020-01-01T00:00:00Z' }, null, 2),
+    );
     const grants = await oidc.grants('refresh_token');
     const result = await home.run(['auth', 'token']);
     expect(result.code).toBe(0);
@@ -114,7 +143,10 @@ describe('auth sso against a real OpenID provider', () => {
 
   it('20 commands at once on an expired token: one refresh, all get the same valid token, the cache parses throughout', async () => {
     const before = cache(home);
-    writeFileSync(home.cacheFile('e2e.test'), JSON.stringify({ ...before, expires_at: '2020-01-01T00:00:00Z' }, null, 2));
+    writeFileSync(
+      home.cacheFile('e2e.test'),
+      JSON.stringify({ ...before, expires_at: '2020-01-01T00:00:00Z' }, null, 2),
+    );
     const grants = await oidc.grants('refresh_token');
     let reads = 0;
     let watching = true;
@@ -144,11 +176,18 @@ describe('auth sso against a real OpenID provider', () => {
     const reuse = await httpRequest(`${oidc.issuer}/token`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: record.refresh_token, client_id: 'skiff-cli' }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: record.refresh_token,
+        client_id: 'skiff-cli',
+      }).toString(),
     });
     expect(reuse.status).toBe(400);
     expect(await home.run(['auth', 'logout'])).toMatchObject({ code: 0, stdout: 'Not logged in: nothing to do.\n' });
-    expect(await home.run(['auth', 'status'])).toMatchObject({ code: 0, stdout: 'Not logged in: run `skiff auth login`.\n' });
+    expect(await home.run(['auth', 'status'])).toMatchObject({
+      code: 0,
+      stdout: 'Not logged in: run `skiff auth login`.\n',
+    });
     const token = await home.run(['auth', 'token']);
     expect(token.code).toBe(4);
     expect(token.stderr).toBe('skiff: not logged in: run `skiff auth login`\n');
@@ -167,7 +206,9 @@ describe('auth login, git and boards end to end', () => {
     const { result, callbackPage } = await login(home, ['auth', 'login'], `${GOOD_GIT_TOKEN}\n`);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Logged in to e2e.test as alice@example.com.\nGit token of alice stored.\n');
-    expect(callbackPage).toContain(`<meta http-equiv="refresh" content="1;url=${gitea.url}/user/settings/applications">`);
+    expect(callbackPage).toContain(
+      `<meta http-equiv="refresh" content="1;url=${gitea.url}/user/settings/applications">`,
+    );
     expect(result.stderr).toContain(`${gitea.url}/user/settings/applications`);
     expect(gitea.requests.at(-1)?.headers.authorization).toBe(`token ${GOOD_GIT_TOKEN}`);
     expect(cache(home).gitea_token).toBe(GOOD_GIT_TOKEN);
@@ -250,7 +291,11 @@ describe('errors end to end: one line, the contract exit code, no stack trace', 
   };
 
   it('--env is a usage error pointing to --context (exit 2)', async () => {
-    for (const args of [['auth', 'token', '--env', 'prod'], ['auth', 'login', '--env=prod'], ['boards', 'list', '--env', 'x']]) {
+    for (const args of [
+      ['auth', 'token', '--env', 'prod'],
+      ['auth', 'login', '--env=prod'],
+      ['boards', 'list', '--env', 'x'],
+    ]) {
       const result = await home.run(args);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/--env flag was removed.*--context/);
@@ -261,7 +306,9 @@ describe('errors end to end: one line, the contract exit code, no stack trace', 
   it('no domain anywhere: configuration error naming --domain and config set --host (exit 3)', async () => {
     const result = await home.run(['auth', 'sso', '--no-browser']);
     expect(result.code).toBe(3);
-    expect(result.stderr).toBe('skiff: cannot determine the domain: pass --domain <domain> or run `skiff config set --host <domain>`\n');
+    expect(result.stderr).toBe(
+      'skiff: cannot determine the domain: pass --domain <domain> or run `skiff config set --host <domain>`\n',
+    );
   });
 
   it('an unknown context is a configuration error (exit 3)', async () => {
@@ -286,14 +333,32 @@ describe('errors end to end: one line, the contract exit code, no stack trace', 
 
   it('an unreachable identity provider is a network error naming the host (exit 5)', async () => {
     const port = await freePort();
-    await home.run(['config', 'set-context', 'down', '--domain', 'down.test', '--auth-url', `http://127.0.0.1:${port}`]);
+    await home.run([
+      'config',
+      'set-context',
+      'down',
+      '--domain',
+      'down.test',
+      '--auth-url',
+      `http://127.0.0.1:${port}`,
+    ]);
     const result = await home.run(['auth', 'sso', '--context', 'down', '--no-browser']);
     expect(result.code).toBe(5);
-    expect(result.stderr).toBe(`Signing in to down.test\nskiff: cannot connect to 127.0.0.1:${port}: connection refused; check the domain and that the service is up\n`);
+    expect(result.stderr).toBe(
+      `Signing in to down.test\nskiff: cannot connect to 127.0.0.1:${port}: connection refused; check the domain and that the service is up\n`,
+    );
   });
 
   it('a plain-http service URL on a public host is refused (exit 3)', async () => {
-    const result = await home.run(['config', 'set-context', 'bad', '--domain', 'x.test', '--auth-url', 'http://auth.x.test']);
+    const result = await home.run([
+      'config',
+      'set-context',
+      'bad',
+      '--domain',
+      'x.test',
+      '--auth-url',
+      'http://auth.x.test',
+    ]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/must use https/);
   });

@@ -9,8 +9,14 @@ import { viaOclif } from './support/via-oclif';
 // `auth token` waits for a refresh lock held by a live process (this one).
 
 const PRELOAD = join(__dirname, 'support', 'unreferenced-timers.js');
-const EXPIRED = { access_token: 'old', refresh_token: 'refresh-1', expires_at: '2020-01-01T00:00:00Z', domain: 'example.test' };
-const LINE = 'skiff: auth token ended with its work unfinished (nothing kept the process alive while it waited): this is a bug, please report it\n';
+const EXPIRED = {
+  access_token: 'old',
+  refresh_token: 'refresh-1',
+  expires_at: '2020-01-01T00:00:00Z',
+  domain: 'example.test',
+};
+const LINE =
+  'skiff: auth token ended with its work unfinished (nothing kept the process alive while it waited): this is a bug, please report it\n';
 
 describe('work left pending on an empty event loop', () => {
   let home: CliHome;

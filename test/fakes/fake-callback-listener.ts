@@ -14,16 +14,17 @@ export class FakeCallbackListener implements CallbackListener {
 
   async listen(port?: number): Promise<CallbackServer> {
     this.requestedPort = port;
-    const self = this;
     const server: CallbackServer = {
       port: port ?? this.port,
       nextCallback: () =>
-        self.pending !== undefined ? Promise.resolve(self.pending) : new Promise<string>((resolve) => (self.deliverTo = resolve)),
+        this.pending !== undefined
+          ? Promise.resolve(this.pending)
+          : new Promise<string>((resolve) => (this.deliverTo = resolve)),
       reply: async (page) => {
-        self.replies.push(page);
+        this.replies.push(page);
       },
       close: async () => {
-        self.closed = true;
+        this.closed = true;
       },
     };
     this.onListen?.(server);

@@ -1,10 +1,19 @@
 import { TokenResponse } from '../../src/domain/login/auth/token-response';
 import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
-import { CodeExchange, IdentityProvider, ProviderMetadata } from '../../src/application/login/ports/identity-provider.port';
+import {
+  CodeExchange,
+  IdentityProvider,
+  ProviderMetadata,
+} from '../../src/application/login/ports/identity-provider.port';
 
 export type TokenCall =
   | { readonly grant: 'authorization_code'; readonly endpoint: string; readonly request: CodeExchange }
-  | { readonly grant: 'refresh_token'; readonly endpoint: string; readonly refreshToken: string; readonly clientId: string };
+  | {
+      readonly grant: 'refresh_token';
+      readonly endpoint: string;
+      readonly refreshToken: string;
+      readonly clientId: string;
+    };
 
 /**
  * An identity provider in memory, configured with what its HTTP counterpart would

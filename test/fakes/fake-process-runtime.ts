@@ -1,8 +1,20 @@
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnimplementedError } from '../../src/domain/shared/errors';
+import {
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  UnimplementedError,
+} from '../../src/domain/shared/errors';
 import { ProcessExit } from '../../src/domain/shim/exit-status';
 import { OciProcess } from '../../src/domain/shim/oci-spec';
 import {
-  CreateSpec, ExecSpec, ExitListener, ProcessPid, ProcessRuntime, ProcessHandle, TaskHandle, TaskStats,
+  CreateSpec,
+  ExecSpec,
+  ExitListener,
+  ProcessPid,
+  ProcessRuntime,
+  ProcessHandle,
+  TaskHandle,
+  TaskStats,
 } from '../../src/application/shim/ports/process-runtime.port';
 import { readBundleSpec } from '../../src/adapters/shim/outbound/process-runtime/bundle';
 
@@ -141,7 +153,16 @@ export class FakeTask extends FakeProcess implements TaskHandle {
 
   async stats(): Promise<TaskStats> {
     const pids = this.live().length;
-    return { cpuUsageNs: 0, cpuUserNs: 0, cpuSystemNs: 0, memoryRssBytes: 0, memoryUsageBytes: 0, memoryLimitBytes: 0, pidsCurrent: pids, pidsLimit: 0 };
+    return {
+      cpuUsageNs: 0,
+      cpuUserNs: 0,
+      cpuSystemNs: 0,
+      memoryRssBytes: 0,
+      memoryUsageBytes: 0,
+      memoryLimitBytes: 0,
+      pidsCurrent: pids,
+      pidsLimit: 0,
+    };
   }
 
   async update(resources: Record<string, unknown>): Promise<void> {

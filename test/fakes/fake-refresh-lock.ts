@@ -10,7 +10,10 @@ export class FakeRefreshLock implements RefreshLock {
     const previous = this.tails.get(domain) ?? Promise.resolve();
     let release!: () => void;
     const mine = new Promise<void>((resolve) => (release = resolve));
-    this.tails.set(domain, previous.then(() => mine));
+    this.tails.set(
+      domain,
+      previous.then(() => mine),
+    );
     await previous;
     try {
       this.acquisitions += 1;

@@ -12,7 +12,9 @@ const CLIENT_SCRIPT = join(__dirname, 'support', 'one-call.js');
 
 /** Starts a separate client process that makes one call and then is killed mid-call. */
 function clientProcess(socket: string, method: string, request: Record<string, unknown>) {
-  return spawn(process.execPath, [CLIENT_SCRIPT, socket, method, JSON.stringify(request)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return spawn(process.execPath, [CLIENT_SCRIPT, socket, method, JSON.stringify(request)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
 }
 
 describe('shim faults: clients that die, signals, odd writers and readers', () => {
@@ -47,14 +49,19 @@ describe('shim faults: clients that die, signals, odd writers and readers', () =
     const ids = Array.from({ length: 5 }, nextId);
     const creators = ids.map((id) => clientProcess(shim.socket, 'Create', { id, bundle: fx.bundle(['sleep', '100']) }));
     // Kill each creator as soon as it has sent its request (or at once for some).
-    await Promise.all(creators.map((c, i) => new Promise<void>((resolve) => {
-      const kill = () => {
-        c.kill('SIGKILL');
-        resolve();
-      };
-      if (i % 2 === 0) kill();
-      else c.stdout?.once('data', kill);
-    })));
+    await Promise.all(
+      creators.map(
+        (c, i) =>
+          new Promise<void>((resolve) => {
+            const kill = () => {
+              c.kill('SIGKILL');
+              resolve();
+            };
+            if (i % 2 === 0) kill();
+            else c.stdout?.once('data', kill);
+          }),
+      ),
+    );
     await new Promise((r) => setTimeout(r, 300));
     for (const id of ids) {
       // Either the Create never arrived (NOT_FOUND) or the task exists, CREATED, and can be deleted.
@@ -69,7 +76,23 @@ describe('shim faults: clients that die, signals, odd writers and readers', () =
     await shim.client.delete(id);
   });
 
-  const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGQUIT', 'SIGILL', 'SIGTRAP', 'SIGABRT', 'SIGBUS', 'SIGFPE', 'SIGKILL', 'SIGUSR1', 'SIGSEGV', 'SIGUSR2', 'SIGPIPE', 'SIGALRM', 'SIGTERM'] as const;
+  const SIGNALS = [
+    'SIGHUP',
+    'SIGINT',
+    'SIGQUIT',
+    'SIGILL',
+    'SIGTRAP',
+    'SIGABRT',
+    'SIGBUS',
+    'SIGFPE',
+    'SIGKILL',
+    'SIGUSR1',
+    'SIGSEGV',
+    'SIGUSR2',
+    'SIGPIPE',
+    'SIGALRM',
+    'SIGTERM',
+  ] as const;
 
   it.each(SIGNALS)('reports a process killed by %s as 128+signal, whoever sent it', async (name) => {
     const number = constants.signals[name];
@@ -80,7 +103,10 @@ describe('shim faults: clients that die, signals, odd writers and readers', () =
     await shim.client.kill(a, number);
     // ... and from the process itself.
     const b = nextId();
-    await shim.client.create({ id: b, bundle: fx.bundle(['sh', '-c', `ulimit -c 0; kill -${name.slice(3)} $$; sleep 5`]) });
+    await shim.client.create({
+      id: b,
+      bundle: fx.bundle(['sh', '-c', `ulimit -c 0; kill -${name.slice(3)} $$; sleep 5`]),
+    });
     await shim.client.start(b);
     for (const id of [a, b]) {
       expect((await shim.client.wait(id)).exit_status).toBe(128 + number);
@@ -92,7 +118,11 @@ describe('shim faults: clients that die, signals, odd writers and readers', () =
     const id = nextId();
     const out = mkfifo(join(shim.dir, `${id}.out`));
     const reader = readFifoInAnotherProcess(out);
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'echo before; exec 1>&-; sleep 0.3; exit 4']), stdout: out });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'echo before; exec 1>&-; sleep 0.3; exit 4']),
+      stdout: out,
+    });
     await shim.client.start(id);
     expect((await shim.client.wait(id)).exit_status).toBe(4);
     expect(await reader.done).toBe('before\n');
@@ -126,7 +156,11 @@ describe('shim faults: clients that die, signals, odd writers and readers', () =
     const out = mkfifo(join(shim.dir, `${id}.out`));
     const first = readFifoInAnotherProcess(out);
     const second = readFifoInAnotherProcess(out);
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'i=1; while [ $i -le 2000 ]; do echo line$i; i=$((i+1)); done']), stdout: out });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'i=1; while [ $i -le 2000 ]; do echo line$i; i=$((i+1)); done']),
+      stdout: out,
+    });
     await shim.client.start(id);
     const [a, b] = await Promise.all([first.done, second.done]);
     const lines = (a + b).split('\n').filter(Boolean).sort();
@@ -140,7 +174,11 @@ describe('shim faults: clients that die, signals, odd writers and readers', () =
   it('gives a reader that attaches late the buffered output, then another reader the rest', async () => {
     const id = nextId();
     const out = mkfifo(join(shim.dir, `${id}.out`));
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'echo one; echo two; sleep 0.3; echo three']), stdout: out });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'echo one; echo two; sleep 0.3; echo three']),
+      stdout: out,
+    });
     await shim.client.start(id);
     await new Promise((r) => setTimeout(r, 100));
     const early = await readSomeInAnotherProcess(out, 8);

@@ -18,7 +18,8 @@ describe(`shim under load: ${CLIENTS} clients, ${LIFECYCLES} lifecycles with exe
   let fx: RuntimeFixture;
   // Prints numbered lines to stdout and its id to stderr, waits for the marker $3 when one is
   // given (the exec creates it, so the exec runs while the init lives), exits with status $2.
-  const SCRIPT = `i=1; while [ $i -le ${LINES} ]; do echo "$1 line $i"; i=$((i+1)); done; echo "$1 done" >&2; ` +
+  const SCRIPT =
+    `i=1; while [ $i -le ${LINES} ]; do echo "$1 line $i"; i=$((i+1)); done; echo "$1 done" >&2; ` +
     'if [ -n "$3" ]; then while [ ! -e "$3" ]; do sleep 0.01; done; fi; exit $2';
 
   beforeAll(async () => {
@@ -31,62 +32,74 @@ describe(`shim under load: ${CLIENTS} clients, ${LIFECYCLES} lifecycles with exe
     fx.cleanup();
   });
 
-  it('reports every exit status and keeps every byte; descriptors, memory and children return to baseline', async () => {
-    const clients = Array.from({ length: CLIENTS }, () => new TaskTestClient(shim.socket));
-    const pid = shim.child.pid as number;
-    // A warm-up under the same load first: connections, JIT and V8's heap reach their
-    // plateau (V8 keeps heap it grew), and that plateau is the baseline. A leak grows
-    // with the count and still shows.
-    await runJobs(clients, 'warm', WARM_UP);
-    await settle();
-    const base = await shimUsage(shim.child, shim.stderr);
-    const baseFds = openFds(pid);
-    const baseRss = rssMiB(pid);
-    let peakFds = baseFds;
-    let peakRss = baseRss;
-    const sampler = setInterval(() => {
-      peakFds = Math.max(peakFds, openFds(pid));
-      peakRss = Math.max(peakRss, rssMiB(pid));
-    }, 50);
+  it(
+    'reports every exit status and keeps every byte; descriptors, memory and children return to baseline',
+    async () => {
+      const clients = Array.from({ length: CLIENTS }, () => new TaskTestClient(shim.socket));
+      const pid = shim.child.pid as number;
+      // A warm-up under the same load first: connections, JIT and V8's heap reach their
+      // plateau (V8 keeps heap it grew), and that plateau is the baseline. A leak grows
+      // with the count and still shows.
+      await runJobs(clients, 'warm', WARM_UP);
+      await settle();
+      const base = await shimUsage(shim.child, shim.stderr);
+      const baseFds = openFds(pid);
+      const baseRss = rssMiB(pid);
+      let peakFds = baseFds;
+      let peakRss = baseRss;
+      const sampler = setInterval(() => {
+        peakFds = Math.max(peakFds, openFds(pid));
+        peakRss = Math.max(peakRss, rssMiB(pid));
+      }, 50);
 
-    const started = Date.now();
-    const failures = await runJobs(clients, 'load', LIFECYCLES);
-    const seconds = (Date.now() - started) / 1000;
-    clearInterval(sampler);
-    await settle();
-    const final = await shimUsage(shim.child, shim.stderr);
-    const finalFds = openFds(pid);
-    const finalRss = rssMiB(pid);
-    const zombies = zombieChildren(pid);
-    for (const c of clients) c.close();
+      const started = Date.now();
+      const failures = await runJobs(clients, 'load', LIFECYCLES);
+      const seconds = (Date.now() - started) / 1000;
+      clearInterval(sampler);
+      await settle();
+      const final = await shimUsage(shim.child, shim.stderr);
+      const finalFds = openFds(pid);
+      const finalRss = rssMiB(pid);
+      const zombies = zombieChildren(pid);
+      for (const c of clients) c.close();
 
-    figure(`${LIFECYCLES} lifecycles (${LIFECYCLES / 4} with an exec) by ${CLIENTS} clients in ${seconds.toFixed(1)} s = ${(LIFECYCLES / seconds).toFixed(0)} lifecycles/s`);
-    figure(`shim fds: baseline ${baseFds}, peak ${peakFds}, final ${finalFds}`);
-    figure(`shim live heap after GC: baseline ${base.heapUsedMiB.toFixed(2)} MiB, final ${final.heapUsedMiB.toFixed(2)} MiB`);
-    figure(`shim RSS: baseline ${baseRss.toFixed(1)} MiB, peak ${peakRss.toFixed(1)} MiB, final ${finalRss.toFixed(1)} MiB; zombies ${zombies.length}`);
+      figure(
+        `${LIFECYCLES} lifecycles (${LIFECYCLES / 4} with an exec) by ${CLIENTS} clients in ${seconds.toFixed(1)} s = ${(LIFECYCLES / seconds).toFixed(0)} lifecycles/s`,
+      );
+      figure(`shim fds: baseline ${baseFds}, peak ${peakFds}, final ${finalFds}`);
+      figure(
+        `shim live heap after GC: baseline ${base.heapUsedMiB.toFixed(2)} MiB, final ${final.heapUsedMiB.toFixed(2)} MiB`,
+      );
+      figure(
+        `shim RSS: baseline ${baseRss.toFixed(1)} MiB, peak ${peakRss.toFixed(1)} MiB, final ${finalRss.toFixed(1)} MiB; zombies ${zombies.length}`,
+      );
 
-    expect(failures).toEqual([]);
-    expect(finalFds).toBe(baseFds);
-    expect(zombies).toEqual([]);
-    // The live heap returns to its baseline (a leak of 1 KiB per lifecycle would add 10 MiB
-    // in the soak); RSS is reported, not judged: V8 and malloc keep pages they grew.
-    expect(final.heapUsedMiB - base.heapUsedMiB).toBeLessThan(SOAK ? 4 : 2);
-    expect(finalRss).toBeLessThan(MAX_RSS_MIB);
-  }, SOAK ? 900_000 : 180_000);
+      expect(failures).toEqual([]);
+      expect(finalFds).toBe(baseFds);
+      expect(zombies).toEqual([]);
+      // The live heap returns to its baseline (a leak of 1 KiB per lifecycle would add 10 MiB
+      // in the soak); RSS is reported, not judged: V8 and malloc keep pages they grew.
+      expect(final.heapUsedMiB - base.heapUsedMiB).toBeLessThan(SOAK ? 4 : 2);
+      expect(finalRss).toBeLessThan(MAX_RSS_MIB);
+    },
+    SOAK ? 900_000 : 180_000,
+  );
 
   /** `count` lifecycles spread over the clients; returns the failures. */
   async function runJobs(clients: TaskTestClient[], tag: string, count: number): Promise<string[]> {
     let next = 0;
     const failures: string[] = [];
-    await Promise.all(clients.map(async (client) => {
-      for (let job = next++; job < count; job = next++) {
-        try {
-          await oneLifecycle(client, `${tag}-${job}`, job % 7, job % 4 === 0);
-        } catch (err) {
-          failures.push(`${tag}-${job}: ${(err as Error).message}`);
+    await Promise.all(
+      clients.map(async (client) => {
+        for (let job = next++; job < count; job = next++) {
+          try {
+            await oneLifecycle(client, `${tag}-${job}`, job % 7, job % 4 === 0);
+          } catch (err) {
+            failures.push(`${tag}-${job}: ${(err as Error).message}`);
+          }
         }
-      }
-    }));
+      }),
+    );
     return failures;
   }
 
@@ -95,12 +108,22 @@ describe(`shim under load: ${CLIENTS} clients, ${LIFECYCLES} lifecycles with exe
     const out = join(shim.dir, `${id}.out`);
     const err = join(shim.dir, `${id}.err`);
     const marker = withExec ? join(shim.dir, `${id}.marker`) : '';
-    await client.create({ id, bundle: fx.bundle(['sh', '-c', SCRIPT, 'load', id, String(status), marker]), stdout: out, stderr: err });
+    await client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', SCRIPT, 'load', id, String(status), marker]),
+      stdout: out,
+      stderr: err,
+    });
     const wait = client.wait(id);
     await client.start(id);
     if (withExec) {
       const execOut = join(shim.dir, `${id}.exec`);
-      await client.exec(id, 'x', { args: ['sh', '-c', `echo exec of ${id}; touch ${marker}; exit 5`], env: ['PATH=/usr/bin:/bin'], cwd: '/' }, { stdout: execOut });
+      await client.exec(
+        id,
+        'x',
+        { args: ['sh', '-c', `echo exec of ${id}; touch ${marker}; exit 5`], env: ['PATH=/usr/bin:/bin'], cwd: '/' },
+        { stdout: execOut },
+      );
       await client.start(id, 'x');
       const execExit = await client.wait(id, 'x');
       if (execExit.exit_status !== 5) throw new Error(`exec exit ${execExit.exit_status}`);
@@ -115,7 +138,6 @@ describe(`shim under load: ${CLIENTS} clients, ${LIFECYCLES} lifecycles with exe
     if (readFileSync(out, 'utf8') !== expected) throw new Error('stdout incomplete');
     if (readFileSync(err, 'utf8') !== `${id} done\n`) throw new Error('stderr incomplete');
   }
-
 });
 
 /** Lets drained FIFO holders and exit handlers finish before descriptors are counted. */

@@ -40,7 +40,8 @@ export async function shimUsage(child: ChildProcess, stderr: () => string): Prom
   child.kill('SIGUSR2');
   for (let i = 0; i < 500; i++) {
     const match = /skiff shim usage: .*fds=(\d+) heap_used=(\d+) rss=(\d+)/.exec(stderr().slice(before));
-    if (match !== null) return { fds: Number(match[1]), heapUsedMiB: Number(match[2]) / 1048576, rssMiB: Number(match[3]) / 1048576 };
+    if (match !== null)
+      return { fds: Number(match[1]), heapUsedMiB: Number(match[2]) / 1048576, rssMiB: Number(match[3]) / 1048576 };
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error('the shim printed no usage line');

@@ -82,7 +82,10 @@ export function authHarness(config: SkiffConfig = configWith({ name: 'local', do
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);
   });
-  const container = buildContainer({ login: { authDir: '/nonexistent/auth', configFile: '/nonexistent/config.yaml' } }, overrides);
+  const container = buildContainer(
+    { login: { authDir: '/nonexistent/auth', configFile: '/nonexistent/config.yaml' } },
+    overrides,
+  );
   return { ...fakes, get: <T>(service: new (...args: never[]) => T): T => container.get(service) };
 }
 

@@ -38,7 +38,10 @@ export class HttpStub {
     stub.tls = options.tls === true;
     const handler = (req: IncomingMessage, res: ServerResponse) => stub.handle(req, res);
     stub.server = options.tls
-      ? createHttps({ key: readFileSync(join(TLS_DIR, 'localhost.key')), cert: readFileSync(join(TLS_DIR, 'localhost.crt')) }, handler)
+      ? createHttps(
+          { key: readFileSync(join(TLS_DIR, 'localhost.key')), cert: readFileSync(join(TLS_DIR, 'localhost.crt')) },
+          handler,
+        )
       : createHttp(handler);
     await new Promise<void>((resolve) => stub.server.listen(0, '127.0.0.1', resolve));
     return stub;
@@ -77,8 +80,11 @@ export class HttpStub {
         this.open.add(res);
         return;
       }
-      const text = typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
-      res.writeHead(reply.status ?? 200, { 'Content-Type': reply.contentType ?? (typeof reply.body === 'string' ? 'text/plain' : 'application/json') });
+      const text =
+        typeof reply.body === 'string' ? reply.body : reply.body === undefined ? '' : JSON.stringify(reply.body);
+      res.writeHead(reply.status ?? 200, {
+        'Content-Type': reply.contentType ?? (typeof reply.body === 'string' ? 'text/plain' : 'application/json'),
+      });
       res.end(text);
     });
   }

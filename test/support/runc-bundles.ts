@@ -6,7 +6,10 @@ import { basename, dirname, join } from 'node:path';
 /** The bundle maker the README, the tests and the benchmark share (plain JS, in scripts/). */
 const busybox = require('../../scripts/busybox-bundle.js') as {
   makeBusyboxRootfs(dir: string): string;
-  runcConfig(args: string[], options: RuncBundleOptions & { root?: string; cgroupsPath?: string }): Record<string, unknown>;
+  runcConfig(
+    args: string[],
+    options: RuncBundleOptions & { root?: string; cgroupsPath?: string },
+  ): Record<string, unknown>;
 };
 
 /** Debian's busybox-static: the test rootfs's /bin/busybox (a static build, no libraries needed). */
@@ -25,7 +28,10 @@ export function runcTestsEnabled(): boolean {
   if (flag === '1') return true;
   const problems = missingTools();
   if (problems.length === 0) return true;
-  if (!noted) process.stderr.write(`runc suites not run here: ${problems.join(', ')} (apt-get install runc busybox-static criu, run as root; SKIFF_RUNC_TESTS=1 makes this an error)\n`);
+  if (!noted)
+    process.stderr.write(
+      `runc suites not run here: ${problems.join(', ')} (apt-get install runc busybox-static criu, run as root; SKIFF_RUNC_TESTS=1 makes this an error)\n`,
+    );
   noted = true;
   return false;
 }
@@ -63,7 +69,9 @@ export interface RuncBundleOptions {
 function requireTools(): void {
   const problems = missingTools();
   if (problems.length > 0) {
-    throw new Error(`the runc test suites cannot run: ${problems.join(', ')}. Install them (apt-get install runc busybox-static criu) and run as root, or leave SKIFF_RUNC_TESTS unset to leave them out.`);
+    throw new Error(
+      `the runc test suites cannot run: ${problems.join(', ')}. Install them (apt-get install runc busybox-static criu) and run as root, or leave SKIFF_RUNC_TESTS unset to leave them out.`,
+    );
   }
 }
 
@@ -108,7 +116,11 @@ export class RuncBundleFactory {
 
   /** Leftover cgroups of this factory's bundles (every hierarchy: v1 controllers or the v2 tree). */
   leftoverCgroups(): string[] {
-    return cgroupDirs(this.cgroupParent).flatMap((dir) => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(dir, e.name)));
+    return cgroupDirs(this.cgroupParent).flatMap((dir) =>
+      readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => join(dir, e.name)),
+    );
   }
 
   cleanup(): void {

@@ -7,7 +7,8 @@ import { RUNTIME_NAMES } from '../../infrastructure/shim/shim-config';
 import { BaseCommand } from '../shared/inbound/cli/base-command';
 
 export default class Run extends BaseCommand {
-  static override summary = 'Run a bundle in a fresh background shim with your terminal attached; exit with its exit status.';
+  static override summary =
+    'Run a bundle in a fresh background shim with your terminal attached; exit with its exit status.';
   static override description =
     'Starts `skiff shim serve` on a private socket, creates and starts the task with this terminal as its stdio ' +
     '(through FIFOs), forwards SIGINT/SIGTERM/SIGHUP/SIGQUIT/SIGUSR1/SIGUSR2 to it, waits, deletes it, shuts the ' +
@@ -19,8 +20,16 @@ export default class Run extends BaseCommand {
   ];
   static override flags = {
     bundle: Flags.string({ required: true, description: 'Bundle directory (holds config.json).' }),
-    runtime: Flags.string({ options: [...RUNTIME_NAMES], default: 'native', description: 'Process runtime for the shim.' }),
-    tty: Flags.boolean({ char: 't', default: false, description: 'Run on a pseudo-terminal (raw mode, window size followed).' }),
+    runtime: Flags.string({
+      options: [...RUNTIME_NAMES],
+      default: 'native',
+      description: 'Process runtime for the shim.',
+    }),
+    tty: Flags.boolean({
+      char: 't',
+      default: false,
+      description: 'Run on a pseudo-terminal (raw mode, window size followed).',
+    }),
     id: Flags.string({ description: 'Task id [default: run-<random>].' }),
   };
 

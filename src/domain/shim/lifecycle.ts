@@ -5,16 +5,7 @@ export type ProcessStatus = 'created' | 'running' | 'paused' | 'stopped' | 'dele
 
 /** What a client (or the operating system, for `exit`) can do to a process. */
 export type Operation =
-  | 'start'
-  | 'pause'
-  | 'resume'
-  | 'kill'
-  | 'delete'
-  | 'exit'
-  | 'exec'
-  | 'update'
-  | 'checkpoint'
-  | 'resize';
+  'start' | 'pause' | 'resume' | 'kill' | 'delete' | 'exit' | 'exec' | 'update' | 'checkpoint' | 'resize';
 
 /**
  * Every allowed move, in one place (after containerd's runc shim,
@@ -23,9 +14,32 @@ export type Operation =
  * process on behalf of the whole task.
  */
 export const TRANSITIONS: Readonly<Record<ProcessStatus, Readonly<Partial<Record<Operation, ProcessStatus>>>>> = {
-  created: { start: 'running', kill: 'created', delete: 'deleted', exit: 'stopped', exec: 'created', update: 'created', resize: 'created' },
-  running: { pause: 'paused', kill: 'running', exit: 'stopped', exec: 'running', update: 'running', checkpoint: 'running', resize: 'running' },
-  paused: { resume: 'running', kill: 'paused', exit: 'stopped', update: 'paused', checkpoint: 'paused', resize: 'paused' },
+  created: {
+    start: 'running',
+    kill: 'created',
+    delete: 'deleted',
+    exit: 'stopped',
+    exec: 'created',
+    update: 'created',
+    resize: 'created',
+  },
+  running: {
+    pause: 'paused',
+    kill: 'running',
+    exit: 'stopped',
+    exec: 'running',
+    update: 'running',
+    checkpoint: 'running',
+    resize: 'running',
+  },
+  paused: {
+    resume: 'running',
+    kill: 'paused',
+    exit: 'stopped',
+    update: 'paused',
+    checkpoint: 'paused',
+    resize: 'paused',
+  },
   stopped: { delete: 'deleted', exit: 'stopped' },
   deleted: {},
 };

@@ -103,7 +103,10 @@ export class TaskProcess<H extends Handle = Handle> {
     const transition = { from: this.currentStatus, to: nextStatus(this.currentStatus, op, this.subject) };
     // Kill needs a process to signal: an exec that was never started has none.
     if (op === 'kill' && this.currentPid === 0) {
-      throw new FailedPreconditionError(`cannot kill ${this.subject}: process not created (start it first)`, 'PROCESS.NOT_CREATED');
+      throw new FailedPreconditionError(
+        `cannot kill ${this.subject}: process not created (start it first)`,
+        'PROCESS.NOT_CREATED',
+      );
     }
     return transition;
   }

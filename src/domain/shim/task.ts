@@ -24,7 +24,10 @@ export class Task<T extends Handle = Handle, E extends Handle = Handle> {
     if (execId === '') return this.init;
     const exec = this.execs.get(execId);
     if (exec === undefined) {
-      throw new NotFoundError(`exec ${JSON.stringify(execId)} of task ${JSON.stringify(this.id)} not found`, 'EXEC.NOT_FOUND');
+      throw new NotFoundError(
+        `exec ${JSON.stringify(execId)} of task ${JSON.stringify(this.id)} not found`,
+        'EXEC.NOT_FOUND',
+      );
     }
     return exec;
   }
@@ -35,7 +38,10 @@ export class Task<T extends Handle = Handle, E extends Handle = Handle> {
    */
   addExec(execId: string, stdio: Stdio): TaskProcess<E> {
     if (this.execs.has(execId)) {
-      throw new AlreadyExistsError(`exec ${JSON.stringify(execId)} already exists in task ${JSON.stringify(this.id)}`, 'EXEC.EXISTS');
+      throw new AlreadyExistsError(
+        `exec ${JSON.stringify(execId)} already exists in task ${JSON.stringify(this.id)}`,
+        'EXEC.EXISTS',
+      );
     }
     assertValidId(execId, 'exec id');
     this.init.check('exec');

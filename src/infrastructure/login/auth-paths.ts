@@ -16,7 +16,8 @@ const usable = (dir: string | undefined): dir is string => dir !== undefined && 
  */
 export function dataDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
   if (platform !== 'darwin' && usable(env.XDG_DATA_HOME)) return env.XDG_DATA_HOME;
-  if (usable(env.HOME)) return platform === 'darwin' ? join(env.HOME, 'Library', 'Application Support') : join(env.HOME, '.local', 'share');
+  if (usable(env.HOME))
+    return platform === 'darwin' ? join(env.HOME, 'Library', 'Application Support') : join(env.HOME, '.local', 'share');
   return join('.', '.local', 'share');
 }
 
@@ -25,7 +26,10 @@ export function configDir(env: NodeJS.ProcessEnv): string {
   return usable(env.HOME) ? join(env.HOME, '.config') : join('.', '.config');
 }
 
-export function authPaths(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): AuthPaths {
+export function authPaths(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+): AuthPaths {
   return {
     authDir: join(dataDir(env, platform), 'skiff', 'auth'),
     configFile: join(configDir(env), 'skiff', 'config.yaml'),

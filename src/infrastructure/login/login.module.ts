@@ -71,10 +71,30 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
     bind(RANDOM).to(NodeRandom);
     bind(HASHER).to(NodeHasher);
     if (!isBound(CLOCK)) bind(CLOCK).to(SystemClock);
-    for (const service of [AuthScopes, BrowserOpener, GetToken, SsoLogin, GitLogin, Login, SetGiteaToken, GetGiteaToken, Status, Logout]) {
+    for (const service of [
+      AuthScopes,
+      BrowserOpener,
+      GetToken,
+      SsoLogin,
+      GitLogin,
+      Login,
+      SetGiteaToken,
+      GetGiteaToken,
+      Status,
+      Logout,
+    ]) {
       bind(service as new (...args: never[]) => unknown).toSelf();
     }
-    for (const service of [ListBoards, SetBoardApiKey, SetHost, GetContexts, UseContext, SetContext, DeleteContext, ViewConfig]) {
+    for (const service of [
+      ListBoards,
+      SetBoardApiKey,
+      SetHost,
+      GetContexts,
+      UseContext,
+      SetContext,
+      DeleteContext,
+      ViewConfig,
+    ]) {
       bind(service as new (...args: never[]) => unknown).toSelf();
     }
   });

@@ -84,7 +84,10 @@ export async function warmUp(): Promise<void> {
   try {
     const paths = { authDir: join(dir, 'auth'), configFile: join(dir, 'config.yaml') };
     mkdirSync(paths.authDir, { recursive: true });
-    writeFileSync(paths.configFile, 'current-context: local\ncontexts:\n  - name: local\n    context:\n      domain: warm.test\n');
+    writeFileSync(
+      paths.configFile,
+      'current-context: local\ncontexts:\n  - name: local\n    context:\n      domain: warm.test\n',
+    );
     const record = { access_token: 'a', refresh_token: '', expires_at: '2099-01-01T00:00:00Z', domain: 'warm.test' };
     writeFileSync(join(paths.authDir, 'warm.test.json'), JSON.stringify(record));
     const container = buildContainer({ login: paths });

@@ -47,7 +47,9 @@ export async function warmUp(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-warm-'));
   try {
     const host = new ShimProcessHost('warm-up');
-    const service = buildContainer({ shim: { runtime: 'native', stateDir: join(dir, 'state'), host } }).get(TaskService);
+    const service = buildContainer({ shim: { runtime: 'native', stateDir: join(dir, 'state'), host } }).get(
+      TaskService,
+    );
     const server = await GrpcTaskServer.listen(join(dir, 'shim.sock'), service);
     await server.stop();
   } finally {

@@ -19,7 +19,8 @@ function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
       return new NativeRuntime();
     case 'runc': {
       // Loaded only for runc, so the native shim's start-up never evaluates it.
-      const { RuncRuntime } = require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
+      const { RuncRuntime } =
+        require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
       return new RuncRuntime(config.stateDir);
     }
   }

@@ -38,7 +38,10 @@ describe('runProgram (how the shim starts runc, mount and criu)', () => {
   it('watches the pid while the program runs, so a subreaper sweep leaves its exit alone', async () => {
     const running = runProgram('sh', ['-c', 'echo $$; sleep 0.2']);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(' ').map(Number);
+    const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+      .trim()
+      .split(' ')
+      .map(Number);
     const watchedWhileRunning = children.filter(isWatched);
     const pid = Number((await running).stdout.trim());
     expect(watchedWhileRunning).toContain(pid);

@@ -18,7 +18,10 @@ describe('NativeRuntime', () => {
     const out = join(bundles.root, `out${n}`);
     let exited!: (exit: ProcessExit) => void;
     const exit = new Promise<ProcessExit>((resolve) => (exited = resolve));
-    const bundle = bundles.makeWithConfig({ ociVersion: '1.0.2', process: { env: ['PATH=/usr/bin:/bin'], cwd: '/', ...process } });
+    const bundle = bundles.makeWithConfig({
+      ociVersion: '1.0.2',
+      process: { env: ['PATH=/usr/bin:/bin'], cwd: '/', ...process },
+    });
     const stdio = { stdin: '', stdout: out, stderr: out, terminal: false };
     const task = await runtime.create({ id: `n${n++}`, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
     await task.start();
@@ -28,7 +31,10 @@ describe('NativeRuntime', () => {
   }
 
   it(`runs the spec's user ${isRoot ? 'as root' : '(not applied: the shim is not root)'}, without supplementary groups`, async () => {
-    const { out } = await run({ args: ['sh', '-c', 'echo $(id -u) $(id -g) $(id -G)'], user: { uid: NOBODY, gid: NOBODY, additionalGids: [0] } });
+    const { out } = await run({
+      args: ['sh', '-c', 'echo $(id -u) $(id -g) $(id -G)'],
+      user: { uid: NOBODY, gid: NOBODY, additionalGids: [0] },
+    });
     const [uid, gid, ...groups] = out.trim().split(' ').map(Number);
     if (isRoot) expect({ uid, gid, groups }).toEqual({ uid: NOBODY, gid: NOBODY, groups: [NOBODY] });
     else expect({ uid, gid }).toEqual({ uid: process.getuid?.(), gid: process.getgid?.() });
@@ -42,7 +48,10 @@ describe('NativeRuntime', () => {
   it('runs a program with default signal dispositions, in its own session', async () => {
     // Node ignores SIGPIPE; a child must not inherit that (SigIgn is the ignored-signal mask).
     const { out } = await run({ args: ['sh', '-c', 'grep SigIgn /proc/self/status; ps -o sid= -p $$; echo $$'] });
-    const [ignored, sid, pid] = out.trim().split('\n').map((l) => l.trim());
+    const [ignored, sid, pid] = out
+      .trim()
+      .split('\n')
+      .map((l) => l.trim());
     expect(BigInt(`0x${ignored.split(/\s+/)[1]}`) & (1n << 12n)).toBe(0n);
     expect(sid).toBe(pid);
   });

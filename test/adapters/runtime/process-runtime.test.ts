@@ -13,6 +13,11 @@ processRuntimeContract('fake', () => new FakeProcessRuntime());
 processRuntimeContract('native', () => new NativeRuntime());
 if (runcTestsEnabled()) {
   // Loaded only here: the runc runtime makes this process a child subreaper.
-  const { RuncRuntime } = require('../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime');
-  processRuntimeContract('runc', () => new RuncRuntime(join(stateDir, 'runc')), () => new RuncBundleFactory());
+  const { RuncRuntime } =
+    require('../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime');
+  processRuntimeContract(
+    'runc',
+    () => new RuncRuntime(join(stateDir, 'runc')),
+    () => new RuncBundleFactory(),
+  );
 }

@@ -20,7 +20,9 @@ taskClientContract('in-process (over a native TaskService)', async () => {
     rebindSync(PROCESS_RUNTIME).toConstantValue(new NativeRuntime());
     rebindSync(CLOCK).toConstantValue(new SystemClock());
   });
-  const service = buildContainer({ shim: { runtime: 'native', stateDir, host: new FakeShimHost() } }, real).get(TaskService);
+  const service = buildContainer({ shim: { runtime: 'native', stateDir, host: new FakeShimHost() } }, real).get(
+    TaskService,
+  );
   return {
     client: new InProcessTaskClient(service),
     close: async () => {

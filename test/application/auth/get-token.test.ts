@@ -7,7 +7,10 @@ import { aRecord, expiringIn, NOW } from '../../support/tokens';
 describe('get_token', () => {
   it('no cache file: not logged in, advising `skiff auth login`', async () => {
     const h = authHarness();
-    const err = await h.get(GetToken).execute({}).catch((e: unknown) => e);
+    const err = await h
+      .get(GetToken)
+      .execute({})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdentityError);
     expect((err as Error).message).toMatch(/not logged in.*skiff auth login/);
     expect(h.cache.records.size).toBe(0);
@@ -16,7 +19,10 @@ describe('get_token', () => {
   it('unreadable or unparsable cache: not logged in, naming the file', async () => {
     const h = authHarness();
     h.cache.markCorrupt('example.com');
-    const err = await h.get(GetToken).execute({}).catch((e: unknown) => e);
+    const err = await h
+      .get(GetToken)
+      .execute({})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdentityError);
     expect((err as Error).message).toContain('/fake/auth/example.com.json');
     expect((err as Error).message).toContain('skiff auth login');
@@ -38,7 +44,12 @@ describe('get_token', () => {
     h.provider.tokenReplies = [{ accessToken: 'access-2', refreshToken: 'refresh-2', expiresIn: 600 }];
     await expect(h.get(GetToken).execute({})).resolves.toBe('access-2');
     const written = h.cache.records.get('example.com');
-    expect(written).toMatchObject({ accessToken: 'access-2', refreshToken: 'refresh-2', giteaToken: 'git-1', domain: 'example.com' });
+    expect(written).toMatchObject({
+      accessToken: 'access-2',
+      refreshToken: 'refresh-2',
+      giteaToken: 'git-1',
+      domain: 'example.com',
+    });
     expect(written?.expiresAt).toEqual(new Date(NOW.getTime() + 600_000));
     expect(h.provider.tokenCalls[0]).toEqual({
       grant: 'refresh_token',
@@ -70,7 +81,10 @@ describe('get_token', () => {
     const before = expiringIn(-10);
     h.cache.records.set('example.com', before);
     h.provider.tokenReplies = [400];
-    const err = await h.get(GetToken).execute({}).catch((e: unknown) => e);
+    const err = await h
+      .get(GetToken)
+      .execute({})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdentityError);
     expect((err as Error).message).toMatch(/session expired.*skiff auth login/);
     expect(h.notifier.warnings).toHaveLength(1);
@@ -129,7 +143,10 @@ describe('get_token', () => {
     h.cache.records.set('example.com', expiringIn(-10));
     h.provider.tokenReplies = [401];
     h.provider.failureBody = 'nope';
-    const err = (await h.get(GetToken).execute({}).catch((e: unknown) => e)) as Error;
+    const err = (await h
+      .get(GetToken)
+      .execute({})
+      .catch((e: unknown) => e)) as Error;
     for (const text of [err.message, ...h.notifier.warnings]) {
       expect(text).not.toContain('refresh-1');
       expect(text).not.toContain('access-1');

@@ -18,10 +18,15 @@ describe('git login (seed git steps 1-4)', () => {
   it('step 2: the input is trimmed; empty input is an identity error "no token provided"', async () => {
     const h = authHarness();
     h.prompt.answer = '  git-token-1 \n';
-    await expect(h.get(GitLogin).execute({ target: {}, openBrowser: false })).resolves.toMatchObject({ login: 'alice' });
+    await expect(h.get(GitLogin).execute({ target: {}, openBrowser: false })).resolves.toMatchObject({
+      login: 'alice',
+    });
     expect(h.gitHost.calls[0].token).toBe('git-token-1');
     h.prompt.answer = '   ';
-    const err = await h.get(GitLogin).execute({ target: {}, openBrowser: false }).catch((e: unknown) => e);
+    const err = await h
+      .get(GitLogin)
+      .execute({ target: {}, openBrowser: false })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdentityError);
     expect((err as Error).message).toMatch(/no token provided/);
   });
@@ -30,7 +35,10 @@ describe('git login (seed git steps 1-4)', () => {
     const h = authHarness();
     h.prompt.answer = 'wrong';
     h.gitHost.rejectStatus = 403;
-    const err = (await h.get(GitLogin).execute({ target: {}, openBrowser: false }).catch((e: unknown) => e)) as Error;
+    const err = (await h
+      .get(GitLogin)
+      .execute({ target: {}, openBrowser: false })
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(IdentityError);
     expect(err.message).toMatch(/invalid token.*403/);
     expect(err.message).not.toContain('wrong');
@@ -42,7 +50,9 @@ describe('git login (seed git steps 1-4)', () => {
     const h = authHarness();
     h.prompt.answer = 'git-token-1';
     h.gitHost.login = undefined;
-    await expect(h.get(GitLogin).execute({ target: {}, openBrowser: false })).resolves.toMatchObject({ login: 'unknown' });
+    await expect(h.get(GitLogin).execute({ target: {}, openBrowser: false })).resolves.toMatchObject({
+      login: 'unknown',
+    });
   });
 
   it('step 4 / state table: with a cache, gitea_token is set and everything else unchanged', async () => {
@@ -52,7 +62,12 @@ describe('git login (seed git steps 1-4)', () => {
     h.prompt.answer = 'git-token-1';
     await h.get(GitLogin).execute({ target: {}, openBrowser: false });
     const after = h.cache.records.get('example.com');
-    expect(after).toMatchObject({ accessToken: before.accessToken, refreshToken: before.refreshToken, idToken: before.idToken, giteaToken: 'git-token-1' });
+    expect(after).toMatchObject({
+      accessToken: before.accessToken,
+      refreshToken: before.refreshToken,
+      idToken: before.idToken,
+      giteaToken: 'git-token-1',
+    });
     expect(after?.expiresAt).toEqual(before.expiresAt);
   });
 
@@ -61,7 +76,12 @@ describe('git login (seed git steps 1-4)', () => {
     h.prompt.answer = 'git-token-1';
     await h.get(GitLogin).execute({ target: {}, openBrowser: false });
     const record = h.cache.records.get('example.com');
-    expect(record).toMatchObject({ accessToken: '', refreshToken: '', domain: 'example.com', giteaToken: 'git-token-1' });
+    expect(record).toMatchObject({
+      accessToken: '',
+      refreshToken: '',
+      domain: 'example.com',
+      giteaToken: 'git-token-1',
+    });
     expect(record?.expiresAt).toEqual(NOW);
     expect(record?.idToken).toBeUndefined();
   });
@@ -97,7 +117,10 @@ describe('get_gitea_token (seed git step 5)', () => {
   it('cache without gitea_token: identity error advising login or the set-token command', async () => {
     const h = authHarness();
     h.cache.records.set('example.com', aRecord());
-    const err = (await h.get(GetGiteaToken).execute({}).catch((e: unknown) => e)) as Error;
+    const err = (await h
+      .get(GetGiteaToken)
+      .execute({})
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(IdentityError);
     expect(err.message).toContain('skiff auth git');
     expect(err.message).toContain('skiff auth set-gitea-token');

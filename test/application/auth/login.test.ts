@@ -19,7 +19,11 @@ describe('auth login', () => {
     expect(h.browser.opened).toHaveLength(1);
     expect(h.notifier.all).toContain('https://src.cached.org/user/settings/applications');
     expect(h.notifier.infos.filter((l) => /from the token cache/.test(l))).toHaveLength(1);
-    expect(h.cache.records.get('')).toMatchObject({ accessToken: 'a', giteaToken: 'git-token-1', domain: 'cached.org' });
+    expect(h.cache.records.get('')).toMatchObject({
+      accessToken: 'a',
+      giteaToken: 'git-token-1',
+      domain: 'cached.org',
+    });
   });
 });
 
@@ -41,7 +45,12 @@ describe('domain resolution through the ports', () => {
   });
 
   it('the --domain flag locates the cache file; --context picks the context', async () => {
-    const h = authHarness({ contexts: [{ name: 'a', domain: 'a.org' }, { name: 'local', domain: 'l.org' }] });
+    const h = authHarness({
+      contexts: [
+        { name: 'a', domain: 'a.org' },
+        { name: 'local', domain: 'l.org' },
+      ],
+    });
     const scopes = h.get(AuthScopes);
     await expect(scopes.scope({ domain: 'x.org' })).resolves.toMatchObject({ cacheDomain: 'x.org' });
     await expect(scopes.scope({ context: 'a' })).resolves.toMatchObject({ cacheDomain: 'a.org' });

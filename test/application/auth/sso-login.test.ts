@@ -8,12 +8,20 @@ import { aRecord, idToken, NOW } from '../../support/tokens';
 const input = (over: Partial<SsoLoginInput> = {}): SsoLoginInput => ({ target: {}, openBrowser: true, ...over });
 
 /** The browser side: once the URL is opened, come back with this code and the URL's state (or another). */
-function userCompletes(h: AuthHarness, callback: (url: URL) => string = (u) => `/callback?code=the-code&state=${u.searchParams.get('state')}`) {
+function userCompletes(
+  h: AuthHarness,
+  callback: (url: URL) => string = (u) => `/callback?code=the-code&state=${u.searchParams.get('state')}`,
+) {
   h.browser.onOpen = (url) => h.listener.deliver(callback(new URL(url)));
 }
 
 function loggedInReply() {
-  return { accessToken: 'access-9', refreshToken: 'refresh-9', expiresIn: 900, idToken: idToken({ email: 'alice@example.com' }) };
+  return {
+    accessToken: 'access-9',
+    refreshToken: 'refresh-9',
+    expiresIn: 900,
+    idToken: idToken({ email: 'alice@example.com' }),
+  };
 }
 
 describe('SSO login (seed steps 1-13)', () => {
@@ -60,7 +68,9 @@ describe('SSO login (seed steps 1-13)', () => {
     expect(url.searchParams.get('code_challenge')).toBe(createHash('sha256').update(codeVerifier).digest('base64url'));
     expect(url.searchParams.get('state')).toHaveLength(22);
     expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:9876/callback');
-    expect(h.browser.opened[0].startsWith('https://auth.example.com/auth?client_id=skiff-cli&redirect_uri=')).toBe(true);
+    expect(h.browser.opened[0].startsWith('https://auth.example.com/auth?client_id=skiff-cli&redirect_uri=')).toBe(
+      true,
+    );
   });
 
   it('step 7: the URL is printed even when the browser opens, and without --no-browser only', async () => {
@@ -104,7 +114,10 @@ describe('SSO login (seed steps 1-13)', () => {
 
   it('step 8: waits with a clear line; after 300 s without a callback: login timed out after 5 minutes', async () => {
     const h = authHarness();
-    const run = h.get(SsoLogin).execute(input()).catch((e: unknown) => e);
+    const run = h
+      .get(SsoLogin)
+      .execute(input())
+      .catch((e: unknown) => e);
     while (h.clock.pendingSleeps === 0) await new Promise((r) => setImmediate(r));
     h.clock.advance(CALLBACK_WAIT_MS - 1);
     await new Promise((r) => setImmediate(r));
@@ -122,17 +135,23 @@ describe('SSO login (seed steps 1-13)', () => {
     ['no code', (u: URL) => `/callback?state=${u.searchParams.get('state')}`, /no code/],
     ['no state', () => '/callback?code=abc', /no state/],
     ['a forged state', () => '/callback?code=abc&state=forged', /CSRF/],
-  ])('step 9: a callback with %s is an identity error; the browser gets a failure page; nothing is exchanged', async (_, callback, message) => {
-    const h = authHarness();
-    userCompletes(h, callback);
-    const err = (await h.get(SsoLogin).execute(input()).catch((e: unknown) => e)) as Error;
-    expect(err).toBeInstanceOf(IdentityError);
-    expect(err.message).toMatch(message);
-    expect(h.listener.replies).toHaveLength(1);
-    expect(h.listener.replies[0].status).toBe(400);
-    expect(h.provider.tokenCalls).toHaveLength(0);
-    expect(h.cache.writes).toBe(0);
-  });
+  ])(
+    'step 9: a callback with %s is an identity error; the browser gets a failure page; nothing is exchanged',
+    async (_, callback, message) => {
+      const h = authHarness();
+      userCompletes(h, callback);
+      const err = (await h
+        .get(SsoLogin)
+        .execute(input())
+        .catch((e: unknown) => e)) as Error;
+      expect(err).toBeInstanceOf(IdentityError);
+      expect(err.message).toMatch(message);
+      expect(h.listener.replies).toHaveLength(1);
+      expect(h.listener.replies[0].status).toBe(400);
+      expect(h.provider.tokenCalls).toHaveLength(0);
+      expect(h.cache.writes).toBe(0);
+    },
+  );
 
   it('step 10: success page without a redirect for `auth sso`, with the meta refresh when asked', async () => {
     const h = authHarness();
@@ -179,7 +198,9 @@ describe('SSO login (seed steps 1-13)', () => {
     const h = authHarness({ contexts: [] });
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
-    await expect(h.get(SsoLogin).execute(input({ domain: 'given.org' }))).resolves.toMatchObject({ domain: 'given.org' });
+    await expect(h.get(SsoLogin).execute(input({ domain: 'given.org' }))).resolves.toMatchObject({
+      domain: 'given.org',
+    });
     expect(h.discovery.calls).toBe(0);
     expect(h.cache.records.get('')?.domain).toBe('given.org');
   });
@@ -190,7 +211,10 @@ describe('SSO login (seed steps 1-13)', () => {
   });
 
   it('a context overriding the identity provider is used for its own domain', async () => {
-    const h = authHarness({ currentContext: 'dev', contexts: [{ name: 'dev', domain: 'dev.org', identityProviderUrl: 'http://127.0.0.1:5556' }] });
+    const h = authHarness({
+      currentContext: 'dev',
+      contexts: [{ name: 'dev', domain: 'dev.org', identityProviderUrl: 'http://127.0.0.1:5556' }],
+    });
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
     await h.get(SsoLogin).execute(input());

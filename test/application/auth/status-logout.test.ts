@@ -7,14 +7,22 @@ describe('status', () => {
   it('reports the facts of the active domain', async () => {
     const h = authHarness();
     h.cache.records.set('example.com', expiringIn(-5));
-    await expect(h.get(Status).execute({})).resolves.toMatchObject({ loggedIn: true, expired: true, refreshOnNextUse: true, domain: 'example.com' });
+    await expect(h.get(Status).execute({})).resolves.toMatchObject({
+      loggedIn: true,
+      expired: true,
+      refreshOnNextUse: true,
+      domain: 'example.com',
+    });
   });
 
   it('not logged in is not an error; an unreadable cache is reported with its path', async () => {
     const h = authHarness();
     await expect(h.get(Status).execute({})).resolves.toEqual({ loggedIn: false });
     h.cache.markCorrupt('example.com');
-    await expect(h.get(Status).execute({})).resolves.toMatchObject({ loggedIn: false, problem: expect.stringContaining('/fake/auth/example.com.json') });
+    await expect(h.get(Status).execute({})).resolves.toMatchObject({
+      loggedIn: false,
+      problem: expect.stringContaining('/fake/auth/example.com.json'),
+    });
   });
 });
 

@@ -9,7 +9,9 @@ describe('boards list', () => {
     const h = authHarness();
     h.cache.records.set('example.com', aRecord());
     const boards = await h.get(ListBoards).execute({});
-    expect(boards).toEqual([{ id: '9007199254740993', name: 'Roadmap', project: { id: '1357924680135792468', name: 'Platform' } }]);
+    expect(boards).toEqual([
+      { id: '9007199254740993', name: 'Roadmap', project: { id: '1357924680135792468', name: 'Platform' } },
+    ]);
     expect(h.boardTool.exchanges).toEqual(['access-1']);
     expect(h.boardCredentials.records.get('example.com')).toEqual({ boardToken: 'board-token-1' });
   });
@@ -43,7 +45,10 @@ describe('boards list', () => {
     const h = authHarness();
     h.cache.records.set('example.com', aRecord());
     h.boardTool.exchangeAvailable = false;
-    const err = (await h.get(ListBoards).execute({}).catch((e: unknown) => e)) as Error;
+    const err = (await h
+      .get(ListBoards)
+      .execute({})
+      .catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(ConfigurationError);
     expect(err.message).toContain('skiff boards set-api-key');
     h.boardTool.apiKey = 'key-1';

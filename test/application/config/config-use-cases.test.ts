@@ -11,10 +11,15 @@ describe('config use cases', () => {
   it('set --host, set-context, use-context, get-contexts, delete-context, view', async () => {
     const h = authHarness({ contexts: [] });
     await expect(h.get(SetHost).execute('example.com')).resolves.toEqual({ context: 'local' });
-    await expect(h.get(SetContext).execute('dev', { domain: 'dev.org', identityProviderUrl: 'http://127.0.0.1:1' })).resolves.toMatchObject({ created: true });
+    await expect(
+      h.get(SetContext).execute('dev', { domain: 'dev.org', identityProviderUrl: 'http://127.0.0.1:1' }),
+    ).resolves.toMatchObject({ created: true });
     await expect(h.get(GetContexts).execute()).resolves.toMatchObject({ current: 'local' });
     await h.get(UseContext).execute('dev');
-    await expect(h.get(GetContexts).execute()).resolves.toMatchObject({ current: 'dev', contexts: [{ name: 'local' }, { name: 'dev' }] });
+    await expect(h.get(GetContexts).execute()).resolves.toMatchObject({
+      current: 'dev',
+      contexts: [{ name: 'local' }, { name: 'dev' }],
+    });
     await h.get(DeleteContext).execute('dev');
     await expect(h.get(GetContexts).execute()).resolves.toMatchObject({ current: 'local' });
     await expect(h.get(ViewConfig).execute()).resolves.toMatchObject({ location: '/fake/config.yaml' });

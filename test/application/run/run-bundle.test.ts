@@ -31,7 +31,12 @@ function setup() {
 describe('RunBundle (skiff run)', () => {
   it('returns the exit status after Wait, drained output, Delete and Shutdown', async () => {
     const { run, clients, console, launcher } = setup();
-    const status = await run.execute({ id: 'r1', bundle: bundles.make(['sh', '-c', 'exit 42']), runtime: 'native', terminal: false });
+    const status = await run.execute({
+      id: 'r1',
+      bundle: bundles.make(['sh', '-c', 'exit 42']),
+      runtime: 'native',
+      terminal: false,
+    });
     expect(status).toBe(42);
     expect(launcher.launched).toEqual(['native']);
     expect(clients.clients[0].calls).toEqual(['create', 'wait', 'start', 'delete', 'shutdown']);
@@ -42,13 +47,18 @@ describe('RunBundle (skiff run)', () => {
 
   it('forwards a signal it receives to the task and reports 128+signal', async () => {
     const { run, shim, console } = setup();
-    const result = run.execute({ id: 'r1', bundle: bundles.make(['sleep', '100']), runtime: 'native', terminal: false });
+    const result = run.execute({
+      id: 'r1',
+      bundle: bundles.make(['sleep', '100']),
+      runtime: 'native',
+      terminal: false,
+    });
     await waitUntil(() => shim.runtime.tasks.get('r1')?.started === true);
     console.events?.onSignal(2);
     expect(await result).toBe(130);
   });
 
-  it('closes the task\'s stdin when the user\'s stdin ends, and passes resizes on', async () => {
+  it("closes the task's stdin when the user's stdin ends, and passes resizes on", async () => {
     const { run, shim, console } = setup();
     const result = run.execute({ id: 'r1', bundle: bundles.make(['sleep', '100']), runtime: 'native', terminal: true });
     await waitUntil(() => shim.runtime.tasks.get('r1')?.started === true);
@@ -62,7 +72,9 @@ describe('RunBundle (skiff run)', () => {
 
   it('cleans up (console, shim) when Create is refused, and passes the error on', async () => {
     const { run, console, launcher } = setup();
-    await expect(run.execute({ id: 'r1', bundle: '/no/bundle', runtime: 'native', terminal: false })).rejects.toThrow(InvalidArgumentError);
+    await expect(run.execute({ id: 'r1', bundle: '/no/bundle', runtime: 'native', terminal: false })).rejects.toThrow(
+      InvalidArgumentError,
+    );
     expect(console.closed).toBe(true);
     expect(launcher.stopped).toBe(1);
   });

@@ -1,5 +1,9 @@
 import {
-  AlreadyExistsError, FailedPreconditionError, InvalidArgumentError, NotFoundError, UnimplementedError,
+  AlreadyExistsError,
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  UnimplementedError,
 } from '../../../src/domain/shared/errors';
 import { OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from '../../../src/application/shim/task/any-payload';
 import { CreateTaskInput } from '../../../src/application/shim/task/task-messages';
@@ -33,7 +37,11 @@ describe('TaskService lifecycle', () => {
     expect(await service.start({ id: 't1', execId: '' })).toEqual({ pid });
     const exit = await service.wait({ id: 't1', execId: '' });
     expect(exit).toEqual({ exitStatus: 7, exitedAt: clock.current });
-    expect(service.state({ id: 't1', execId: '' })).toMatchObject({ status: 'stopped', exitStatus: 7, exitedAt: clock.current });
+    expect(service.state({ id: 't1', execId: '' })).toMatchObject({
+      status: 'stopped',
+      exitStatus: 7,
+      exitedAt: clock.current,
+    });
 
     expect(await service.delete({ id: 't1', execId: '' })).toEqual({ pid, exitStatus: 7, exitedAt: clock.current });
     expect(() => service.state({ id: 't1', execId: '' })).toThrow(NotFoundError);
@@ -65,7 +73,11 @@ describe('TaskService lifecycle', () => {
     const { service } = setup();
     await service.create(createInput('t1', ['sleep', '100']));
     const deleted = service.delete({ id: 't1', execId: '' });
-    const updated = service.update({ id: 't1', resources: jsonAny(OCI_RESOURCES_TYPE_URL, {}), annotations: new Map() });
+    const updated = service.update({
+      id: 't1',
+      resources: jsonAny(OCI_RESOURCES_TYPE_URL, {}),
+      annotations: new Map(),
+    });
     await deleted;
     await expect(updated).rejects.toThrow(NotFoundError);
   });
@@ -98,7 +110,10 @@ describe('TaskService lifecycle', () => {
   it('serialises concurrent Starts: one runs, the other is refused', async () => {
     const { service } = setup();
     await service.create(createInput('t1', ['sleep', '100']));
-    const results = await Promise.allSettled([service.start({ id: 't1', execId: '' }), service.start({ id: 't1', execId: '' })]);
+    const results = await Promise.allSettled([
+      service.start({ id: 't1', execId: '' }),
+      service.start({ id: 't1', execId: '' }),
+    ]);
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
     const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
     expect(refused.reason).toBeInstanceOf(FailedPreconditionError);
@@ -138,7 +153,12 @@ describe('TaskService exec processes', () => {
   it('adds an exec in CREATED with pid 0, starts it, waits and deletes it', async () => {
     const { service } = await running();
     await service.exec({ id: 't1', execId: 'e1', spec: spec(['sh', '-c', 'exit 5']), ...NO_STDIO });
-    expect(service.state({ id: 't1', execId: 'e1' })).toMatchObject({ id: 't1', execId: 'e1', status: 'created', pid: 0 });
+    expect(service.state({ id: 't1', execId: 'e1' })).toMatchObject({
+      id: 't1',
+      execId: 'e1',
+      status: 'created',
+      pid: 0,
+    });
     const { pid } = await service.start({ id: 't1', execId: 'e1' });
     expect(pid).toBeGreaterThan(0);
     expect((await service.wait({ id: 't1', execId: 'e1' })).exitStatus).toBe(5);
@@ -149,7 +169,9 @@ describe('TaskService exec processes', () => {
   it('refuses a second exec with the same id, but allows it again after Delete', async () => {
     const { service } = await running();
     await service.exec({ id: 't1', execId: 'e1', spec: spec(['true']), ...NO_STDIO });
-    await expect(service.exec({ id: 't1', execId: 'e1', spec: spec(['true']), ...NO_STDIO })).rejects.toThrow(AlreadyExistsError);
+    await expect(service.exec({ id: 't1', execId: 'e1', spec: spec(['true']), ...NO_STDIO })).rejects.toThrow(
+      AlreadyExistsError,
+    );
     await service.delete({ id: 't1', execId: 'e1' });
     await expect(service.exec({ id: 't1', execId: 'e1', spec: spec(['true']), ...NO_STDIO })).resolves.toBeUndefined();
   });
@@ -158,8 +180,18 @@ describe('TaskService exec processes', () => {
     ['an empty exec id', '', spec(['true']), InvalidArgumentError],
     ['an unsafe exec id', '../x', spec(['true']), InvalidArgumentError],
     ['no spec', 'e1', undefined, InvalidArgumentError],
-    ['a spec of another type', 'e1', { typeUrl: 'types.containerd.io/other', value: new Uint8Array() }, InvalidArgumentError],
-    ['a garbage spec', 'e1', { typeUrl: OCI_PROCESS_TYPE_URL, value: new Uint8Array([0xff, 0xfe, 0x00]) }, InvalidArgumentError],
+    [
+      'a spec of another type',
+      'e1',
+      { typeUrl: 'types.containerd.io/other', value: new Uint8Array() },
+      InvalidArgumentError,
+    ],
+    [
+      'a garbage spec',
+      'e1',
+      { typeUrl: OCI_PROCESS_TYPE_URL, value: new Uint8Array([0xff, 0xfe, 0x00]) },
+      InvalidArgumentError,
+    ],
     ['a spec without args', 'e1', jsonAny(OCI_PROCESS_TYPE_URL, { cwd: '/' }), InvalidArgumentError],
     ['a missing executable', 'e1', spec(['no-such-program']), InvalidArgumentError],
   ])('refuses %s with INVALID_ARGUMENT and leaves no exec behind', async (_why, execId, payload, kind) => {
@@ -171,7 +203,9 @@ describe('TaskService exec processes', () => {
   it('refuses to kill an exec that was never started', async () => {
     const { service } = await running();
     await service.exec({ id: 't1', execId: 'e1', spec: spec(['sleep', '1']), ...NO_STDIO });
-    await expect(service.kill({ id: 't1', execId: 'e1', signal: 15, all: false })).rejects.toThrow(/process not created/);
+    await expect(service.kill({ id: 't1', execId: 'e1', signal: 15, all: false })).rejects.toThrow(
+      /process not created/,
+    );
   });
 
   it('reports an exec of a paused task as PAUSED, and refuses exec while paused', async () => {
@@ -180,7 +214,9 @@ describe('TaskService exec processes', () => {
     await service.start({ id: 't1', execId: 'e1' });
     await service.pause('t1');
     expect(service.state({ id: 't1', execId: 'e1' }).status).toBe('paused');
-    await expect(service.exec({ id: 't1', execId: 'e2', spec: spec(['true']), ...NO_STDIO })).rejects.toThrow(FailedPreconditionError);
+    await expect(service.exec({ id: 't1', execId: 'e2', spec: spec(['true']), ...NO_STDIO })).rejects.toThrow(
+      FailedPreconditionError,
+    );
   });
 
   it('ends the execs with the task: Delete of the init kills and forgets them', async () => {
@@ -226,7 +262,9 @@ describe('TaskService errors (CONTRACT.md mapping)', () => {
     await expect(service.resume('nope')).rejects.toThrow(NotFoundError);
     await expect(service.pids('nope')).rejects.toThrow(NotFoundError);
     await expect(service.stats('nope')).rejects.toThrow(NotFoundError);
-    await expect(service.update({ id: 'nope', resources: undefined, annotations: new Map() })).rejects.toThrow(NotFoundError);
+    await expect(service.update({ id: 'nope', resources: undefined, annotations: new Map() })).rejects.toThrow(
+      NotFoundError,
+    );
     await expect(service.checkpoint({ id: 'nope', path: 'relative' })).rejects.toThrow(NotFoundError);
     await expect(service.closeIO({ ...ref, stdin: true })).rejects.toThrow(NotFoundError);
     await expect(service.resizePty({ ...ref, width: 1, height: 1 })).rejects.toThrow(NotFoundError);
@@ -292,7 +330,9 @@ describe('TaskService errors (CONTRACT.md mapping)', () => {
     await service.create(createInput('t1', ['true']));
     await service.start({ id: 't1', execId: '' });
     await service.wait({ id: 't1', execId: '' });
-    await expect(service.kill({ id: 't1', execId: '', signal: 15, all: false })).rejects.toThrow(/process already finished/);
+    await expect(service.kill({ id: 't1', execId: '', signal: 15, all: false })).rejects.toThrow(
+      /process already finished/,
+    );
     await expect(service.kill({ id: 't1', execId: '', signal: 15, all: false })).rejects.toThrow(NotFoundError);
   });
 
@@ -313,7 +353,9 @@ describe('TaskService errors (CONTRACT.md mapping)', () => {
 
   it('refuses parent_checkpoint as UNIMPLEMENTED and a relative checkpoint path as INVALID_ARGUMENT', async () => {
     const { service } = setup();
-    await expect(service.create({ ...createInput('t1', ['true']), parentCheckpoint: '/x' })).rejects.toThrow(UnimplementedError);
+    await expect(service.create({ ...createInput('t1', ['true']), parentCheckpoint: '/x' })).rejects.toThrow(
+      UnimplementedError,
+    );
     await service.create(createInput('t2', ['sleep', '100']));
     await service.start({ id: 't2', execId: '' });
     await expect(service.checkpoint({ id: 't2', path: 'rel' })).rejects.toThrow(InvalidArgumentError);
@@ -325,10 +367,18 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
   it('decodes OCI LinuxResources JSON for Update and refuses other payloads', async () => {
     const { service, runtime } = setup();
     await service.create(createInput('t1', ['sleep', '100']));
-    await service.update({ id: 't1', resources: jsonAny(OCI_RESOURCES_TYPE_URL, { pids: { limit: 5 } }), annotations: new Map() });
+    await service.update({
+      id: 't1',
+      resources: jsonAny(OCI_RESOURCES_TYPE_URL, { pids: { limit: 5 } }),
+      annotations: new Map(),
+    });
     expect(runtime.task('t1').updates).toEqual([{ pids: { limit: 5 } }]);
-    await expect(service.update({ id: 't1', resources: jsonAny(OCI_RESOURCES_TYPE_URL, [1]), annotations: new Map() })).rejects.toThrow(InvalidArgumentError);
-    await expect(service.update({ id: 't1', resources: jsonAny('x/y', {}), annotations: new Map() })).rejects.toThrow(InvalidArgumentError);
+    await expect(
+      service.update({ id: 't1', resources: jsonAny(OCI_RESOURCES_TYPE_URL, [1]), annotations: new Map() }),
+    ).rejects.toThrow(InvalidArgumentError);
+    await expect(service.update({ id: 't1', resources: jsonAny('x/y', {}), annotations: new Map() })).rejects.toThrow(
+      InvalidArgumentError,
+    );
   });
 
   it('refuses Update of a stopped task', async () => {
@@ -336,7 +386,9 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
     await service.create(createInput('t1', ['true']));
     await service.start({ id: 't1', execId: '' });
     await service.wait({ id: 't1', execId: '' });
-    await expect(service.update({ id: 't1', resources: undefined, annotations: new Map() })).rejects.toThrow(FailedPreconditionError);
+    await expect(service.update({ id: 't1', resources: undefined, annotations: new Map() })).rejects.toThrow(
+      FailedPreconditionError,
+    );
   });
 
   it('passes the runtime name with the stats', async () => {
@@ -352,7 +404,9 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
     await service.resizePty({ id: 't1', execId: '', width: 100, height: 40 });
     expect(runtime.task('t1').resizes).toEqual([[100, 40]]);
     await service.create(createInput('t2', ['sleep', '100']));
-    await expect(service.resizePty({ id: 't2', execId: '', width: 1, height: 1 })).rejects.toThrow(FailedPreconditionError);
+    await expect(service.resizePty({ id: 't2', execId: '', width: 1, height: 1 })).rejects.toThrow(
+      FailedPreconditionError,
+    );
   });
 
   it('closes stdin on CloseIO', async () => {
@@ -371,12 +425,12 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
   it('keeps serving on Shutdown while tasks are left, exits when none is', async () => {
     const { service, host } = setup();
     await service.create(createInput('t1', ['true']));
-    await service.shutdown({ id: "t", now: false });
+    await service.shutdown({ id: 't', now: false });
     expect(host.exitRequests).toBe(0);
     await service.start({ id: 't1', execId: '' });
     await service.wait({ id: 't1', execId: '' });
     await service.delete({ id: 't1', execId: '' });
-    await service.shutdown({ id: "t", now: false });
+    await service.shutdown({ id: 't', now: false });
     expect(host.exitRequests).toBe(1);
   });
 
@@ -385,7 +439,7 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
     await service.create(createInput('t1', ['sleep', '100']));
     await service.start({ id: 't1', execId: '' });
     await service.create(createInput('t2', ['sleep', '100']));
-    await service.shutdown({ id: "t", now: true });
+    await service.shutdown({ id: 't', now: true });
     expect(host.exitRequests).toBe(1);
     expect(runtime.task('t1').hasExited).toBe(true);
     expect(runtime.task('t2').deleted).toBe(true);

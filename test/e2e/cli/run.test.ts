@@ -26,7 +26,7 @@ describe('skiff run', () => {
     expect(leftovers().length).toBe(before);
   });
 
-  it('exits with the task\'s exit status', async () => {
+  it("exits with the task's exit status", async () => {
     const result = await skiff(['run', '--bundle', fx.bundle(['sh', '-c', 'exit 3'])]);
     expect(result.code).toBe(3);
   });
@@ -37,7 +37,11 @@ describe('skiff run', () => {
   });
 
   it('forwards SIGTERM to the task and exits 143', async () => {
-    const child = spawn(process.execPath, [SKIFF_BIN, 'run', '--bundle', fx.bundle(['sh', '-c', 'echo started; exec sleep 100'])], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [SKIFF_BIN, 'run', '--bundle', fx.bundle(['sh', '-c', 'echo started; exec sleep 100'])],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor(() => out.includes('started'), 'the task to start');
@@ -48,7 +52,11 @@ describe('skiff run', () => {
 
   it('runs on a terminal with --tty, following the window size', async () => {
     const pty = require('node-pty') as typeof import('node-pty');
-    const term = pty.spawn(process.execPath, [SKIFF_BIN, 'run', '--tty', '--bundle', fx.bundle(['sh', '-c', 'stty size; read line; echo got:$line'])], { cols: 100, rows: 30, env: process.env as Record<string, string> });
+    const term = pty.spawn(
+      process.execPath,
+      [SKIFF_BIN, 'run', '--tty', '--bundle', fx.bundle(['sh', '-c', 'stty size; read line; echo got:$line'])],
+      { cols: 100, rows: 30, env: process.env as Record<string, string> },
+    );
     let out = '';
     term.onData((d) => (out += d));
     await waitFor(() => out.includes('30 100'), 'the task to see the window size');

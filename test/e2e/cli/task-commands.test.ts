@@ -19,7 +19,16 @@ describe('skiff task <verb> against a running shim', () => {
 
   it('drives a whole lifecycle, with --json replies in proto field names', async () => {
     const out = join(shim.dir, 'cli.out');
-    const created = await task('create', '--id', 'c1', '--bundle', fx.bundle(['sh', '-c', 'echo hi; exit 9']), '--stdout', out, '--json');
+    const created = await task(
+      'create',
+      '--id',
+      'c1',
+      '--bundle',
+      fx.bundle(['sh', '-c', 'echo hi; exit 9']),
+      '--stdout',
+      out,
+      '--json',
+    );
     expect(created.code).toBe(0);
     const { pid } = JSON.parse(created.stdout) as { pid: number };
     expect(pid).toBeGreaterThan(0);

@@ -40,10 +40,20 @@ describe.each(runtimeFixtures())('shim error codes end to end (%s)', (runtimeNam
   it('answers NOT_FOUND, naming the id, for every method on an unknown task', async () => {
     const c = shim.client;
     const calls: Array<[string, Promise<unknown>]> = [
-      ['State', c.state('ghost')], ['Start', c.start('ghost')], ['Delete', c.delete('ghost')], ['Wait', c.wait('ghost')],
-      ['Kill', c.kill('ghost', 9)], ['Pause', c.pause('ghost')], ['Resume', c.resume('ghost')], ['Pids', c.pids('ghost')],
-      ['CloseIO', c.closeIO('ghost')], ['ResizePty', c.resizePty('ghost', 1, 1)], ['Update', c.update('ghost')],
-      ['Stats', c.stats('ghost')], ['Checkpoint', c.checkpoint('ghost', '/tmp/x')], ['Connect', c.connect('ghost')],
+      ['State', c.state('ghost')],
+      ['Start', c.start('ghost')],
+      ['Delete', c.delete('ghost')],
+      ['Wait', c.wait('ghost')],
+      ['Kill', c.kill('ghost', 9)],
+      ['Pause', c.pause('ghost')],
+      ['Resume', c.resume('ghost')],
+      ['Pids', c.pids('ghost')],
+      ['CloseIO', c.closeIO('ghost')],
+      ['ResizePty', c.resizePty('ghost', 1, 1)],
+      ['Update', c.update('ghost')],
+      ['Stats', c.stats('ghost')],
+      ['Checkpoint', c.checkpoint('ghost', '/tmp/x')],
+      ['Connect', c.connect('ghost')],
       ['Exec', c.exec('ghost', 'e1', { args: ['true'] })],
     ];
     for (const [name, call] of calls) {
@@ -141,8 +151,14 @@ describe.each(runtimeFixtures())('shim error codes end to end (%s)', (runtimeNam
 
   it('answers INVALID_ARGUMENT to an Exec spec of the wrong type or garbage bytes', async () => {
     const id = await running();
-    const wrongType = new anyPb.protobuf.Any({ type_url: 'types.containerd.io/opencontainers/runtime-spec/1/LinuxResources', value: new TextEncoder().encode('{}') });
-    const garbage = new anyPb.protobuf.Any({ type_url: 'types.containerd.io/opencontainers/runtime-spec/1/Process', value: new Uint8Array([0, 159, 146, 150]) });
+    const wrongType = new anyPb.protobuf.Any({
+      type_url: 'types.containerd.io/opencontainers/runtime-spec/1/LinuxResources',
+      value: new TextEncoder().encode('{}'),
+    });
+    const garbage = new anyPb.protobuf.Any({
+      type_url: 'types.containerd.io/opencontainers/runtime-spec/1/Process',
+      value: new Uint8Array([0, 159, 146, 150]),
+    });
     for (const spec of [wrongType, garbage]) {
       const err = await errorOf(shim.client.call('Exec', new task.v2.ExecProcessRequest({ id, exec_id: 'bad', spec })));
       expect(err.code).toBe(Code.INVALID_ARGUMENT);
@@ -152,9 +168,16 @@ describe.each(runtimeFixtures())('shim error codes end to end (%s)', (runtimeNam
   });
 
   it('answers INVALID_ARGUMENT to request bytes that are not a protobuf message, and keeps serving', async () => {
-    const raw = (method: string, bytes: Buffer) => new Promise<number>((resolve) => {
-      shim.client.raw.makeUnaryRequest(`/task.v2.Task/${method}`, (b: Buffer) => b, (b: Buffer) => b, bytes, (err) => resolve(err?.code ?? Code.OK));
-    });
+    const raw = (method: string, bytes: Buffer) =>
+      new Promise<number>((resolve) => {
+        shim.client.raw.makeUnaryRequest(
+          `/task.v2.Task/${method}`,
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          bytes,
+          (err) => resolve(err?.code ?? Code.OK),
+        );
+      });
     expect(await raw('Create', Buffer.from([0xff, 0xff, 0xff, 0xff]))).toBe(Code.INVALID_ARGUMENT);
     expect(await raw('State', Buffer.from([0x0a, 0x50, 0x41]))).toBe(Code.INVALID_ARGUMENT); // truncated string field
     const id = await running();
@@ -163,15 +186,23 @@ describe.each(runtimeFixtures())('shim error codes end to end (%s)', (runtimeNam
   });
 
   it('answers RESOURCE_EXHAUSTED to a message over 4 MiB, and keeps serving', async () => {
-    expect(await codeOf(shim.client.create({ id: 'x'.repeat(5 * 1024 * 1024), bundle: fx.bundle(['true']) }))).toBe(Code.RESOURCE_EXHAUSTED);
+    expect(await codeOf(shim.client.create({ id: 'x'.repeat(5 * 1024 * 1024), bundle: fx.bundle(['true']) }))).toBe(
+      Code.RESOURCE_EXHAUSTED,
+    );
     const id = await running();
     await cleanup(id);
   });
 
   it('answers INVALID_ARGUMENT to a stdio path that is relative or a directory', async () => {
-    expect(await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdout: 'relative.log' }))).toBe(Code.INVALID_ARGUMENT);
-    expect(await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdout: shim.dir }))).toBe(Code.INVALID_ARGUMENT);
-    expect(await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdin: join(shim.dir, 'absent') }))).toBe(Code.INVALID_ARGUMENT);
+    expect(
+      await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdout: 'relative.log' })),
+    ).toBe(Code.INVALID_ARGUMENT);
+    expect(await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdout: shim.dir }))).toBe(
+      Code.INVALID_ARGUMENT,
+    );
+    expect(
+      await codeOf(shim.client.create({ id: nextId(), bundle: fx.bundle(['true']), stdin: join(shim.dir, 'absent') })),
+    ).toBe(Code.INVALID_ARGUMENT);
   });
 
   if (runtimeName === 'native') {

@@ -61,7 +61,9 @@ describe.each(runtimeFixtures())('shim lifecycle end to end (%s)', (runtimeName,
 
   it('runs several tasks side by side, addressed by id', async () => {
     const ids = [nextId(), nextId(), nextId()];
-    await Promise.all(ids.map((id, i) => shim.client.create({ id, bundle: fx.bundle(['sh', '-c', `exit ${10 + i}`]) })));
+    await Promise.all(
+      ids.map((id, i) => shim.client.create({ id, bundle: fx.bundle(['sh', '-c', `exit ${10 + i}`]) })),
+    );
     await Promise.all(ids.map((id) => shim.client.start(id)));
     const exits = await Promise.all(ids.map((id) => shim.client.wait(id)));
     expect(exits.map((e) => e.exit_status)).toEqual([10, 11, 12]);
@@ -96,7 +98,11 @@ describe.each(runtimeFixtures())('shim lifecycle end to end (%s)', (runtimeName,
     const id = nextId();
     const out = mkfifo(join(shim.dir, `${id}.out`));
     const tail = tailFifo(out);
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'i=0; while true; do i=$((i+1)); echo $i; sleep 0.02; done']), stdout: out });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'i=0; while true; do i=$((i+1)); echo $i; sleep 0.02; done']),
+      stdout: out,
+    });
     await shim.client.start(id);
     await waitFor(() => tail.last() > 3, 'the counter to count');
     await shim.client.pause(id);
@@ -122,7 +128,12 @@ describe.each(runtimeFixtures())('shim lifecycle end to end (%s)', (runtimeName,
     await shim.client.exec(id, 'e2', { args: ['sleep', '100'], env: ['PATH=/usr/bin:/bin'], cwd: '/' });
 
     const e1 = await shim.client.state(id, 'e1');
-    expect({ id: e1.id, exec_id: e1.exec_id, status: e1.status, pid: e1.pid }).toEqual({ id, exec_id: 'e1', status: Status.CREATED, pid: 0 });
+    expect({ id: e1.id, exec_id: e1.exec_id, status: e1.status, pid: e1.pid }).toEqual({
+      id,
+      exec_id: 'e1',
+      status: Status.CREATED,
+      pid: 0,
+    });
 
     const { pid: e1pid } = await shim.client.start(id, 'e1');
     const { pid: e2pid } = await shim.client.start(id, 'e2');
@@ -147,7 +158,10 @@ describe.each(runtimeFixtures())('shim lifecycle end to end (%s)', (runtimeName,
 
   it('reports Stats as skiff.v1.TaskStats read from the running task', async () => {
     const id = nextId();
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 100']) });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done; sleep 100']),
+    });
     await shim.client.start(id);
     await new Promise((r) => setTimeout(r, 300));
     const { stats } = await shim.client.stats(id);

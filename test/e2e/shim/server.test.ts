@@ -28,7 +28,11 @@ describe('the shim process (socket, shutdown, signals)', () => {
 
   it('refuses to start on a socket a live shim serves, and leaves that shim alone', async () => {
     const shim = await startShim();
-    const second = spawnSync(process.execPath, [SKIFF_BIN, 'shim', 'serve', '--address', shim.socket, '--state-dir', shim.stateDir], { encoding: 'utf8' });
+    const second = spawnSync(
+      process.execPath,
+      [SKIFF_BIN, 'shim', 'serve', '--address', shim.socket, '--state-dir', shim.stateDir],
+      { encoding: 'utf8' },
+    );
     expect(second.status).not.toBe(0);
     expect(second.stderr).toContain('already serving');
     expect(second.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -54,7 +58,11 @@ describe('the shim process (socket, shutdown, signals)', () => {
   it('refuses a path that exists and is not a socket, without touching it', () => {
     const path = join(scratch, 'not-a-socket');
     writeFileSync(path, 'precious');
-    const result = spawnSync(process.execPath, [SKIFF_BIN, 'shim', 'serve', '--address', path, '--state-dir', join(scratch, 's')], { encoding: 'utf8' });
+    const result = spawnSync(
+      process.execPath,
+      [SKIFF_BIN, 'shim', 'serve', '--address', path, '--state-dir', join(scratch, 's')],
+      { encoding: 'utf8' },
+    );
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('not a socket');
     expect(statSync(path).isFile()).toBe(true);
@@ -89,7 +97,10 @@ describe('the shim process (socket, shutdown, signals)', () => {
     const { pid: polite } = await shim.client.create({ id: 'polite', bundle: fx.bundle(['sleep', '100']) });
     await shim.client.start('polite');
     // This one ignores SIGTERM, so only the SIGKILL after the grace ends it.
-    const { pid: stubborn } = await shim.client.create({ id: 'stubborn', bundle: fx.bundle(['sh', '-c', 'trap "" TERM; while true; do sleep 0.05; done']) });
+    const { pid: stubborn } = await shim.client.create({
+      id: 'stubborn',
+      bundle: fx.bundle(['sh', '-c', 'trap "" TERM; while true; do sleep 0.05; done']),
+    });
     await shim.client.start('stubborn');
     await shim.client.create({ id: 'never-started', bundle: fx.bundle(['sleep', '100']) });
     shim.child.kill('SIGTERM');

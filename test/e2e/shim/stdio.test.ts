@@ -32,7 +32,12 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     const err = mkfifo(join(shim.dir, `${id}.err`));
     const outReader = readFifoInAnotherProcess(out);
     const errReader = readFifoInAnotherProcess(err);
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'echo to-out; echo to-err >&2']), stdout: out, stderr: err });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'echo to-out; echo to-err >&2']),
+      stdout: out,
+      stderr: err,
+    });
     await shim.client.start(id);
     expect(await outReader.done).toBe('to-out\n');
     expect(await errReader.done).toBe('to-err\n');
@@ -69,7 +74,11 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     const id = nextId();
     const out = mkfifo(join(shim.dir, `${id}.out`));
     // 256 KiB: four times the default pipe buffer.
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'head -c 262144 /dev/zero | tr "\\000" x']), stdout: out });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'head -c 262144 /dev/zero | tr "\\000" x']),
+      stdout: out,
+    });
     await shim.client.start(id);
     await new Promise((r) => setTimeout(r, 300));
     expect((await shim.client.state(id)).status).toBe(2); // RUNNING: blocked on the full pipe, alive
@@ -83,7 +92,12 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     const file = join(shim.dir, `${id}.log`);
     writeFileSync(file, 'before\n', { mode: 0o644 });
     const fresh = join(shim.dir, `${id}.fresh`);
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'echo out; echo err >&2']), stdout: pathToFileURL(file).href, stderr: fresh });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'echo out; echo err >&2']),
+      stdout: pathToFileURL(file).href,
+      stderr: fresh,
+    });
     await shim.client.start(id);
     expect(await finish(id)).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('before\nout\n');
@@ -94,7 +108,12 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
   it('shares one file between stdout and stderr in order', async () => {
     const id = nextId();
     const file = join(shim.dir, `${id}.both`);
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'echo 1; echo 2 >&2; echo 3']), stdout: file, stderr: file });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', 'echo 1; echo 2 >&2; echo 3']),
+      stdout: file,
+      stderr: file,
+    });
     await shim.client.start(id);
     expect(await finish(id)).toBe(0);
     expect(readFileSync(file, 'utf8')).toBe('1\n2\n3\n');
@@ -123,7 +142,12 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     await shim.client.start(id);
     const out = mkfifo(join(shim.dir, `${id}.exec.out`));
     const reader = readFifoInAnotherProcess(out);
-    await shim.client.exec(id, 'x1', { args: ['sh', '-c', 'echo from-exec'], env: ['PATH=/usr/bin:/bin'], cwd: '/' }, { stdout: out });
+    await shim.client.exec(
+      id,
+      'x1',
+      { args: ['sh', '-c', 'echo from-exec'], env: ['PATH=/usr/bin:/bin'], cwd: '/' },
+      { stdout: out },
+    );
     await shim.client.start(id, 'x1');
     expect(await reader.done).toBe('from-exec\n');
     await shim.client.wait(id, 'x1');
@@ -139,7 +163,13 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     const reader = readFifoInAnotherProcess(out);
     // Prints whether stdin is a terminal and its size, then again after a line on stdin.
     const script = 'test -t 0 && echo is-a-tty; stty size; read _; stty size';
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', script], { terminal: true }), stdout: out, stdin, terminal: true });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', script], { terminal: true }),
+      stdout: out,
+      stdin,
+      terminal: true,
+    });
     await shim.client.start(id);
     await waitFor(() => reader.output().includes('24 80'), 'the first size');
     await shim.client.resizePty(id, 132, 43);
@@ -159,7 +189,12 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     // /dev/tty opens only for a process with a controlling terminal; the burst right
     // before the exit is still in the terminal when the process is gone.
     const script = 'echo via-dev-tty >/dev/tty && seq 1 20000 && echo last-line';
-    await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', script], { terminal: true }), stdout: out, terminal: true });
+    await shim.client.create({
+      id,
+      bundle: fx.bundle(['sh', '-c', script], { terminal: true }),
+      stdout: out,
+      terminal: true,
+    });
     await shim.client.start(id);
     expect(await finish(id)).toBe(0);
     const text = (await reader.done).replace(/\r/g, '');
@@ -173,7 +208,12 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
     await shim.client.start(id);
     const out = mkfifo(join(shim.dir, `${id}.exec.tty`));
     const reader = readFifoInAnotherProcess(out);
-    const process = { args: ['sh', '-c', 'test -t 0 && test -t 1 && echo exec-on-a-tty'], env: ['PATH=/usr/bin:/bin'], cwd: '/', terminal: true };
+    const process = {
+      args: ['sh', '-c', 'test -t 0 && test -t 1 && echo exec-on-a-tty'],
+      env: ['PATH=/usr/bin:/bin'],
+      cwd: '/',
+      terminal: true,
+    };
     await shim.client.exec(id, 'x1', process, { stdout: out, terminal: true });
     await shim.client.start(id, 'x1');
     expect((await shim.client.wait(id, 'x1')).exit_status).toBe(0);

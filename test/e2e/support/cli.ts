@@ -8,9 +8,15 @@ export interface CliResult {
 }
 
 /** Runs the built `skiff` with `args`, optionally feeding `input` on stdin. */
-export function skiff(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
+export function skiff(
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SKIFF_BIN, ...args], { env: { ...process.env, ...options.env }, cwd: options.cwd });
+    const child = spawn(process.execPath, [SKIFF_BIN, ...args], {
+      env: { ...process.env, ...options.env },
+      cwd: options.cwd,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

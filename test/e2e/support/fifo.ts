@@ -11,7 +11,11 @@ export function readFifoInAnotherProcess(path: string): { done: Promise<string>;
   const cat = spawn('cat', [path], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   cat.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  return { done: new Promise((resolve) => cat.once('close', () => resolve(out))), pid: cat.pid as number, output: () => out };
+  return {
+    done: new Promise((resolve) => cat.once('close', () => resolve(out))),
+    pid: cat.pid as number,
+    output: () => out,
+  };
 }
 
 /** Reads at most `bytes` bytes from a FIFO in another process, then that reader exits. */

@@ -54,7 +54,10 @@ export interface RawReply {
 }
 
 /** One HTTP request, no redirect followed, to 127.0.0.1 whatever the host name says. */
-export function httpRequest(url: string, options: { method?: string; body?: string; headers?: Record<string, string> } = {}): Promise<RawReply> {
+export function httpRequest(
+  url: string,
+  options: { method?: string; body?: string; headers?: Record<string, string> } = {},
+): Promise<RawReply> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -81,7 +84,8 @@ function formOf(html: string, base: string): { action: string; fields: Record<st
   const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
   if (form === null) return undefined;
   const fields: Record<string, string> = {};
-  for (const input of form[2].matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields[input[1]] = input[2];
+  for (const input of form[2].matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g))
+    fields[input[1]] = input[2];
   return { action: new URL(form[1].replace(/&amp;/g, '&'), base).toString(), fields };
 }
 

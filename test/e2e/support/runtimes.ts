@@ -24,7 +24,12 @@ export function nativeFixture(): RuntimeFixture {
     bundle: (args, options = {}) =>
       factory.makeWithConfig({
         ociVersion: '1.0.2',
-        process: { args, env: [PATH, 'TERM=xterm', ...(options.env ?? [])], cwd: options.cwd ?? '/', terminal: options.terminal ?? false },
+        process: {
+          args,
+          env: [PATH, 'TERM=xterm', ...(options.env ?? [])],
+          cwd: options.cwd ?? '/',
+          terminal: options.terminal ?? false,
+        },
         root: { path: 'rootfs' },
       }),
     cleanup: () => factory.cleanup(),
@@ -43,5 +48,8 @@ export function runcFixture(): RuntimeFixture {
 
 /** The runtimes the suite runs on here: native always, runc as root (see runcTestsEnabled). */
 export function runtimeFixtures(): Array<[string, () => RuntimeFixture]> {
-  return [['native', nativeFixture], ...(runcTestsEnabled() ? [['runc', runcFixture] as [string, () => RuntimeFixture]] : [])];
+  return [
+    ['native', nativeFixture],
+    ...(runcTestsEnabled() ? [['runc', runcFixture] as [string, () => RuntimeFixture]] : []),
+  ];
 }

@@ -21,7 +21,11 @@ export interface RunningShim {
   stop(): Promise<void>;
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -30,14 +34,23 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
 }
 
 /** Starts `skiff shim serve` as a real process and waits until its socket accepts. */
-export async function startShim(runtime = 'native', extraArgs: string[] = [], reuseDir?: string, env?: NodeJS.ProcessEnv): Promise<RunningShim> {
+export async function startShim(
+  runtime = 'native',
+  extraArgs: string[] = [],
+  reuseDir?: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<RunningShim> {
   const dir = reuseDir ?? mkdtempSync(join(tmpdir(), 'skiff-e2e-'));
   const socket = join(dir, 'run', 'shim.sock');
   const stateDir = join(dir, 'state');
-  const child = spawn(process.execPath, [SKIFF_BIN, 'shim', 'serve', '--address', socket, '--runtime', runtime, '--state-dir', stateDir, ...extraArgs], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    [SKIFF_BIN, 'shim', 'serve', '--address', socket, '--runtime', runtime, '--state-dir', stateDir, ...extraArgs],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...env },
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -47,7 +60,12 @@ export async function startShim(runtime = 'native', extraArgs: string[] = [], re
   if (gone) throw new Error(`shim exited before serving: ${stderr}`);
   const client = new TaskTestClient(socket);
   return {
-    dir, socket, stateDir, child, client, exited,
+    dir,
+    socket,
+    stateDir,
+    child,
+    client,
+    exited,
     stderr: () => stderr,
     async stop() {
       client.close();

@@ -10,7 +10,9 @@ export const BIG_PROJECT_ID = '1357924680135792468';
 export async function giteaStandIn(): Promise<HttpStub> {
   const stub = await HttpStub.start();
   stub.on('GET /api/v1/user', (req) =>
-    req.headers.authorization === `token ${GOOD_GIT_TOKEN}` ? { body: { id: 7, login: 'alice' } } : { status: 401, body: { message: 'token is required' } },
+    req.headers.authorization === `token ${GOOD_GIT_TOKEN}`
+      ? { body: { id: 7, login: 'alice' } }
+      : { status: 401, body: { message: 'token is required' } },
   );
   return stub;
 }

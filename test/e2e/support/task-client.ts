@@ -15,7 +15,11 @@ export class TaskTestClient {
 
   call<Req, Res>(method: keyof Client & string, request: Req): Promise<Res> {
     return new Promise((resolve, reject) => {
-      const fn = this.raw[method] as unknown as (req: Req, md: Metadata, cb: (err: ServiceError | null, res: Res) => void) => void;
+      const fn = this.raw[method] as unknown as (
+        req: Req,
+        md: Metadata,
+        cb: (err: ServiceError | null, res: Res) => void,
+      ) => void;
       fn.call(this.raw, request, new Metadata(), (err, res) => (err ? reject(err) : resolve(res)));
     });
   }
@@ -38,7 +42,12 @@ export class TaskTestClient {
   kill(id: string, signal: number, opts: { exec_id?: string; all?: boolean } = {}) {
     return this.call('Kill', new pb.KillRequest({ id, signal, ...opts }));
   }
-  exec(id: string, exec_id: string, process: unknown, stdio: { stdin?: string; stdout?: string; stderr?: string; terminal?: boolean } = {}) {
+  exec(
+    id: string,
+    exec_id: string,
+    process: unknown,
+    stdio: { stdin?: string; stdout?: string; stderr?: string; terminal?: boolean } = {},
+  ) {
     const spec = new anyPb.protobuf.Any({
       type_url: 'types.containerd.io/opencontainers/runtime-spec/1/Process',
       value: new TextEncoder().encode(JSON.stringify(process)),
@@ -61,10 +70,13 @@ export class TaskTestClient {
     return this.call('ResizePty', new pb.ResizePtyRequest({ id, exec_id, width, height }));
   }
   update(id: string, resources?: unknown) {
-    const any = resources === undefined ? undefined : new anyPb.protobuf.Any({
-      type_url: 'types.containerd.io/opencontainers/runtime-spec/1/LinuxResources',
-      value: new TextEncoder().encode(JSON.stringify(resources)),
-    });
+    const any =
+      resources === undefined
+        ? undefined
+        : new anyPb.protobuf.Any({
+            type_url: 'types.containerd.io/opencontainers/runtime-spec/1/LinuxResources',
+            value: new TextEncoder().encode(JSON.stringify(resources)),
+          });
     return this.call('Update', new pb.UpdateTaskRequest({ id, resources: any }));
   }
   stats(id: string) {

@@ -5,15 +5,21 @@ import { browserFlags } from '../../login/inbound/cli/login-flags';
 export default class AuthGit extends AuthCommand {
   static override summary = 'Git token sign-in only: store a personal access token of the git host.';
   static override description =
-    'Prints the git host\'s token page (https://src.<domain>/user/settings/applications), reads the token from ' +
+    "Prints the git host's token page (https://src.<domain>/user/settings/applications), reads the token from " +
     'standard input (without echo on a terminal; piped input is read when stdin is not a terminal), verifies it ' +
     'against /api/v1/user and stores it in the token cache.';
-  static override examples = ['<%= config.bin %> auth git', 'printf %s "$GITEA_TOKEN" | <%= config.bin %> auth git --no-browser'];
+  static override examples = [
+    '<%= config.bin %> auth git',
+    'printf %s "$GITEA_TOKEN" | <%= config.bin %> auth git --no-browser',
+  ];
   static override flags = browserFlags;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(AuthGit);
-    const result = await this.resolve(GitLogin).execute({ target: this.target(flags), openBrowser: !flags['no-browser'] });
+    const result = await this.resolve(GitLogin).execute({
+      target: this.target(flags),
+      openBrowser: !flags['no-browser'],
+    });
     this.log(`Git token of ${result.login} stored for ${result.domain}.`);
   }
 }

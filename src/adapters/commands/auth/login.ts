@@ -15,7 +15,11 @@ export default class AuthLogin extends AuthCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(AuthLogin);
-    const result = await this.resolve(Login).execute({ target: this.target(flags), openBrowser: !flags['no-browser'], port: flags.port });
+    const result = await this.resolve(Login).execute({
+      target: this.target(flags),
+      openBrowser: !flags['no-browser'],
+      port: flags.port,
+    });
     const who = result.sso.email === undefined ? '' : ` as ${result.sso.email}`;
     this.log(`Logged in to ${result.sso.domain}${who}.`);
     this.log(`Git token of ${result.git.login} stored.`);

@@ -13,12 +13,17 @@ export default class AuthSetGiteaToken extends AuthCommand {
     'printf %s "$GITEA_TOKEN" | <%= config.bin %> auth set-gitea-token --domain example.com',
   ];
   static override args = {
-    token: Args.string({ ignoreStdin: true, required: false, description: 'The personal access token; "-" or absent: read standard input.' }),
+    token: Args.string({
+      ignoreStdin: true,
+      required: false,
+      description: 'The personal access token; "-" or absent: read standard input.',
+    }),
   };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(AuthSetGiteaToken);
-    const token = args.token && args.token !== '-' ? args.token : await this.resolve<Prompt>(PROMPT).secret('Git token: ');
+    const token =
+      args.token && args.token !== '-' ? args.token : await this.resolve<Prompt>(PROMPT).secret('Git token: ');
     const result = await this.resolve(SetGiteaToken).execute({ target: this.target(flags), token });
     this.log(`Git token of ${result.login} stored for ${result.domain}.`);
   }

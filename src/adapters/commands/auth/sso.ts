@@ -6,13 +6,24 @@ export default class AuthSso extends AuthCommand {
   static override summary = 'Single sign-on only: OpenID Connect with PKCE in the browser.';
   static override description =
     'Prints the authorization URL and tries to open it, waits up to 5 minutes for the browser to come back to ' +
-    'http://localhost:<port>/callback, exchanges the code and stores the tokens in the domain\'s token cache.';
-  static override examples = ['<%= config.bin %> auth sso', '<%= config.bin %> auth sso --domain example.com --no-browser'];
+    "http://localhost:<port>/callback, exchanges the code and stores the tokens in the domain's token cache.";
+  static override examples = [
+    '<%= config.bin %> auth sso',
+    '<%= config.bin %> auth sso --domain example.com --no-browser',
+  ];
   static override flags = callbackFlags;
 
   async run(): Promise<void> {
     const { flags } = await this.parse(AuthSso);
-    const result = await this.resolve(SsoLogin).execute({ target: this.target(flags), openBrowser: !flags['no-browser'], port: flags.port });
-    this.log(result.email === undefined ? `Logged in to ${result.domain}.` : `Logged in to ${result.domain} as ${result.email}.`);
+    const result = await this.resolve(SsoLogin).execute({
+      target: this.target(flags),
+      openBrowser: !flags['no-browser'],
+      port: flags.port,
+    });
+    this.log(
+      result.email === undefined
+        ? `Logged in to ${result.domain}.`
+        : `Logged in to ${result.domain} as ${result.email}.`,
+    );
   }
 }

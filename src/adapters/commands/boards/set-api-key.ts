@@ -8,8 +8,16 @@ export default class BoardsSetApiKey extends AuthCommand {
   static override description =
     'Used by `boards list` instead of exchanging the access token (sent as X-Api-Key). Without the argument (or ' +
     'with "-") the key is read from standard input. Stored per domain, 0600, removed by `auth logout`.';
-  static override examples = ['printf %s "$PLANKA_API_KEY" | <%= config.bin %> boards set-api-key --domain example.com'];
-  static override args = { key: Args.string({ ignoreStdin: true, required: false, description: 'The API key; "-" or absent: read standard input.' }) };
+  static override examples = [
+    'printf %s "$PLANKA_API_KEY" | <%= config.bin %> boards set-api-key --domain example.com',
+  ];
+  static override args = {
+    key: Args.string({
+      ignoreStdin: true,
+      required: false,
+      description: 'The API key; "-" or absent: read standard input.',
+    }),
+  };
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(BoardsSetApiKey);

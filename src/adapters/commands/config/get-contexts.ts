@@ -11,7 +11,10 @@ export default class ConfigGetContexts extends AppCommand {
   async run(): Promise<ContextList> {
     await this.parse(ConfigGetContexts);
     const list = await this.resolve(GetContexts).execute();
-    const rows = [['CURRENT', 'NAME', 'DOMAIN'], ...list.contexts.map((c) => [c.name === list.current ? '*' : '', c.name, c.domain])];
+    const rows = [
+      ['CURRENT', 'NAME', 'DOMAIN'],
+      ...list.contexts.map((c) => [c.name === list.current ? '*' : '', c.name, c.domain]),
+    ];
     for (const line of tableLines(rows)) this.log(line);
     return list;
   }

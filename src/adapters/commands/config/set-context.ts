@@ -3,7 +3,9 @@ import { SetContext } from '../../../application/login/contexts/set-context.use-
 import { AppCommand } from '../../login/inbound/cli/auth-command';
 
 const url = (what: string) =>
-  Flags.string({ description: `Base URL of the ${what} for this context (https, or http on a loopback host; "" removes it).` });
+  Flags.string({
+    description: `Base URL of the ${what} for this context (https, or http on a loopback host; "" removes it).`,
+  });
 
 export default class ConfigSetContext extends AppCommand {
   static override summary = 'Create a context or change its fields.';
@@ -13,7 +15,9 @@ export default class ConfigSetContext extends AppCommand {
     '<%= config.bin %> config set-context prod --domain example.com',
     '<%= config.bin %> config set-context dev --domain dev.example.com --auth-url http://127.0.0.1:8080',
   ];
-  static override args = { name: Args.string({ ignoreStdin: true, required: true, description: 'Name of the context.' }) };
+  static override args = {
+    name: Args.string({ ignoreStdin: true, required: true, description: 'Name of the context.' }),
+  };
   static override flags = {
     domain: Flags.string({ description: 'The platform domain of this context.' }),
     'auth-url': url('identity provider (default https://auth.<domain>)'),

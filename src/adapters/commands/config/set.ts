@@ -8,7 +8,10 @@ export default class ConfigSet extends AppCommand {
     'Changes the current context (or creates the context `local` when there is none) and makes it current.';
   static override examples = ['<%= config.bin %> config set --host example.com'];
   static override flags = {
-    host: Flags.string({ required: true, description: 'The platform domain (services at auth.<domain>, src.<domain>, projects.<domain>).' }),
+    host: Flags.string({
+      required: true,
+      description: 'The platform domain (services at auth.<domain>, src.<domain>, projects.<domain>).',
+    }),
   };
 
   async run(): Promise<void> {

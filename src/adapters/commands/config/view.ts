@@ -4,7 +4,8 @@ import { AppCommand } from '../../login/inbound/cli/auth-command';
 
 export default class ConfigView extends AppCommand {
   static override summary = 'Show the configuration file.';
-  static override description = 'Prints the contexts as stored in $XDG_CONFIG_HOME/skiff/config.yaml (it holds no secrets).';
+  static override description =
+    'Prints the contexts as stored in $XDG_CONFIG_HOME/skiff/config.yaml (it holds no secrets).';
   static override examples = ['<%= config.bin %> config view', '<%= config.bin %> config view --json'];
   static override enableJsonFlag = true;
 

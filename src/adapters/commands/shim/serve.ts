@@ -14,9 +14,19 @@ export default class ShimServe extends BaseCommand {
     '<%= config.bin %> shim serve --address /tmp/s.sock --runtime runc --state-dir /run/skiff/state',
   ];
   static override flags = {
-    address: Flags.string({ required: true, description: 'Path of the unix socket to serve (unix:/path also accepted).' }),
-    runtime: Flags.string({ options: [...RUNTIME_NAMES], default: 'native', description: 'Process runtime: native host processes or runc containers.' }),
-    'state-dir': Flags.string({ description: 'Directory for per-task files [default: $XDG_RUNTIME_DIR/skiff, /run/skiff as root, else /tmp/skiff-<uid>].' }),
+    address: Flags.string({
+      required: true,
+      description: 'Path of the unix socket to serve (unix:/path also accepted).',
+    }),
+    runtime: Flags.string({
+      options: [...RUNTIME_NAMES],
+      default: 'native',
+      description: 'Process runtime: native host processes or runc containers.',
+    }),
+    'state-dir': Flags.string({
+      description:
+        'Directory for per-task files [default: $XDG_RUNTIME_DIR/skiff, /run/skiff as root, else /tmp/skiff-<uid>].',
+    }),
   };
 
   async run(): Promise<void> {

@@ -4,7 +4,9 @@ import { idFlag, TaskCommand } from '../../shim/inbound/cli/task-command';
 
 export default class TaskCheckpoint extends TaskCommand {
   static override summary = 'Checkpoint a running task into a directory with CRIU (Checkpoint; runc runtime only).';
-  static override examples = ['<%= config.bin %> task checkpoint --address /run/skiff/shim.sock --id web --path /var/lib/skiff/cp/web'];
+  static override examples = [
+    '<%= config.bin %> task checkpoint --address /run/skiff/shim.sock --id web --path /var/lib/skiff/cp/web',
+  ];
   static override flags = {
     id: idFlag,
     path: Flags.string({ required: true, description: 'Directory to write the checkpoint images into.' }),

@@ -1,7 +1,7 @@
 import { execIdFlag, idFlag, TaskCommand } from '../../shim/inbound/cli/task-command';
 
 export default class TaskCloseIo extends TaskCommand {
-  static override summary = 'Close a process\'s stdin (CloseIO): it reads end-of-file once your writer is closed too.';
+  static override summary = "Close a process's stdin (CloseIO): it reads end-of-file once your writer is closed too.";
   static override examples = ['<%= config.bin %> task close-io --address /run/skiff/shim.sock --id web'];
   static override flags = { id: idFlag, 'exec-id': execIdFlag };
 

@@ -1,7 +1,7 @@
 import { idFlag, TaskCommand } from '../../shim/inbound/cli/task-command';
 
 export default class TaskConnect extends TaskCommand {
-  static override summary = 'Show the shim\'s pid, the task\'s init pid and the shim version (Connect).';
+  static override summary = "Show the shim's pid, the task's init pid and the shim version (Connect).";
   static override examples = ['<%= config.bin %> task connect --address /run/skiff/shim.sock --id web --json'];
   static override flags = { id: idFlag };
 

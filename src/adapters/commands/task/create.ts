@@ -9,14 +9,23 @@ function parseMount(text: string): RootfsMount {
   try {
     value = JSON.parse(text) as typeof value;
   } catch {
-    throw new UsageError(`--rootfs ${JSON.stringify(text)} is not JSON: use '{"type":"bind","source":"/src","options":["rbind"]}'`, 'CLI.MOUNT');
+    throw new UsageError(
+      `--rootfs ${JSON.stringify(text)} is not JSON: use '{"type":"bind","source":"/src","options":["rbind"]}'`,
+      'CLI.MOUNT',
+    );
   }
   const options = Array.isArray(value.options) ? value.options.map(String) : [];
-  return { type: String(value.type ?? ''), source: String(value.source ?? ''), target: String(value.target ?? ''), options };
+  return {
+    type: String(value.type ?? ''),
+    source: String(value.source ?? ''),
+    target: String(value.target ?? ''),
+    options,
+  };
 }
 
 export default class TaskCreate extends TaskCommand {
-  static override summary = 'Create a task from an OCI bundle (Create): the process exists, CREATED, until `task start`.';
+  static override summary =
+    'Create a task from an OCI bundle (Create): the process exists, CREATED, until `task start`.';
   static override examples = [
     '<%= config.bin %> task create --address /run/skiff/shim.sock --id web --bundle ./examples/hello --stdout /tmp/web.log',
     '<%= config.bin %> task create --address /run/skiff/shim.sock --id sh --bundle ./examples/hello --terminal --stdin /tmp/in.fifo --stdout /tmp/out.fifo',
@@ -25,11 +34,18 @@ export default class TaskCreate extends TaskCommand {
     id: idFlag,
     bundle: Flags.string({ required: true, description: 'Bundle directory (holds config.json).' }),
     stdin: Flags.string({ default: '', description: 'FIFO or file for stdin (empty: none).' }),
-    stdout: Flags.string({ default: '', description: 'FIFO, file or file:// URI for stdout (files are appended to, created 0600).' }),
+    stdout: Flags.string({
+      default: '',
+      description: 'FIFO, file or file:// URI for stdout (files are appended to, created 0600).',
+    }),
     stderr: Flags.string({ default: '', description: 'FIFO, file or file:// URI for stderr.' }),
     terminal: Flags.boolean({ default: false, description: 'Run on a pseudo-terminal (its output goes to --stdout).' }),
     checkpoint: Flags.string({ default: '', description: 'Restore from this checkpoint directory (runc).' }),
-    rootfs: Flags.string({ multiple: true, default: [], description: 'A rootfs mount as JSON {type, source, target, options} (repeatable; runc).' }),
+    rootfs: Flags.string({
+      multiple: true,
+      default: [],
+      description: 'A rootfs mount as JSON {type, source, target, options} (repeatable; runc).',
+    }),
   };
 
   async run(): Promise<{ pid: number }> {

@@ -8,7 +8,11 @@ export function parseSignal(value: string): number {
   if (/^\d+$/.test(value)) return Number(value);
   const name = value.toUpperCase().startsWith('SIG') ? value.toUpperCase() : `SIG${value.toUpperCase()}`;
   const number = (constants.signals as Record<string, number>)[name];
-  if (number === undefined) throw new UsageError(`unknown signal ${JSON.stringify(value)}: use a name like TERM or KILL, or a number`, 'CLI.SIGNAL');
+  if (number === undefined)
+    throw new UsageError(
+      `unknown signal ${JSON.stringify(value)}: use a name like TERM or KILL, or a number`,
+      'CLI.SIGNAL',
+    );
   return number;
 }
 
@@ -27,6 +31,11 @@ export default class TaskKill extends TaskCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskKill);
-    await this.client(flags.address).kill({ id: flags.id, execId: flags['exec-id'], signal: parseSignal(flags.signal), all: flags.all });
+    await this.client(flags.address).kill({
+      id: flags.id,
+      execId: flags['exec-id'],
+      signal: parseSignal(flags.signal),
+      all: flags.all,
+    });
   }
 }

@@ -15,9 +15,11 @@ export default class TaskShutdown extends TaskCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskShutdown);
-    await this.client(flags.address).shutdown({ id: flags.id, now: flags.now }).catch((err: unknown) => {
-      // The shim may exit before its reply arrives (containerd treats that as success too).
-      if (!(err instanceof NetworkError)) throw err;
-    });
+    await this.client(flags.address)
+      .shutdown({ id: flags.id, now: flags.now })
+      .catch((err: unknown) => {
+        // The shim may exit before its reply arrives (containerd treats that as success too).
+        if (!(err instanceof NetworkError)) throw err;
+      });
   }
 }

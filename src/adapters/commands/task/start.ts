@@ -1,7 +1,7 @@
 import { execIdFlag, idFlag, TaskCommand } from '../../shim/inbound/cli/task-command';
 
 export default class TaskStart extends TaskCommand {
-  static override summary = 'Start a created process (Start): the task\'s init, or an exec.';
+  static override summary = "Start a created process (Start): the task's init, or an exec.";
   static override examples = ['<%= config.bin %> task start --address /run/skiff/shim.sock --id web'];
   static override flags = { id: idFlag, 'exec-id': execIdFlag };
 

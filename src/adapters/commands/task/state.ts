@@ -2,7 +2,7 @@ import { execIdFlag, idFlag, TaskCommand } from '../../shim/inbound/cli/task-com
 import { stateJson } from '../../shim/inbound/cli/task-output';
 
 export default class TaskState extends TaskCommand {
-  static override summary = 'Show a process\'s state (State): status, pid, stdio, exit status.';
+  static override summary = "Show a process's state (State): status, pid, stdio, exit status.";
   static override examples = ['<%= config.bin %> task state --address /run/skiff/shim.sock --id web --json'];
   static override flags = { id: idFlag, 'exec-id': execIdFlag };
 

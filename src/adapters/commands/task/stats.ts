@@ -2,7 +2,7 @@ import { idFlag, TaskCommand } from '../../shim/inbound/cli/task-command';
 import { statsJson } from '../../shim/inbound/cli/task-output';
 
 export default class TaskStats extends TaskCommand {
-  static override summary = 'Show a task\'s resource figures (Stats, a skiff.v1.TaskStats message).';
+  static override summary = "Show a task's resource figures (Stats, a skiff.v1.TaskStats message).";
   static override examples = ['<%= config.bin %> task stats --address /run/skiff/shim.sock --id web --json'];
   static override flags = { id: idFlag };
 

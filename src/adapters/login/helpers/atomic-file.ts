@@ -1,4 +1,15 @@
-import { closeSync, constants, fchmodSync, fsyncSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { symlinkRefused, UnsafeFileError } from './no-follow-file';
@@ -51,7 +62,7 @@ export function writeFileAtomic(path: string, data: string, mode = 0o600): void 
     try {
       fchmodSync(fd, mode);
       const bytes = Buffer.from(data, 'utf8');
-      for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
+      for (let off = 0; off < bytes.length;) off += writeSync(fd, bytes, off);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

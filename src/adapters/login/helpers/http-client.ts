@@ -55,8 +55,10 @@ export function networkFailure(err: unknown, url: string, timeoutMs: number): Ne
   const host = hostOf(url);
   const code = String((err as { code?: unknown }).code ?? '');
   let message: string;
-  if (code === 'ECONNREFUSED') message = `cannot connect to ${host}: connection refused; check the domain and that the service is up`;
-  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') message = `cannot resolve ${host}: check the domain and your network`;
+  if (code === 'ECONNREFUSED')
+    message = `cannot connect to ${host}: connection refused; check the domain and that the service is up`;
+  else if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+    message = `cannot resolve ${host}: check the domain and your network`;
   else if (code === 'ECONNABORTED' || code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') {
     message = `no reply from ${host} within ${Math.round(timeoutMs / 1000)} s: check your network or proxy settings`;
   } else if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_BAD_RESPONSE') {
@@ -73,6 +75,7 @@ export function networkFailure(err: unknown, url: string, timeoutMs: number): Ne
 
 /** Same line, any control characters and runs of white space collapsed, at most `limit` characters. */
 export function oneLine(text: string, limit = 300): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes
   const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
   return flat.length > limit ? `${flat.slice(0, limit)}...` : flat;
 }
@@ -143,11 +146,20 @@ function proxyAgentFor(url: string): Agent | undefined {
 }
 
 /** Parses a JSON reply; a NetworkError naming the host when it is not JSON (an HTML error page, garbage). */
-export function parseJsonReply(reply: HttpReply, url: string, what: string, parse: (text: string) => unknown = JSON.parse): unknown {
+export function parseJsonReply(
+  reply: HttpReply,
+  url: string,
+  what: string,
+  parse: (text: string) => unknown = JSON.parse,
+): unknown {
   try {
     return parse(reply.body);
   } catch {
-    const kind = /html/i.test(reply.contentType) || /^\s*</.test(reply.body) ? 'an HTML page' : 'something that is not JSON';
-    throw new NetworkError(`${hostOf(url)} answered ${what} with ${kind} (HTTP ${reply.status}): check the URL of the service`, 'HTTP.BAD_REPLY');
+    const kind =
+      /html/i.test(reply.contentType) || /^\s*</.test(reply.body) ? 'an HTML page' : 'something that is not JSON';
+    throw new NetworkError(
+      `${hostOf(url)} answered ${what} with ${kind} (HTTP ${reply.status}): check the URL of the service`,
+      'HTTP.BAD_REPLY',
+    );
   }
 }

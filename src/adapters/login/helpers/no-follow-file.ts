@@ -15,7 +15,10 @@ export class UnsafeFileError extends Error {
 }
 
 export function symlinkRefused(): UnsafeFileError {
-  return new UnsafeFileError('symlink', 'is a symbolic link, which skiff never follows for its own files: remove the link');
+  return new UnsafeFileError(
+    'symlink',
+    'is a symbolic link, which skiff never follows for its own files: remove the link',
+  );
 }
 
 export interface ReadOptions {
@@ -75,7 +78,8 @@ function tightenIfOurs(fd: number, stat: Stats): void {
 export function readRegularFile(path: string, options: ReadOptions): string | undefined {
   let fd: number;
   try {
-    const flags = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | (options.followLink ? 0 : constants.O_NOFOLLOW);
+    const flags =
+      constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | (options.followLink ? 0 : constants.O_NOFOLLOW);
     fd = openSync(path, flags);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -97,4 +101,3 @@ export function readRegularFile(path: string, options: ReadOptions): string | un
     closeSync(fd);
   }
 }
-

@@ -51,7 +51,9 @@ export function nativeAddon(): NativeAddon {
   if (loaded === undefined) {
     const path = join(packageRoot(), 'build', 'Release', 'skiff_native.node');
     if (!existsSync(path)) {
-      throw new Error(`skiff's native addon ${path} is missing: run \`npm install\` (it builds it with the C compiler)`);
+      throw new Error(
+        `skiff's native addon ${path} is missing: run \`npm install\` (it builds it with the C compiler)`,
+      );
     }
     loaded = require(path) as NativeAddon;
   }

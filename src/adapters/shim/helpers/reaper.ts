@@ -76,6 +76,8 @@ function childPids(): number[] {
     }
     return pids;
   } catch {
-    return listProcStats().filter((s) => s.ppid === process.pid).map((s) => s.pid);
+    return listProcStats()
+      .filter((s) => s.ppid === process.pid)
+      .map((s) => s.pid);
   }
 }

@@ -28,9 +28,14 @@ export interface ProgramResult extends ProcessExit {
  * subreaper's orphan sweep knows the pid is taken. A program that cannot be started
  * rejects with the errno error (`code` ENOENT for a missing one).
  */
-export function runProgram(file: string, args: readonly string[], options: ProgramOptions = {}): Promise<ProgramResult> {
+export function runProgram(
+  file: string,
+  args: readonly string[],
+  options: ProgramOptions = {},
+): Promise<ProgramResult> {
   const path = file.includes('/') ? file : findInPath(file, process.env.PATH ?? DEFAULT_PATH);
-  if (path === undefined) return Promise.reject(Object.assign(new Error(`${file}: not found in PATH`), { code: 'ENOENT' }));
+  if (path === undefined)
+    return Promise.reject(Object.assign(new Error(`${file}: not found in PATH`), { code: 'ENOENT' }));
   const pipes: number[] = [];
   const pipe = (): [number, number] => {
     const ends = nativeAddon().pipe();
@@ -53,7 +58,11 @@ export function runProgram(file: string, args: readonly string[], options: Progr
       closeSync(input[1]);
     }
     pipes.length = 0;
-    return Promise.all([exited, readAll(out?.[0]), readAll(err?.[0])]).then(([exit, stdout, stderr]) => ({ ...exit, stdout, stderr }));
+    return Promise.all([exited, readAll(out?.[0]), readAll(err?.[0])]).then(([exit, stdout, stderr]) => ({
+      ...exit,
+      stdout,
+      stderr,
+    }));
   } catch (error) {
     for (const fd of pipes) closeSync(fd);
     return Promise.reject(error);

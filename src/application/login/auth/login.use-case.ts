@@ -33,7 +33,13 @@ export class Login {
     const scope = await this.scopes.scope(input.target);
     const domain = await this.scopes.resolveDomain(scope);
     const redirectTo = gitTokenPage(this.scopes.urls(scope, domain).gitHost);
-    const sso = await this.sso.execute({ target: input.target, domain, redirectTo, openBrowser: input.openBrowser, port: input.port });
+    const sso = await this.sso.execute({
+      target: input.target,
+      domain,
+      redirectTo,
+      openBrowser: input.openBrowser,
+      port: input.port,
+    });
     const git = await this.git.execute({ target: input.target, domain, openBrowser: false });
     return { sso, git };
   }

@@ -48,12 +48,17 @@ export class Logout {
 
   private async revoke(scope: AuthScope, tokens: AuthTokens): Promise<boolean> {
     const attempt = (async () => {
-      const metadata = await this.provider.discover(this.scopes.urls(scope, tokens.domain).identityProvider, REVOKE_BUDGET_MS);
+      const metadata = await this.provider.discover(
+        this.scopes.urls(scope, tokens.domain).identityProvider,
+        REVOKE_BUDGET_MS,
+      );
       if (metadata.revocationEndpoint === undefined) return false;
       await this.provider.revoke(metadata.revocationEndpoint, tokens.refreshToken, CLIENT_ID, REVOKE_BUDGET_MS);
       return true;
     })().catch((err: unknown) => {
-      this.notifier.warn(`the refresh token was not revoked at the provider: ${err instanceof Error ? err.message : String(err)}`);
+      this.notifier.warn(
+        `the refresh token was not revoked at the provider: ${err instanceof Error ? err.message : String(err)}`,
+      );
       return false;
     });
     const budget = this.clock.sleep(REVOKE_BUDGET_MS).then(() => false);

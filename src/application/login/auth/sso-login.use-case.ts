@@ -61,21 +61,33 @@ export class SsoLogin {
     let code: string;
     const redirectUri = redirectUriFor(server.port);
     try {
-      const url = authorizationUrl({ authorizationEndpoint: metadata.authorizationEndpoint, redirectUri, codeChallenge: pkce.challenge, state });
+      const url = authorizationUrl({
+        authorizationEndpoint: metadata.authorizationEndpoint,
+        redirectUri,
+        codeChallenge: pkce.challenge,
+        state,
+      });
       await this.browser.show(url, 'Open this URL in a browser to sign in:', input.openBrowser);
       ({ code } = await this.awaitCallback(server, state));
       await server.reply(successPage(input.redirectTo));
     } finally {
       await server.close();
     }
-    const reply = await this.provider.exchangeCode(metadata.tokenEndpoint, { code, redirectUri, clientId: CLIENT_ID, codeVerifier: pkce.verifier });
+    const reply = await this.provider.exchangeCode(metadata.tokenEndpoint, {
+      code,
+      redirectUri,
+      clientId: CLIENT_ID,
+      codeVerifier: pkce.verifier,
+    });
     await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()));
     return { domain, email: readableEmail(reply.idToken) };
   }
 
   /** Steps 8-9: the first /callback request within 300 seconds, judged; a failure page on refusal. */
   private async awaitCallback(server: CallbackServer, state: string): Promise<CallbackParameters> {
-    const waiting = this.notifier.waiting(`Waiting for the browser to complete the sign-in on port ${server.port} (up to 5 minutes; Ctrl-C cancels)...`);
+    const waiting = this.notifier.waiting(
+      `Waiting for the browser to complete the sign-in on port ${server.port} (up to 5 minutes; Ctrl-C cancels)...`,
+    );
     let target: string | typeof TIMED_OUT;
     try {
       const timer = this.clock.sleep(CALLBACK_WAIT_MS).then((): typeof TIMED_OUT => TIMED_OUT);

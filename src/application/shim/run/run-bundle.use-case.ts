@@ -30,7 +30,14 @@ export class RunBundle {
     const ref = { id: input.id, execId: '' };
     const ignore = () => undefined;
     try {
-      await client.create({ ...ref, bundle: input.bundle, rootfs: [], checkpoint: '', parentCheckpoint: '', ...io.stdio });
+      await client.create({
+        ...ref,
+        bundle: input.bundle,
+        rootfs: [],
+        checkpoint: '',
+        parentCheckpoint: '',
+        ...io.stdio,
+      });
       io.connect({
         onStdinEnd: () => void client.closeIO({ ...ref, stdin: true }).catch(ignore),
         onResize: (width, height) => void client.resizePty({ ...ref, width, height }).catch(ignore),

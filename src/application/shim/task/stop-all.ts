@@ -10,7 +10,12 @@ export const SIGTERM = 15;
  * Sends `signal` to every live process and waits for their exits: for SIGKILL until
  * all have exited, for anything else at most `graceMs` (then the caller escalates).
  */
-export async function stopAll(processes: readonly TaskProcess<ProcessHandle>[], signal: number, clock?: Clock, graceMs = 0): Promise<void> {
+export async function stopAll(
+  processes: readonly TaskProcess<ProcessHandle>[],
+  signal: number,
+  clock?: Clock,
+  graceMs = 0,
+): Promise<void> {
   const live = processes.filter((p) => p.isLive);
   await Promise.allSettled(live.map((p) => p.handle.kill(signal)));
   const exits = Promise.allSettled(live.map((p) => p.exited));

@@ -2,8 +2,23 @@ import type { TaskService } from './task-service';
 
 /** The 17 task.v2.Task RPCs, by the names TaskService gives them. */
 export const TASK_METHODS = [
-  'create', 'start', 'delete', 'exec', 'state', 'wait', 'kill', 'pause', 'resume',
-  'pids', 'closeIO', 'resizePty', 'update', 'stats', 'checkpoint', 'connect', 'shutdown',
+  'create',
+  'start',
+  'delete',
+  'exec',
+  'state',
+  'wait',
+  'kill',
+  'pause',
+  'resume',
+  'pids',
+  'closeIO',
+  'resizePty',
+  'update',
+  'stats',
+  'checkpoint',
+  'connect',
+  'shutdown',
 ] as const;
 
 export type TaskMethod = (typeof TASK_METHODS)[number];

@@ -1,5 +1,10 @@
 import { inject, injectable } from 'inversify';
-import { AlreadyExistsError, InvalidArgumentError, NotFoundError, UnimplementedError } from '../../../domain/shared/errors';
+import {
+  AlreadyExistsError,
+  InvalidArgumentError,
+  NotFoundError,
+  UnimplementedError,
+} from '../../../domain/shared/errors';
 import { exitStatusOf } from '../../../domain/shim/exit-status';
 import { Operation } from '../../../domain/shim/lifecycle';
 import { parseOciProcess } from '../../../domain/shim/oci-spec';
@@ -7,7 +12,12 @@ import { Task } from '../../../domain/shim/task';
 import { assertValidId } from '../../../domain/shim/task-id';
 import { TaskProcess } from '../../../domain/shim/task-process';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
-import { PROCESS_RUNTIME, type ProcessHandle, type ProcessRuntime, type TaskHandle } from '../ports/process-runtime.port';
+import {
+  PROCESS_RUNTIME,
+  type ProcessHandle,
+  type ProcessRuntime,
+  type TaskHandle,
+} from '../ports/process-runtime.port';
 import { SHIM_HOST, type ShimHost } from '../ports/shim-host.port';
 import { decodeJsonAny, OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from './any-payload';
 import { SIGKILL, SIGTERM, stopAll } from './stop-all';
@@ -55,14 +65,25 @@ export class TaskService {
       throw new AlreadyExistsError(`task ${JSON.stringify(input.id)} already exists`, 'TASK.EXISTS');
     }
     if (input.parentCheckpoint !== '') {
-      throw new UnimplementedError(`task ${JSON.stringify(input.id)}: parent_checkpoint (incremental restore) is not supported`, 'TASK.PARENT_CHECKPOINT');
+      throw new UnimplementedError(
+        `task ${JSON.stringify(input.id)}: parent_checkpoint (incremental restore) is not supported`,
+        'TASK.PARENT_CHECKPOINT',
+      );
     }
     // Reserve the id before the first await so a concurrent Create of it is refused.
     const task: ShimTask = new Task(input.id, input.bundle, input);
     this.tasks.set(input.id, task);
     try {
-      const spec = { id: input.id, bundle: input.bundle, stdio: input, rootfs: input.rootfs, checkpoint: input.checkpoint };
-      task.init.attach(await this.runtime.create(spec, (exit) => task.init.markExited(exitStatusOf(exit, this.clock.now()))));
+      const spec = {
+        id: input.id,
+        bundle: input.bundle,
+        stdio: input,
+        rootfs: input.rootfs,
+        checkpoint: input.checkpoint,
+      };
+      task.init.attach(
+        await this.runtime.create(spec, (exit) => task.init.markExited(exitStatusOf(exit, this.clock.now()))),
+      );
       return { pid: task.init.pid };
     } catch (err) {
       this.tasks.delete(input.id);
@@ -107,7 +128,8 @@ export class TaskService {
     return this.transition(task.init, 'exec', async () => {
       const exec = task.addExec(input.execId, input);
       try {
-        if (input.spec === undefined) throw new InvalidArgumentError(`${exec.subject}: spec is missing`, 'EXEC.NO_SPEC');
+        if (input.spec === undefined)
+          throw new InvalidArgumentError(`${exec.subject}: spec is missing`, 'EXEC.NO_SPEC');
         const what = `exec spec of ${exec.subject}`;
         const json = decodeJsonAny(input.spec, OCI_PROCESS_TYPE_URL, what);
         const oci = parseOciProcess(json, what);
@@ -126,7 +148,18 @@ export class TaskService {
     // An exec of a paused task is frozen too: report the task's PAUSED, as containerd does.
     const status = task.init.status === 'paused' && process.status === 'running' ? 'paused' : process.status;
     const { stdin, stdout, stderr, terminal } = process.stdio;
-    return { id: ref.id, execId: ref.execId, bundle: task.bundle, pid: process.pid, status, stdin, stdout, stderr, terminal, ...exitView(process) };
+    return {
+      id: ref.id,
+      execId: ref.execId,
+      bundle: task.bundle,
+      pid: process.pid,
+      status,
+      stdin,
+      stdout,
+      stderr,
+      terminal,
+      ...exitView(process),
+    };
   }
 
   async wait(ref: ProcessRef): Promise<ExitView> {
@@ -138,7 +171,10 @@ export class TaskService {
     const task = this.task(input.id);
     const process = task.process(input.execId);
     if (!Number.isInteger(input.signal) || input.signal < 0 || input.signal > MAX_SIGNAL) {
-      throw new InvalidArgumentError(`cannot kill ${process.subject}: signal ${input.signal} is not a signal number (0-${MAX_SIGNAL})`, 'KILL.BAD_SIGNAL');
+      throw new InvalidArgumentError(
+        `cannot kill ${process.subject}: signal ${input.signal} is not a signal number (0-${MAX_SIGNAL})`,
+        'KILL.BAD_SIGNAL',
+      );
     }
     return this.transition(process, 'kill', () =>
       input.all && process.isInit ? task.init.handle.killAll(input.signal) : process.handle.kill(input.signal),
@@ -194,7 +230,10 @@ export class TaskService {
     const init = this.task(input.id).init;
     return this.transition(init, 'checkpoint', async () => {
       if (!input.path.startsWith('/')) {
-        throw new InvalidArgumentError(`checkpoint of task ${JSON.stringify(input.id)}: path must be an absolute directory`, 'CHECKPOINT.PATH');
+        throw new InvalidArgumentError(
+          `checkpoint of task ${JSON.stringify(input.id)}: path must be an absolute directory`,
+          'CHECKPOINT.PATH',
+        );
       }
       await init.handle.checkpoint(input.path);
     });

@@ -22,7 +22,10 @@ function page(title: string, body: string, head = ''): string {
  */
 export function successPage(redirectTo?: string): CallbackPage {
   if (redirectTo === undefined) {
-    return { status: 200, html: page('skiff: authentication succeeded', '<p>You can close this tab and return to the terminal.</p>') };
+    return {
+      status: 200,
+      html: page('skiff: authentication succeeded', '<p>You can close this tab and return to the terminal.</p>'),
+    };
   }
   const url = escapeHtml(redirectTo);
   return {
@@ -37,5 +40,8 @@ export function successPage(redirectTo?: string): CallbackPage {
 
 /** A callback that failed the seed's checks: the reason, without any token. */
 export function failurePage(reason: string): CallbackPage {
-  return { status: 400, html: page('skiff: sign-in failed', `<p>${escapeHtml(reason)}</p><p>Return to the terminal.</p>`) };
+  return {
+    status: 400,
+    html: page('skiff: sign-in failed', `<p>${escapeHtml(reason)}</p><p>Return to the terminal.</p>`),
+  };
 }

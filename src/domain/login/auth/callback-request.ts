@@ -42,7 +42,9 @@ function fail(message: string, code: string): never {
 /** An OAuth error code safe to repeat in a message (RFC 6749 §4.1.2.1 uses plain ASCII words). */
 function providerError(params: Map<string, string>): string {
   const error = params.get('error');
-  return error !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(error) ? ` (the identity provider answered error=${error})` : '';
+  return error !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(error)
+    ? ` (the identity provider answered error=${error})`
+    : '';
 }
 
 /**
@@ -54,7 +56,8 @@ function providerError(params: Map<string, string>): string {
 export function judgeCallback(target: string, expectedState: string): CallbackParameters {
   if (target === '') fail('the callback request was empty', 'AUTH.CALLBACK_EMPTY');
   const mark = target.indexOf('?');
-  if (mark < 0 || mark === target.length - 1) fail('the callback has no query string (no code, no state)', 'AUTH.CALLBACK_NO_QUERY');
+  if (mark < 0 || mark === target.length - 1)
+    fail('the callback has no query string (no code, no state)', 'AUTH.CALLBACK_NO_QUERY');
   const params = new Map<string, string>();
   for (const pair of target.slice(mark + 1).split('&')) {
     const eq = pair.indexOf('=');
@@ -66,7 +69,10 @@ export function judgeCallback(target: string, expectedState: string): CallbackPa
   if (!code) fail(`the callback has no code${providerError(params)}`, 'AUTH.CALLBACK_NO_CODE');
   if (!state) fail('the callback has no state', 'AUTH.CALLBACK_NO_STATE');
   if (state !== expectedState) {
-    fail('state mismatch in the callback: possible CSRF attack, the sign-in was refused', 'AUTH.CALLBACK_STATE_MISMATCH');
+    fail(
+      'state mismatch in the callback: possible CSRF attack, the sign-in was refused',
+      'AUTH.CALLBACK_STATE_MISMATCH',
+    );
   }
   return { code, state };
 }

@@ -22,6 +22,7 @@ export interface DomainSources {
 
 /** A usable domain: no whitespace or control characters (they would make broken URLs and paths). */
 export function assertUsableDomain(domain: string, from: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
   if (/[\s\u0000-\u001f\u007f]/.test(domain)) {
     throw new ConfigurationError(
       `the domain ${JSON.stringify(domain)} from ${from} contains whitespace or control characters: use a plain host name`,
@@ -47,6 +48,7 @@ export async function resolveDomain(sources: DomainSources): Promise<ResolvedDom
   const cached = await sources.cached();
   if (cached) return { domain: assertUsableDomain(cached, 'the token cache'), source: 'cache' };
   const discovered = await sources.discovered();
-  if (acceptDiscovered(discovered)) return { domain: assertUsableDomain(discovered, 'cluster discovery'), source: 'discovery' };
+  if (acceptDiscovered(discovered))
+    return { domain: assertUsableDomain(discovered, 'cluster discovery'), source: 'discovery' };
   throw domainUndetermined();
 }

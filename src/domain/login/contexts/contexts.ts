@@ -39,7 +39,9 @@ export function findContext(config: SkiffConfig, name: string): Context | undefi
 export function selectContext(config: SkiffConfig, flag?: string): Context | undefined {
   if (flag) return findContext(config, flag) ?? throwError(notFound(flag, 'from --context'));
   if (config.currentContext) {
-    return findContext(config, config.currentContext) ?? throwError(notFound(config.currentContext, 'the current-context'));
+    return (
+      findContext(config, config.currentContext) ?? throwError(notFound(config.currentContext, 'the current-context'))
+    );
   }
   return findContext(config, DEFAULT_CONTEXT);
 }
@@ -60,7 +62,8 @@ export function assertContextName(name: string): string {
 
 function normalized(context: Context): Context {
   const out: { -readonly [K in keyof Context]: Context[K] } = { name: context.name, domain: context.domain };
-  if (context.identityProviderUrl) out.identityProviderUrl = checkServiceUrl(context.identityProviderUrl, 'the identity-provider URL');
+  if (context.identityProviderUrl)
+    out.identityProviderUrl = checkServiceUrl(context.identityProviderUrl, 'the identity-provider URL');
   if (context.gitHostUrl) out.gitHostUrl = checkServiceUrl(context.gitHostUrl, 'the git-host URL');
   if (context.boardsUrl) out.boardsUrl = checkServiceUrl(context.boardsUrl, 'the boards URL');
   return out;
@@ -83,7 +86,8 @@ export function setContext(config: SkiffConfig, name: string, changes: ContextCh
  * current-context, else `local`, created when missing) and makes it current.
  */
 export function setHost(config: SkiffConfig, domain: string): { config: SkiffConfig; context: string } {
-  const name = config.currentContext && findContext(config, config.currentContext) ? config.currentContext : DEFAULT_CONTEXT;
+  const name =
+    config.currentContext && findContext(config, config.currentContext) ? config.currentContext : DEFAULT_CONTEXT;
   const changed = setContext(config, name, { domain });
   return { config: { ...changed, currentContext: name }, context: name };
 }

@@ -26,7 +26,10 @@ export function checkServiceUrl(url: string, what: string): string {
   try {
     parsed = new URL(url);
   } catch {
-    throw new ConfigurationError(`${what} ${JSON.stringify(url)} is not a URL: use https://host[/path]`, 'CONFIG.BAD_URL');
+    throw new ConfigurationError(
+      `${what} ${JSON.stringify(url)} is not a URL: use https://host[/path]`,
+      'CONFIG.BAD_URL',
+    );
   }
   const loopback = LOOPBACK.test(parsed.hostname);
   if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && loopback)) {
@@ -36,7 +39,10 @@ export function checkServiceUrl(url: string, what: string): string {
     );
   }
   if (parsed.username !== '' || parsed.password !== '' || parsed.search !== '' || parsed.hash !== '') {
-    throw new ConfigurationError(`${what} ${JSON.stringify(url)} must not carry credentials, a query or a fragment`, 'CONFIG.BAD_URL');
+    throw new ConfigurationError(
+      `${what} ${JSON.stringify(url)} must not carry credentials, a query or a fragment`,
+      'CONFIG.BAD_URL',
+    );
   }
   return url.replace(/\/+$/, '');
 }

@@ -29,7 +29,11 @@ describe('token freshness (seed: 60-second margin)', () => {
 
 describe('the record of an SSO login (seed step 12)', () => {
   it('expires after expires_in seconds', () => {
-    const tokens = AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r', expiresIn: 120, idToken: 'h.p.s' }, 'example.com', NOW);
+    const tokens = AuthTokens.fromLogin(
+      { accessToken: 'a', refreshToken: 'r', expiresIn: 120, idToken: 'h.p.s' },
+      'example.com',
+      NOW,
+    );
     expect(tokens.expiresAt).toEqual(at(120_000));
     expect(tokens).toMatchObject({ accessToken: 'a', refreshToken: 'r', idToken: 'h.p.s', domain: 'example.com' });
     expect(tokens.giteaToken).toBeUndefined();
@@ -46,7 +50,12 @@ describe('the record of an SSO login (seed step 12)', () => {
 });
 
 describe('the refresh merge rule', () => {
-  const old = aRecord({ refreshToken: 'old-refresh', idToken: 'old.id.token', giteaToken: 'git-1', domain: 'example.com' });
+  const old = aRecord({
+    refreshToken: 'old-refresh',
+    idToken: 'old.id.token',
+    giteaToken: 'git-1',
+    domain: 'example.com',
+  });
 
   it('takes the new access token and expiry, keeps the old refresh and id tokens when the reply lacks them', () => {
     const merged = old.withRefreshed({ accessToken: 'new-access' }, at(10_000));
@@ -55,7 +64,10 @@ describe('the refresh merge rule', () => {
   });
 
   it('takes a rotated refresh token and a new id token from the reply', () => {
-    const merged = old.withRefreshed({ accessToken: 'new', refreshToken: 'rotated', idToken: 'new.id.token', expiresIn: 300 }, NOW);
+    const merged = old.withRefreshed(
+      { accessToken: 'new', refreshToken: 'rotated', idToken: 'new.id.token', expiresIn: 300 },
+      NOW,
+    );
     expect(merged).toMatchObject({ refreshToken: 'rotated', idToken: 'new.id.token' });
     expect(merged.expiresAt).toEqual(at(300_000));
   });
@@ -82,7 +94,10 @@ describe('git login record (seed git step 4)', () => {
   });
 
   it('sets the git token, fills an empty domain and keeps a set one', () => {
-    expect(aRecord({ domain: '' }).withGiteaToken('g', 'example.com')).toMatchObject({ giteaToken: 'g', domain: 'example.com' });
+    expect(aRecord({ domain: '' }).withGiteaToken('g', 'example.com')).toMatchObject({
+      giteaToken: 'g',
+      domain: 'example.com',
+    });
     expect(aRecord({ domain: 'other.org' }).withGiteaToken('g', 'example.com').domain).toBe('other.org');
     expect(aRecord().withGiteaToken('g', 'x').accessToken).toBe('access-1');
   });

@@ -1,4 +1,9 @@
-import { authorizationUrl, CLIENT_ID, redirectUriFor, SCOPE } from '../../../../src/domain/login/auth/authorization-url';
+import {
+  authorizationUrl,
+  CLIENT_ID,
+  redirectUriFor,
+  SCOPE,
+} from '../../../../src/domain/login/auth/authorization-url';
 
 describe('authorization URL (seed SSO steps 5-6)', () => {
   const url = authorizationUrl({
@@ -21,8 +26,19 @@ describe('authorization URL (seed SSO steps 5-6)', () => {
   });
 
   it('names the parameters in exactly this order', () => {
-    const names = url.split('?')[1].split('&').map((p) => p.split('=')[0]);
-    expect(names).toEqual(['client_id', 'redirect_uri', 'response_type', 'scope', 'code_challenge', 'code_challenge_method', 'state']);
+    const names = url
+      .split('?')[1]
+      .split('&')
+      .map((p) => p.split('=')[0]);
+    expect(names).toEqual([
+      'client_id',
+      'redirect_uri',
+      'response_type',
+      'scope',
+      'code_challenge',
+      'code_challenge_method',
+      'state',
+    ]);
   });
 
   it('uses the constant client id and scopes', () => {

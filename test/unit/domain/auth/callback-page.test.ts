@@ -4,7 +4,9 @@ describe('the callback page (seed step 10)', () => {
   it('with a redirect target: a meta refresh after 1 second, a fallback link and the git token setup named', () => {
     const page = successPage('https://src.example.com/user/settings/applications');
     expect(page.status).toBe(200);
-    expect(page.html).toContain('<meta http-equiv="refresh" content="1;url=https://src.example.com/user/settings/applications">');
+    expect(page.html).toContain(
+      '<meta http-equiv="refresh" content="1;url=https://src.example.com/user/settings/applications">',
+    );
     expect(page.html).toContain('<a href="https://src.example.com/user/settings/applications">');
     expect(page.html).toMatch(/redirecting you to the git token setup/i);
   });

@@ -1,4 +1,9 @@
-import { CALLBACK_READ_LIMIT, CALLBACK_WAIT_MS, classifyRequest, judgeCallback } from '../../../../src/domain/login/auth/callback-request';
+import {
+  CALLBACK_READ_LIMIT,
+  CALLBACK_WAIT_MS,
+  classifyRequest,
+  judgeCallback,
+} from '../../../../src/domain/login/auth/callback-request';
 import { IdentityError } from '../../../../src/domain/shared/errors';
 
 const STATE = 'ABAgMEBQYHCAkKCwwNDg8A';
@@ -24,7 +29,10 @@ describe('which requests are judged', () => {
   });
 
   it('answers other methods on /callback 405', () => {
-    expect(classifyRequest('POST /callback?code=1&state=2 HTTP/1.1\r\n')).toMatchObject({ kind: 'ignore', status: 405 });
+    expect(classifyRequest('POST /callback?code=1&state=2 HTTP/1.1\r\n')).toMatchObject({
+      kind: 'ignore',
+      status: 405,
+    });
   });
 
   it('answers a missing or malformed request line 400', () => {
@@ -37,7 +45,10 @@ describe('which requests are judged', () => {
 
 describe('judging the callback (seed steps 8-9)', () => {
   it('extracts code and state without percent-decoding', () => {
-    expect(judgeCallback(`/callback?code=ab%2Fc%3D&state=${STATE}`, STATE)).toEqual({ code: 'ab%2Fc%3D', state: STATE });
+    expect(judgeCallback(`/callback?code=ab%2Fc%3D&state=${STATE}`, STATE)).toEqual({
+      code: 'ab%2Fc%3D',
+      state: STATE,
+    });
   });
 
   it('takes parameters in any order, the first occurrence winning', () => {

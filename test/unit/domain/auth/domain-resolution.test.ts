@@ -7,7 +7,9 @@ const never = async (): Promise<string | undefined> => {
 
 describe('domain resolution order (first match wins)', () => {
   it('1. the --domain flag', async () => {
-    await expect(resolveDomain({ flag: 'flag.org', context: 'ctx.org', cached: never, discovered: never })).resolves.toEqual({
+    await expect(
+      resolveDomain({ flag: 'flag.org', context: 'ctx.org', cached: never, discovered: never }),
+    ).resolves.toEqual({
       domain: 'flag.org',
       source: 'flag',
     });
@@ -42,14 +44,20 @@ describe('domain resolution order (first match wins)', () => {
   });
 
   it('5. otherwise a configuration error naming --domain and config set --host', async () => {
-    const err = await resolveDomain({ cached: async () => undefined, discovered: async () => '.svc' }).catch((e: unknown) => e);
+    const err = await resolveDomain({ cached: async () => undefined, discovered: async () => '.svc' }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ConfigurationError);
     expect((err as Error).message).toContain('--domain');
     expect((err as Error).message).toContain('config set --host');
   });
 
   it('refuses a domain with whitespace or control characters', async () => {
-    await expect(resolveDomain({ flag: 'a b', cached: never, discovered: never })).rejects.toBeInstanceOf(ConfigurationError);
-    await expect(resolveDomain({ context: 'a\nb', cached: never, discovered: never })).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(resolveDomain({ flag: 'a b', cached: never, discovered: never })).rejects.toBeInstanceOf(
+      ConfigurationError,
+    );
+    await expect(resolveDomain({ context: 'a\nb', cached: never, discovered: never })).rejects.toBeInstanceOf(
+      ConfigurationError,
+    );
   });
 });

@@ -18,8 +18,12 @@ describe('percent-encoding (seed SSO step 6)', () => {
   });
 
   it('builds form bodies with the same rule, in the given order', () => {
-    expect(formEncode([['grant_type', 'refresh_token'], ['refresh_token', 'a/b c'], ['client_id', 'skiff-cli']])).toBe(
-      'grant_type=refresh_token&refresh_token=a%2Fb%20c&client_id=skiff-cli',
-    );
+    expect(
+      formEncode([
+        ['grant_type', 'refresh_token'],
+        ['refresh_token', 'a/b c'],
+        ['client_id', 'skiff-cli'],
+      ]),
+    ).toBe('grant_type=refresh_token&refresh_token=a%2Fb%20c&client_id=skiff-cli');
   });
 });

@@ -6,8 +6,8 @@ const sha256 = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update
 
 // RFC 7636 appendix B (the challenge is the RFC's "...K1t8URW..."; a copy with "t2U" circulates with a typo).
 const RFC_OCTETS = [
-  116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191, 240, 91, 88,
-  5, 88, 83, 132, 141, 121,
+  116, 24, 223, 180, 151, 153, 224, 37, 79, 250, 96, 125, 216, 173, 187, 186, 22, 212, 37, 77, 105, 214, 191, 240, 91,
+  88, 5, 88, 83, 132, 141, 121,
 ];
 
 describe('PKCE (seed SSO step 3)', () => {
@@ -19,7 +19,9 @@ describe('PKCE (seed SSO step 3)', () => {
   });
 
   it('hashes the verifier text, not the random bytes', () => {
-    expect(challengeFor('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', sha256)).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+    expect(challengeFor('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk', sha256)).toBe(
+      'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    );
   });
 
   it('gives a 43-character verifier and challenge in the unreserved alphabet', () => {

@@ -8,7 +8,10 @@ describe('status facts (seed: status output)', () => {
 
   it('without a cache: not logged in', () => {
     expect(statusReport(undefined, NOW)).toEqual({ loggedIn: false });
-    expect(statusReport(undefined, NOW, 'cache x is not valid JSON')).toEqual({ loggedIn: false, problem: 'cache x is not valid JSON' });
+    expect(statusReport(undefined, NOW, 'cache x is not valid JSON')).toEqual({
+      loggedIn: false,
+      problem: 'cache x is not valid JSON',
+    });
   });
 
   it('a valid token: identity, valid until, domain, no refresh line', () => {
@@ -25,7 +28,10 @@ describe('status facts (seed: status output)', () => {
 
   it('expired when expires_at <= now, refreshed on next use when a refresh token exists', () => {
     expect(statusReport(expiringIn(0), NOW)).toMatchObject({ expired: true, refreshOnNextUse: true });
-    expect(statusReport(expiringIn(-1, { refreshToken: '' }), NOW)).toMatchObject({ expired: true, refreshOnNextUse: false });
+    expect(statusReport(expiringIn(-1, { refreshToken: '' }), NOW)).toMatchObject({
+      expired: true,
+      refreshOnNextUse: false,
+    });
   });
 
   it('a token expiring within the margin is still shown valid (no margin for status)', () => {
@@ -40,6 +46,7 @@ describe('status facts (seed: status output)', () => {
 
   it('carries no token', () => {
     const text = JSON.stringify(statusReport(aRecord({ giteaToken: 'git-secret' }), NOW));
-    for (const secret of ['access-1', 'refresh-1', 'git-secret', aRecord().idToken as string]) expect(text).not.toContain(secret);
+    for (const secret of ['access-1', 'refresh-1', 'git-secret', aRecord().idToken as string])
+      expect(text).not.toContain(secret);
   });
 });

@@ -59,7 +59,11 @@ describe('changing contexts', () => {
     let changed = setContext(EMPTY_CONFIG, 'dev', { domain: 'dev.org', gitHostUrl: 'https://git.dev.org/' });
     expect(changed.contexts[0]).toEqual({ name: 'dev', domain: 'dev.org', gitHostUrl: 'https://git.dev.org' });
     changed = setContext(changed, 'dev', { boardsUrl: 'https://boards.dev.org/api', domain: undefined });
-    expect(changed.contexts[0]).toMatchObject({ domain: 'dev.org', gitHostUrl: 'https://git.dev.org', boardsUrl: 'https://boards.dev.org/api' });
+    expect(changed.contexts[0]).toMatchObject({
+      domain: 'dev.org',
+      gitHostUrl: 'https://git.dev.org',
+      boardsUrl: 'https://boards.dev.org/api',
+    });
     changed = setContext(changed, 'dev', { gitHostUrl: '' });
     expect(changed.contexts[0].gitHostUrl).toBeUndefined();
   });
@@ -91,6 +95,8 @@ describe('URL overrides apply to the context own domain only', () => {
     expect(overridesFor('example.com', undefined)).toEqual({});
   });
   it('for any domain when the context names none', () => {
-    expect(overridesFor('x.org', { name: 'c', domain: '', gitHostUrl: 'https://g' })).toMatchObject({ gitHostUrl: 'https://g' });
+    expect(overridesFor('x.org', { name: 'c', domain: '', gitHostUrl: 'https://g' })).toMatchObject({
+      gitHostUrl: 'https://g',
+    });
   });
 });

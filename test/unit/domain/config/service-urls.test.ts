@@ -11,7 +11,12 @@ describe('service URLs', () => {
   });
 
   it('take the overrides, without a trailing slash', () => {
-    expect(serviceUrls('example.com', { identityProviderUrl: 'http://127.0.0.1:5556/', boardsUrl: 'https://b.example.com/api' })).toEqual({
+    expect(
+      serviceUrls('example.com', {
+        identityProviderUrl: 'http://127.0.0.1:5556/',
+        boardsUrl: 'https://b.example.com/api',
+      }),
+    ).toEqual({
       identityProvider: 'http://127.0.0.1:5556',
       gitHost: 'https://src.example.com',
       boards: 'https://b.example.com/api',

@@ -2,18 +2,84 @@ import { FailedPreconditionError, NotFoundError } from '../../../../src/domain/s
 import { nextStatus, Operation, ProcessStatus, TRANSITIONS } from '../../../../src/domain/shim/lifecycle';
 
 const STATUSES: ProcessStatus[] = ['created', 'running', 'paused', 'stopped', 'deleted'];
-const OPERATIONS: Operation[] = ['start', 'pause', 'resume', 'kill', 'delete', 'exit', 'exec', 'update', 'checkpoint', 'resize'];
+const OPERATIONS: Operation[] = [
+  'start',
+  'pause',
+  'resume',
+  'kill',
+  'delete',
+  'exit',
+  'exec',
+  'update',
+  'checkpoint',
+  'resize',
+];
 
 /**
  * The expected outcome of every (status, operation) pair, written out independently
  * of TRANSITIONS (after containerd's init_state.go): a status, or the error kind.
  */
 const EXPECTED: Record<ProcessStatus, Record<Operation, ProcessStatus | 'FailedPrecondition' | 'NotFound'>> = {
-  created: { start: 'running', pause: 'FailedPrecondition', resume: 'FailedPrecondition', kill: 'created', delete: 'deleted', exit: 'stopped', exec: 'created', update: 'created', checkpoint: 'FailedPrecondition', resize: 'created' },
-  running: { start: 'FailedPrecondition', pause: 'paused', resume: 'FailedPrecondition', kill: 'running', delete: 'FailedPrecondition', exit: 'stopped', exec: 'running', update: 'running', checkpoint: 'running', resize: 'running' },
-  paused: { start: 'FailedPrecondition', pause: 'FailedPrecondition', resume: 'running', kill: 'paused', delete: 'FailedPrecondition', exit: 'stopped', exec: 'FailedPrecondition', update: 'paused', checkpoint: 'paused', resize: 'paused' },
-  stopped: { start: 'FailedPrecondition', pause: 'FailedPrecondition', resume: 'FailedPrecondition', kill: 'NotFound', delete: 'deleted', exit: 'stopped', exec: 'FailedPrecondition', update: 'FailedPrecondition', checkpoint: 'FailedPrecondition', resize: 'FailedPrecondition' },
-  deleted: { start: 'NotFound', pause: 'NotFound', resume: 'NotFound', kill: 'NotFound', delete: 'NotFound', exit: 'NotFound', exec: 'NotFound', update: 'NotFound', checkpoint: 'NotFound', resize: 'NotFound' },
+  created: {
+    start: 'running',
+    pause: 'FailedPrecondition',
+    resume: 'FailedPrecondition',
+    kill: 'created',
+    delete: 'deleted',
+    exit: 'stopped',
+    exec: 'created',
+    update: 'created',
+    checkpoint: 'FailedPrecondition',
+    resize: 'created',
+  },
+  running: {
+    start: 'FailedPrecondition',
+    pause: 'paused',
+    resume: 'FailedPrecondition',
+    kill: 'running',
+    delete: 'FailedPrecondition',
+    exit: 'stopped',
+    exec: 'running',
+    update: 'running',
+    checkpoint: 'running',
+    resize: 'running',
+  },
+  paused: {
+    start: 'FailedPrecondition',
+    pause: 'FailedPrecondition',
+    resume: 'running',
+    kill: 'paused',
+    delete: 'FailedPrecondition',
+    exit: 'stopped',
+    exec: 'FailedPrecondition',
+    update: 'paused',
+    checkpoint: 'paused',
+    resize: 'paused',
+  },
+  stopped: {
+    start: 'FailedPrecondition',
+    pause: 'FailedPrecondition',
+    resume: 'FailedPrecondition',
+    kill: 'NotFound',
+    delete: 'deleted',
+    exit: 'stopped',
+    exec: 'FailedPrecondition',
+    update: 'FailedPrecondition',
+    checkpoint: 'FailedPrecondition',
+    resize: 'FailedPrecondition',
+  },
+  deleted: {
+    start: 'NotFound',
+    pause: 'NotFound',
+    resume: 'NotFound',
+    kill: 'NotFound',
+    delete: 'NotFound',
+    exit: 'NotFound',
+    exec: 'NotFound',
+    update: 'NotFound',
+    checkpoint: 'NotFound',
+    resize: 'NotFound',
+  },
 };
 
 describe('process lifecycle', () => {

@@ -25,11 +25,16 @@ describe('OCI spec parsing', () => {
   });
 
   it('refuses a spec without a process, naming where', () => {
-    expect(() => parseOciSpec({ ociVersion: '1.0.2' }, '/b/config.json')).toThrow('/b/config.json: the spec has no process');
+    expect(() => parseOciSpec({ ociVersion: '1.0.2' }, '/b/config.json')).toThrow(
+      '/b/config.json: the spec has no process',
+    );
   });
 
   it('reads the root path and hostname', () => {
-    expect(parseOciSpec({ process: { args: ['true'] }, root: { path: 'rfs' }, hostname: 'h' }, 'x')).toMatchObject({ rootPath: 'rfs', hostname: 'h' });
+    expect(parseOciSpec({ process: { args: ['true'] }, root: { path: 'rfs' }, hostname: 'h' }, 'x')).toMatchObject({
+      rootPath: 'rfs',
+      hostname: 'h',
+    });
   });
 
   it('finds the last value of an env variable', () => {

@@ -16,8 +16,12 @@ export function rejectEnvFlag(argv: readonly string[]): void {
   }
 }
 
-export const domainFlag = Flags.string({ description: 'Domain of the platform (services at auth.<domain>, src.<domain>, projects.<domain>).' });
-export const contextFlag = Flags.string({ description: 'Context to use instead of the current one (see `skiff config get-contexts`).' });
+export const domainFlag = Flags.string({
+  description: 'Domain of the platform (services at auth.<domain>, src.<domain>, projects.<domain>).',
+});
+export const contextFlag = Flags.string({
+  description: 'Context to use instead of the current one (see `skiff config get-contexts`).',
+});
 
 /** Commands of the login flow, the contexts and the boards: the `auth` part of the app. */
 export abstract class AppCommand extends BaseCommand {

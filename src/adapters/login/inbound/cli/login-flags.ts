@@ -2,7 +2,9 @@ import { Flags } from '@oclif/core';
 
 /** Flags of the commands that open a browser. */
 export const browserFlags = {
-  'no-browser': Flags.boolean({ description: 'Do not try to open a browser; only print the URL (headless or remote machines).' }),
+  'no-browser': Flags.boolean({
+    description: 'Do not try to open a browser; only print the URL (headless or remote machines).',
+  }),
 };
 
 /** Flags of the commands that await the identity provider's callback. */
@@ -11,6 +13,7 @@ export const callbackFlags = {
   port: Flags.integer({
     min: 1,
     max: 65535,
-    description: 'Callback port on 127.0.0.1 (default: the first free of 9876-9880, else any); pin it for an `ssh -L` tunnel.',
+    description:
+      'Callback port on 127.0.0.1 (default: the first free of 9876-9880, else any); pin it for an `ssh -L` tunnel.',
   }),
 };

@@ -8,7 +8,10 @@ export function statusLines(report: StatusReport): string[] {
     return lines;
   }
   const expiry = formatUtc(new Date(report.expiresAt));
-  const lines = [`Logged in as ${report.identity}`, report.expired ? `Token expired at ${expiry}` : `Token valid until ${expiry}`];
+  const lines = [
+    `Logged in as ${report.identity}`,
+    report.expired ? `Token expired at ${expiry}` : `Token valid until ${expiry}`,
+  ];
   if (report.refreshOnNextUse) lines.push('It will be refreshed automatically on next use.');
   lines.push(`Domain: ${report.domain}`, `Git token: ${report.gitToken ? 'stored' : 'not stored'}`);
   return lines;

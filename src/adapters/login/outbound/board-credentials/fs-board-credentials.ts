@@ -27,7 +27,8 @@ export class FsBoardCredentials implements BoardCredentials {
     try {
       text = readRegularFile(path, { limit: MAX_CACHE_BYTES, tighten: true });
     } catch (err) {
-      if (err instanceof UnsafeFileError) throw new TokenCacheError(path, `cannot be read: ${err.message}`, 'AUTH.CACHE_UNREADABLE');
+      if (err instanceof UnsafeFileError)
+        throw new TokenCacheError(path, `cannot be read: ${err.message}`, 'AUTH.CACHE_UNREADABLE');
       return {};
     }
     try {

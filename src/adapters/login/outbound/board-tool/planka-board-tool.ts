@@ -21,7 +21,10 @@ function badReply(url: string, what: string): NetworkError {
 }
 
 function statusError(reply: HttpReply, url: string, what: string): NetworkError {
-  return new NetworkError(`the board tool at ${hostOf(url)} answered ${what} with HTTP ${reply.status}`, 'BOARDS.STATUS');
+  return new NetworkError(
+    `the board tool at ${hostOf(url)} answered ${what} with HTTP ${reply.status}`,
+    'BOARDS.STATUS',
+  );
 }
 
 /** The board tool's API (Planka-style): the token exchange and the project listing. */
@@ -55,7 +58,8 @@ export class PlankaBoardTool implements BoardTool {
     const headers: Record<string, string> =
       'apiKey' in auth ? { 'X-Api-Key': auth.apiKey } : { Authorization: `Bearer ${auth.bearer}` };
     const reply = await this.http.send({ method: 'GET', url, headers: { ...headers, Accept: 'application/json' } });
-    if (reply.status === 401) throw new BoardTokenRejectedError(hostOf(url), 'apiKey' in auth ? 'API key' : 'board token');
+    if (reply.status === 401)
+      throw new BoardTokenRejectedError(hostOf(url), 'apiKey' in auth ? 'API key' : 'board token');
     if (reply.status < 200 || reply.status >= 300) throw statusError(reply, url, 'the project listing');
     const body = parseJsonReply(reply, url, 'the project listing', parseJsonLossless);
     if (!isObject(body) || !Array.isArray(body.items)) throw badReply(url, 'the project listing');
@@ -68,7 +72,8 @@ export class PlankaBoardTool implements BoardTool {
     const boards: Board[] = (Array.isArray(included) ? included : []).map((item) => {
       const boardId = isObject(item) ? id(item.id) : undefined;
       const projectId = isObject(item) ? id(item.projectId) : undefined;
-      if (boardId === undefined || projectId === undefined || !isObject(item)) throw badReply(url, 'the project listing');
+      if (boardId === undefined || projectId === undefined || !isObject(item))
+        throw badReply(url, 'the project listing');
       return { id: boardId, name: typeof item.name === 'string' ? item.name : '', projectId };
     });
     return { projects, boards };

@@ -16,7 +16,13 @@ export interface ListenerOptions {
 
 const DEFAULTS: ListenerOptions = { idleMs: 10_000, preferredPorts: PREFERRED_PORTS };
 
-const REASONS: Record<number, string> = { 200: 'OK', 400: 'Bad Request', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict' };
+const REASONS: Record<number, string> = {
+  200: 'OK',
+  400: 'Bad Request',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+};
 
 function response(status: number, html = ''): string {
   const body = Buffer.from(html, 'utf8');

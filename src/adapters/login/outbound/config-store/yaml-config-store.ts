@@ -8,7 +8,12 @@ import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** The file's context keys (kebab-case, like the flags of `config set-context`). */
-const KEYS = { domain: 'domain', identityProviderUrl: 'auth-url', gitHostUrl: 'git-url', boardsUrl: 'boards-url' } as const;
+const KEYS = {
+  domain: 'domain',
+  identityProviderUrl: 'auth-url',
+  gitHostUrl: 'git-url',
+  boardsUrl: 'boards-url',
+} as const;
 
 type Yaml = typeof import('yaml');
 const yaml = (): Yaml => require('yaml') as Yaml;
@@ -80,7 +85,8 @@ export class YamlConfigStore implements ConfigStore {
     if (typeof doc !== 'object' || Array.isArray(doc) || doc === null) throw this.problem('does not hold a mapping');
     const root = doc as Record<string, unknown>;
     const current = root['current-context'];
-    if (current !== undefined && current !== null && typeof current !== 'string') throw this.problem('current-context is not a string');
+    if (current !== undefined && current !== null && typeof current !== 'string')
+      throw this.problem('current-context is not a string');
     const list = root.contexts ?? [];
     if (!Array.isArray(list)) throw this.problem('contexts is not a list');
     const contexts = list.map((entry, i): Context => {
@@ -109,7 +115,9 @@ export class YamlConfigStore implements ConfigStore {
     }
     const detail = `cannot be ${verb}: ${describeFsError(err)}`;
     // An unsafe-file message ends with what to do already.
-    return err instanceof UnsafeFileError ? new ConfigurationError(`configuration file ${this.path} ${detail}`, 'CONFIG.FILE') : this.problem(detail);
+    return err instanceof UnsafeFileError
+      ? new ConfigurationError(`configuration file ${this.path} ${detail}`, 'CONFIG.FILE')
+      : this.problem(detail);
   }
 
   private problem(detail: string): ConfigurationError {

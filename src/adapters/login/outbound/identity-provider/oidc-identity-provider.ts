@@ -1,7 +1,11 @@
 import { TokenResponse } from '../../../../domain/login/auth/token-response';
 import { formEncode } from '../../../../domain/login/auth/percent-encoding';
 import { IdentityError, NetworkError } from '../../../../domain/shared/errors';
-import { CodeExchange, IdentityProvider, ProviderMetadata } from '../../../../application/login/ports/identity-provider.port';
+import {
+  CodeExchange,
+  IdentityProvider,
+  ProviderMetadata,
+} from '../../../../application/login/ports/identity-provider.port';
 import { HttpClient, hostOf, oneLine, parseJsonReply, redact } from '../../helpers/http-client';
 
 const ok = (status: number) => status >= 200 && status < 300;
@@ -28,7 +32,8 @@ function endpoint(doc: Record<string, unknown>, field: string, host: string, req
 
 function tokenReply(body: unknown, host: string): TokenResponse {
   const doc = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const bad = (what: string) => new NetworkError(`the token endpoint of ${host} answered without ${what}`, 'OIDC.BAD_TOKEN_REPLY');
+  const bad = (what: string) =>
+    new NetworkError(`the token endpoint of ${host} answered without ${what}`, 'OIDC.BAD_TOKEN_REPLY');
   if (typeof doc.access_token !== 'string' || doc.access_token === '') throw bad('an access_token');
   const optional = (key: string) => {
     const v = doc[key];
@@ -110,11 +115,19 @@ export class OidcIdentityProvider implements IdentityProvider {
     ]);
     const reply = await this.http.send({ method: 'POST', url: revocationEndpoint, headers: FORM, body, timeoutMs });
     if (!ok(reply.status)) {
-      throw new NetworkError(`${hostOf(revocationEndpoint)} answered the revocation with HTTP ${reply.status}`, 'OIDC.REVOKE_STATUS');
+      throw new NetworkError(
+        `${hostOf(revocationEndpoint)} answered the revocation with HTTP ${reply.status}`,
+        'OIDC.REVOKE_STATUS',
+      );
     }
   }
 
-  private async tokenRequest(url: string, fields: Array<[string, string]>, what: string, secrets: string[]): Promise<TokenResponse> {
+  private async tokenRequest(
+    url: string,
+    fields: Array<[string, string]>,
+    what: string,
+    secrets: string[],
+  ): Promise<TokenResponse> {
     const host = hostOf(url);
     const reply = await this.http.send({ method: 'POST', url, headers: FORM, body: formEncode(fields) });
     if (!ok(reply.status)) {

@@ -83,7 +83,10 @@ export class FsRefreshLock implements RefreshLock {
       fd = openSync(path, CREATE_FLAGS, 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-      throw new ConfigurationError(`cannot create the token refresh lock ${path}: ${describeFsError(err)}`, 'AUTH.LOCK_FAILED');
+      throw new ConfigurationError(
+        `cannot create the token refresh lock ${path}: ${describeFsError(err)}`,
+        'AUTH.LOCK_FAILED',
+      );
     }
     try {
       writeSync(fd, ownerContent);

@@ -36,13 +36,21 @@ export class FsTokenCache implements TokenCache {
     try {
       text = readRegularFile(path, { limit: MAX_CACHE_BYTES, tighten: true });
     } catch (err) {
-      throw new TokenCacheError(path, `cannot be read: ${describeFsError(err)}${nextStep(err)}`, 'AUTH.CACHE_UNREADABLE');
+      throw new TokenCacheError(
+        path,
+        `cannot be read: ${describeFsError(err)}${nextStep(err)}`,
+        'AUTH.CACHE_UNREADABLE',
+      );
     }
     if (text === undefined) return undefined;
     try {
       return decodeRecord(text);
     } catch (err) {
-      throw new TokenCacheError(path, `${(err as Error).message}; run \`skiff auth login\` to replace it`, 'AUTH.CACHE_UNREADABLE');
+      throw new TokenCacheError(
+        path,
+        `${(err as Error).message}; run \`skiff auth login\` to replace it`,
+        'AUTH.CACHE_UNREADABLE',
+      );
     }
   }
 
@@ -51,7 +59,11 @@ export class FsTokenCache implements TokenCache {
     try {
       writeFileAtomic(path, encodeRecord(tokens), 0o600);
     } catch (err) {
-      throw new TokenCacheError(path, `cannot be written: ${describeFsError(err)}${nextStep(err)}`, 'AUTH.CACHE_UNWRITABLE');
+      throw new TokenCacheError(
+        path,
+        `cannot be written: ${describeFsError(err)}${nextStep(err)}`,
+        'AUTH.CACHE_UNWRITABLE',
+      );
     }
   }
 

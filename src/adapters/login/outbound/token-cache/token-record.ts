@@ -36,7 +36,8 @@ export function decodeRecord(text: string): AuthTokens {
   } catch {
     throw new Error('is not valid JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error('does not hold a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new Error('does not hold a JSON object');
   const record = value as Record<string, unknown>;
   const required = (key: string): string => {
     const field = record[key];

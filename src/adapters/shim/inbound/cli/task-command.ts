@@ -1,5 +1,9 @@
 import { Flags } from '@oclif/core';
-import { TASK_CLIENT_FACTORY, TaskClient, TaskClientFactory } from '../../../../application/shim/ports/task-client.port';
+import {
+  TASK_CLIENT_FACTORY,
+  TaskClient,
+  TaskClientFactory,
+} from '../../../../application/shim/ports/task-client.port';
 import { AppConfig } from '../../../../infrastructure/shared/app-config';
 import { BaseCommand } from '../../../shared/inbound/cli/base-command';
 
@@ -7,7 +11,10 @@ import { BaseCommand } from '../../../shared/inbound/cli/base-command';
 export abstract class TaskCommand extends BaseCommand {
   static override enableJsonFlag = true;
   static override baseFlags = {
-    address: Flags.string({ required: true, description: 'Socket of the shim (the --address given to `skiff shim serve`).' }),
+    address: Flags.string({
+      required: true,
+      description: 'Socket of the shim (the --address given to `skiff shim serve`).',
+    }),
   };
 
   private connection: TaskClient | undefined;
@@ -28,4 +35,7 @@ export abstract class TaskCommand extends BaseCommand {
 }
 
 export const idFlag = Flags.string({ required: true, description: 'Task id.' });
-export const execIdFlag = Flags.string({ default: '', description: 'Exec id of an additional process (empty: the task\'s init).' });
+export const execIdFlag = Flags.string({
+  default: '',
+  description: "Exec id of an additional process (empty: the task's init).",
+});

@@ -6,14 +6,26 @@ import { DeleteView, ExitView, PidView, StateView, StatsView } from '../../../..
  * its v1.types.Status name, times as RFC 3339 (absent while unset).
  */
 const STATUS_NAME: Record<ProcessStatus, string> = {
-  created: 'CREATED', running: 'RUNNING', paused: 'PAUSED', stopped: 'STOPPED', deleted: 'UNKNOWN',
+  created: 'CREATED',
+  running: 'RUNNING',
+  paused: 'PAUSED',
+  stopped: 'STOPPED',
+  deleted: 'UNKNOWN',
 };
 
 export function stateJson(s: StateView) {
   return {
-    id: s.id, exec_id: s.execId, bundle: s.bundle, pid: s.pid, status: STATUS_NAME[s.status],
-    stdin: s.stdin, stdout: s.stdout, stderr: s.stderr, terminal: s.terminal,
-    exit_status: s.exitStatus, exited_at: s.exitedAt?.toISOString(),
+    id: s.id,
+    exec_id: s.execId,
+    bundle: s.bundle,
+    pid: s.pid,
+    status: STATUS_NAME[s.status],
+    stdin: s.stdin,
+    stdout: s.stdout,
+    stderr: s.stderr,
+    terminal: s.terminal,
+    exit_status: s.exitStatus,
+    exited_at: s.exitedAt?.toISOString(),
   };
 }
 
@@ -31,9 +43,15 @@ export function pidsJson(pids: PidView[]) {
 
 export function statsJson(s: StatsView) {
   return {
-    runtime: s.runtime, cpu_usage_ns: s.cpuUsageNs, cpu_user_ns: s.cpuUserNs, cpu_system_ns: s.cpuSystemNs,
-    memory_rss_bytes: s.memoryRssBytes, memory_usage_bytes: s.memoryUsageBytes, memory_limit_bytes: s.memoryLimitBytes,
-    pids_current: s.pidsCurrent, pids_limit: s.pidsLimit,
+    runtime: s.runtime,
+    cpu_usage_ns: s.cpuUsageNs,
+    cpu_user_ns: s.cpuUserNs,
+    cpu_system_ns: s.cpuSystemNs,
+    memory_rss_bytes: s.memoryRssBytes,
+    memory_usage_bytes: s.memoryUsageBytes,
+    memory_limit_bytes: s.memoryLimitBytes,
+    pids_current: s.pidsCurrent,
+    pids_limit: s.pidsLimit,
   };
 }
 

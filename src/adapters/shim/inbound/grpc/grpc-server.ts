@@ -40,7 +40,10 @@ export class GrpcTaskServer {
     const bound = lstatSync(path);
     if (!bound.isSocket()) {
       server.forceShutdown();
-      throw new FailedPreconditionError(`${path} was replaced while the shim bound it; remove it or choose another --address`, 'SOCKET.NOT_SOCKET');
+      throw new FailedPreconditionError(
+        `${path} was replaced while the shim bound it; remove it or choose another --address`,
+        'SOCKET.NOT_SOCKET',
+      );
     }
     if ((bound.mode & 0o777) !== 0o600) chmodSync(path, 0o600);
     return new GrpcTaskServer(server, path);

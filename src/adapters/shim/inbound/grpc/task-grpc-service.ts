@@ -38,19 +38,37 @@ export function taskGrpcHandlers(service: TaskService): UntypedServiceImplementa
     Create: unary(async (r: task.v2.CreateTaskRequest) => {
       const rootfs = r.rootfs.map((m) => ({ type: m.type, source: m.source, target: m.target, options: m.options }));
       const { pid } = await service.create({
-        id: r.id, bundle: r.bundle, rootfs, terminal: r.terminal, stdin: r.stdin, stdout: r.stdout, stderr: r.stderr,
-        checkpoint: r.checkpoint, parentCheckpoint: r.parent_checkpoint,
+        id: r.id,
+        bundle: r.bundle,
+        rootfs,
+        terminal: r.terminal,
+        stdin: r.stdin,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        checkpoint: r.checkpoint,
+        parentCheckpoint: r.parent_checkpoint,
       });
       return new pb.CreateTaskResponse({ pid });
     }),
-    Start: unary(async (r: task.v2.StartRequest) => new pb.StartResponse(await service.start({ id: r.id, execId: r.exec_id }))),
+    Start: unary(
+      async (r: task.v2.StartRequest) => new pb.StartResponse(await service.start({ id: r.id, execId: r.exec_id })),
+    ),
     Delete: unary(async (r: task.v2.DeleteRequest) => {
       const view = await service.delete({ id: r.id, execId: r.exec_id });
-      return new pb.DeleteResponse({ pid: view.pid, exit_status: view.exitStatus, exited_at: toTimestamp(view.exitedAt) });
+      return new pb.DeleteResponse({
+        pid: view.pid,
+        exit_status: view.exitStatus,
+        exited_at: toTimestamp(view.exitedAt),
+      });
     }),
     Exec: unary(async (r: task.v2.ExecProcessRequest) => {
       await service.exec({
-        id: r.id, execId: r.exec_id, terminal: r.terminal, stdin: r.stdin, stdout: r.stdout, stderr: r.stderr,
+        id: r.id,
+        execId: r.exec_id,
+        terminal: r.terminal,
+        stdin: r.stdin,
+        stdout: r.stdout,
+        stderr: r.stderr,
         spec: fromAny(r.spec, r.has_spec),
       });
       return EMPTY;
@@ -58,9 +76,17 @@ export function taskGrpcHandlers(service: TaskService): UntypedServiceImplementa
     State: unary((r: task.v2.StateRequest) => {
       const s = service.state({ id: r.id, execId: r.exec_id });
       return new pb.StateResponse({
-        id: s.id, exec_id: s.execId, bundle: s.bundle, pid: s.pid, status: toProtoStatus(s.status),
-        stdin: s.stdin, stdout: s.stdout, stderr: s.stderr, terminal: s.terminal,
-        exit_status: s.exitStatus, exited_at: toTimestamp(s.exitedAt),
+        id: s.id,
+        exec_id: s.execId,
+        bundle: s.bundle,
+        pid: s.pid,
+        status: toProtoStatus(s.status),
+        stdin: s.stdin,
+        stdout: s.stdout,
+        stderr: s.stderr,
+        terminal: s.terminal,
+        exit_status: s.exitStatus,
+        exited_at: toTimestamp(s.exitedAt),
       });
     }),
     Wait: unary(async (r: task.v2.WaitRequest) => {
@@ -75,7 +101,10 @@ export function taskGrpcHandlers(service: TaskService): UntypedServiceImplementa
     Resume: unary(async (r: task.v2.ResumeRequest) => (await service.resume(r.id), EMPTY)),
     Pids: unary(async (r: task.v2.PidsRequest) => {
       const processes = (await service.pids(r.id)).map(({ pid, execId }) => {
-        const info = execId === undefined ? undefined : toAny(PROCESS_DETAILS_TYPE_URL, new skiff.v1.ProcessDetails({ exec_id: execId }).serialize());
+        const info =
+          execId === undefined
+            ? undefined
+            : toAny(PROCESS_DETAILS_TYPE_URL, new skiff.v1.ProcessDetails({ exec_id: execId }).serialize());
         return new v1.types.ProcessInfo({ pid, info });
       });
       return new pb.PidsResponse({ processes });
@@ -95,9 +124,15 @@ export function taskGrpcHandlers(service: TaskService): UntypedServiceImplementa
     Stats: unary(async (r: task.v2.StatsRequest) => {
       const s = await service.stats(r.id);
       const stats = new skiff.v1.TaskStats({
-        cpu_usage_ns: s.cpuUsageNs, cpu_user_ns: s.cpuUserNs, cpu_system_ns: s.cpuSystemNs,
-        memory_rss_bytes: s.memoryRssBytes, memory_usage_bytes: s.memoryUsageBytes, memory_limit_bytes: s.memoryLimitBytes,
-        pids_current: s.pidsCurrent, pids_limit: s.pidsLimit, runtime: s.runtime,
+        cpu_usage_ns: s.cpuUsageNs,
+        cpu_user_ns: s.cpuUserNs,
+        cpu_system_ns: s.cpuSystemNs,
+        memory_rss_bytes: s.memoryRssBytes,
+        memory_usage_bytes: s.memoryUsageBytes,
+        memory_limit_bytes: s.memoryLimitBytes,
+        pids_current: s.pidsCurrent,
+        pids_limit: s.pidsLimit,
+        runtime: s.runtime,
       });
       return new pb.StatsResponse({ stats: toAny(TASK_STATS_TYPE_URL, stats.serialize()) });
     }),

@@ -10,10 +10,16 @@ const MAX_SOCKET_PATH = 107;
 export function socketPath(address: string): string {
   const path = address.replace(/^unix:(\/\/)?/, '');
   if (!isAbsolute(path)) {
-    throw new InvalidArgumentError(`address ${JSON.stringify(address)} must be an absolute socket path (unix:/run/skiff/shim.sock)`, 'SOCKET.PATH');
+    throw new InvalidArgumentError(
+      `address ${JSON.stringify(address)} must be an absolute socket path (unix:/run/skiff/shim.sock)`,
+      'SOCKET.PATH',
+    );
   }
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
-    throw new InvalidArgumentError(`socket path ${path} is longer than ${MAX_SOCKET_PATH} bytes; choose a shorter one`, 'SOCKET.TOO_LONG');
+    throw new InvalidArgumentError(
+      `socket path ${path} is longer than ${MAX_SOCKET_PATH} bytes; choose a shorter one`,
+      'SOCKET.TOO_LONG',
+    );
   }
   return path;
 }
@@ -32,10 +38,16 @@ export async function prepareSocketPath(path: string): Promise<void> {
     return;
   }
   if (!stats.isSocket()) {
-    throw new FailedPreconditionError(`${path} exists and is not a socket; remove it or choose another --address`, 'SOCKET.NOT_SOCKET');
+    throw new FailedPreconditionError(
+      `${path} exists and is not a socket; remove it or choose another --address`,
+      'SOCKET.NOT_SOCKET',
+    );
   }
   if (await socketAccepts(path)) {
-    throw new AlreadyExistsError(`a shim is already serving ${path}; stop it or choose another --address`, 'SOCKET.IN_USE');
+    throw new AlreadyExistsError(
+      `a shim is already serving ${path}; stop it or choose another --address`,
+      'SOCKET.IN_USE',
+    );
   }
   rmSync(path, { force: true });
 }

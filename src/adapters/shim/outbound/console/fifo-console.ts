@@ -30,7 +30,12 @@ class FifoConsole implements AttachedConsole {
       nativeAddon().mkfifo(path, 0o600);
       return path;
     };
-    this.stdio = { stdin: mkfifo('stdin'), stdout: mkfifo('stdout'), stderr: terminal ? '' : mkfifo('stderr'), terminal };
+    this.stdio = {
+      stdin: mkfifo('stdin'),
+      stdout: mkfifo('stdout'),
+      stderr: terminal ? '' : mkfifo('stderr'),
+      terminal,
+    };
   }
 
   connect(events: ConsoleEvents): void {
@@ -58,7 +63,11 @@ class FifoConsole implements AttachedConsole {
   }
 
   private copyIn(events: ConsoleEvents): void {
-    const sink = new Socket({ fd: openSync(this.stdio.stdin, constants.O_WRONLY | constants.O_NONBLOCK), readable: false, writable: true });
+    const sink = new Socket({
+      fd: openSync(this.stdio.stdin, constants.O_WRONLY | constants.O_NONBLOCK),
+      readable: false,
+      writable: true,
+    });
     sink.on('error', () => undefined);
     if (this.terminal && process.stdin.isTTY) {
       process.stdin.setRawMode(true);

@@ -20,7 +20,10 @@ export function readBundleSpec(id: string, bundle: string): OciSpec {
 export function readBundleConfig(id: string, bundle: string): BundleConfig {
   const subject = `task ${JSON.stringify(id)}`;
   if (bundle === '' || !isAbsolute(bundle)) {
-    throw new InvalidArgumentError(`${subject}: bundle ${JSON.stringify(bundle)} must be an absolute directory path`, 'BUNDLE.PATH');
+    throw new InvalidArgumentError(
+      `${subject}: bundle ${JSON.stringify(bundle)} must be an absolute directory path`,
+      'BUNDLE.PATH',
+    );
   }
   let isDirectory = false;
   try {
@@ -36,13 +39,19 @@ export function readBundleConfig(id: string, bundle: string): BundleConfig {
   try {
     text = readFileSync(configPath, 'utf8');
   } catch {
-    throw new InvalidArgumentError(`${subject}: ${configPath} is missing or unreadable; a bundle holds an OCI config.json`, 'BUNDLE.NO_CONFIG');
+    throw new InvalidArgumentError(
+      `${subject}: ${configPath} is missing or unreadable; a bundle holds an OCI config.json`,
+      'BUNDLE.NO_CONFIG',
+    );
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (err) {
-    throw new InvalidArgumentError(`${subject}: ${configPath} is not valid JSON (${(err as Error).message})`, 'BUNDLE.BAD_JSON');
+    throw new InvalidArgumentError(
+      `${subject}: ${configPath} is not valid JSON (${(err as Error).message})`,
+      'BUNDLE.BAD_JSON',
+    );
   }
   return { spec: parseOciSpec(json, `${subject}: ${configPath}`), json: json as Record<string, unknown> };
 }

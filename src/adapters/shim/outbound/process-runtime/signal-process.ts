@@ -6,8 +6,10 @@ export function signalProcess(pid: number, signal: number, subject: string): voi
     process.kill(pid, signal);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ESRCH') throw new NotFoundError(`cannot signal ${subject}: process already finished`, 'PROCESS.ALREADY_FINISHED');
-    if (code === 'EPERM') throw new FailedPreconditionError(`cannot signal ${subject} (pid ${pid}): permission denied`, 'PROCESS.EPERM');
+    if (code === 'ESRCH')
+      throw new NotFoundError(`cannot signal ${subject}: process already finished`, 'PROCESS.ALREADY_FINISHED');
+    if (code === 'EPERM')
+      throw new FailedPreconditionError(`cannot signal ${subject} (pid ${pid}): permission denied`, 'PROCESS.EPERM');
     throw err;
   }
 }

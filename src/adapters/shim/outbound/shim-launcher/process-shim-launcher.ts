@@ -17,17 +17,33 @@ export class ProcessShimLauncher implements ShimLauncher {
     const address = join(dir, 'shim.sock');
     const logPath = join(dir, 'shim.log');
     const log = openSync(logPath, 'a', 0o600);
-    const child = spawn(process.execPath, [join(packageRoot(), 'bin', 'run.js'), 'shim', 'serve', '--address', address, '--runtime', runtime, '--state-dir', join(dir, 'state')], {
-      // Its own session: a Ctrl-C in the terminal reaches `skiff run`, which forwards it to the task.
-      detached: true,
-      stdio: ['ignore', 'ignore', log],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        join(packageRoot(), 'bin', 'run.js'),
+        'shim',
+        'serve',
+        '--address',
+        address,
+        '--runtime',
+        runtime,
+        '--state-dir',
+        join(dir, 'state'),
+      ],
+      {
+        // Its own session: a Ctrl-C in the terminal reaches `skiff run`, which forwards it to the task.
+        detached: true,
+        stdio: ['ignore', 'ignore', log],
+      },
+    );
     closeSync(log);
     let exited = false;
-    const exit = new Promise<void>((resolve) => child.once('exit', () => {
-      exited = true;
-      resolve();
-    }));
+    const exit = new Promise<void>((resolve) =>
+      child.once('exit', () => {
+        exited = true;
+        resolve();
+      }),
+    );
     const deadline = Date.now() + READY_TIMEOUT_MS;
     while (!(await socketAccepts(address))) {
       if (exited || Date.now() > deadline) {

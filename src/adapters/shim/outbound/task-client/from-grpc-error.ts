@@ -1,6 +1,13 @@
 import { ServiceError, status as Code } from '@grpc/grpc-js';
 import {
-  AlreadyExistsError, DomainError, FailedPreconditionError, InternalError, InvalidArgumentError, NetworkError, NotFoundError, UnimplementedError,
+  AlreadyExistsError,
+  DomainError,
+  FailedPreconditionError,
+  InternalError,
+  InvalidArgumentError,
+  NetworkError,
+  NotFoundError,
+  UnimplementedError,
 } from '../../../../domain/shared/errors';
 
 type ErrorClass = new (message: string, code: string) => DomainError;
@@ -16,7 +23,10 @@ const KIND_BY_CODE: Partial<Record<Code, ErrorClass>> = {
 /** A gRPC status from the shim as a domain error; an unreachable shim is a Network error naming the socket. */
 export function fromGrpcError(err: ServiceError, address: string): DomainError {
   if (err.code === Code.UNAVAILABLE || err.code === Code.DEADLINE_EXCEEDED) {
-    return new NetworkError(`cannot reach the shim at ${address} (${err.details}): is \`skiff shim serve --address ${address}\` running?`, 'SHIM.UNREACHABLE');
+    return new NetworkError(
+      `cannot reach the shim at ${address} (${err.details}): is \`skiff shim serve --address ${address}\` running?`,
+      'SHIM.UNREACHABLE',
+    );
   }
   const ErrorKind = KIND_BY_CODE[err.code] ?? InternalError;
   return new ErrorKind(err.details || err.message, `GRPC.${Code[err.code] ?? err.code}`);

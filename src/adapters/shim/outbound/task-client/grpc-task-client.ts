@@ -2,7 +2,19 @@ import { credentials, ServiceError } from '@grpc/grpc-js';
 import { ProcessStatus } from '../../../../domain/shim/lifecycle';
 import { TaskClient, TaskClientFactory } from '../../../../application/shim/ports/task-client.port';
 import {
-  AnyPayload, ConnectView, CreateTaskInput, DeleteView, ExecInput, ExitView, KillInput, PidView, ProcessRef, ResizeInput, StateView, StatsView, UpdateInput,
+  AnyPayload,
+  ConnectView,
+  CreateTaskInput,
+  DeleteView,
+  ExecInput,
+  ExitView,
+  KillInput,
+  PidView,
+  ProcessRef,
+  ResizeInput,
+  StateView,
+  StatsView,
+  UpdateInput,
 } from '../../../../application/shim/task/task-messages';
 import { google as anyPb } from '../../../../infrastructure/proto/generated/google/protobuf/any';
 import { google as tsPb } from '../../../../infrastructure/proto/generated/google/protobuf/timestamp';
@@ -28,7 +40,9 @@ function toDate(ts: tsPb.protobuf.Timestamp, present: boolean): Date | undefined
 }
 
 function toAny(payload: AnyPayload | undefined): anyPb.protobuf.Any | undefined {
-  return payload === undefined ? undefined : new anyPb.protobuf.Any({ type_url: payload.typeUrl, value: payload.value });
+  return payload === undefined
+    ? undefined
+    : new anyPb.protobuf.Any({ type_url: payload.typeUrl, value: payload.value });
 }
 
 /** TaskClient over gRPC: application views in, task.v2 messages on the wire. */
@@ -42,47 +56,90 @@ export class GrpcTaskClient implements TaskClient {
 
   private call<Req, Res>(method: string, request: Req): Promise<Res> {
     return new Promise((resolve, reject) => {
-      const fn = (this.raw as unknown as Record<string, (r: Req, cb: (e: ServiceError | null, r: Res) => void) => void>)[method];
+      const fn = (
+        this.raw as unknown as Record<string, (r: Req, cb: (e: ServiceError | null, r: Res) => void) => void>
+      )[method];
       fn.call(this.raw, request, (err, reply) => (err ? reject(fromGrpcError(err, this.address)) : resolve(reply)));
     });
   }
 
   async create(i: CreateTaskInput): Promise<{ pid: number }> {
-    const rootfs = i.rootfs.map((m) => new mountPb.Mount({ type: m.type, source: m.source, target: m.target, options: [...m.options] }));
-    const reply = await this.call<unknown, task.v2.CreateTaskResponse>('Create', new pb.CreateTaskRequest({
-      id: i.id, bundle: i.bundle, terminal: i.terminal, stdin: i.stdin, stdout: i.stdout, stderr: i.stderr,
-      checkpoint: i.checkpoint, parent_checkpoint: i.parentCheckpoint, rootfs,
-    }));
+    const rootfs = i.rootfs.map(
+      (m) => new mountPb.Mount({ type: m.type, source: m.source, target: m.target, options: [...m.options] }),
+    );
+    const reply = await this.call<unknown, task.v2.CreateTaskResponse>(
+      'Create',
+      new pb.CreateTaskRequest({
+        id: i.id,
+        bundle: i.bundle,
+        terminal: i.terminal,
+        stdin: i.stdin,
+        stdout: i.stdout,
+        stderr: i.stderr,
+        checkpoint: i.checkpoint,
+        parent_checkpoint: i.parentCheckpoint,
+        rootfs,
+      }),
+    );
     return { pid: reply.pid };
   }
 
   async start(ref: ProcessRef): Promise<{ pid: number }> {
-    const reply = await this.call<unknown, task.v2.StartResponse>('Start', new pb.StartRequest({ id: ref.id, exec_id: ref.execId }));
+    const reply = await this.call<unknown, task.v2.StartResponse>(
+      'Start',
+      new pb.StartRequest({ id: ref.id, exec_id: ref.execId }),
+    );
     return { pid: reply.pid };
   }
 
   async delete(ref: ProcessRef): Promise<DeleteView> {
-    const r = await this.call<unknown, task.v2.DeleteResponse>('Delete', new pb.DeleteRequest({ id: ref.id, exec_id: ref.execId }));
+    const r = await this.call<unknown, task.v2.DeleteResponse>(
+      'Delete',
+      new pb.DeleteRequest({ id: ref.id, exec_id: ref.execId }),
+    );
     return { pid: r.pid, exitStatus: r.exit_status, exitedAt: toDate(r.exited_at, r.has_exited_at) };
   }
 
   async exec(i: ExecInput): Promise<void> {
-    await this.call('Exec', new pb.ExecProcessRequest({
-      id: i.id, exec_id: i.execId, terminal: i.terminal, stdin: i.stdin, stdout: i.stdout, stderr: i.stderr, spec: toAny(i.spec),
-    }));
+    await this.call(
+      'Exec',
+      new pb.ExecProcessRequest({
+        id: i.id,
+        exec_id: i.execId,
+        terminal: i.terminal,
+        stdin: i.stdin,
+        stdout: i.stdout,
+        stderr: i.stderr,
+        spec: toAny(i.spec),
+      }),
+    );
   }
 
   async state(ref: ProcessRef): Promise<StateView> {
-    const r = await this.call<unknown, task.v2.StateResponse>('State', new pb.StateRequest({ id: ref.id, exec_id: ref.execId }));
+    const r = await this.call<unknown, task.v2.StateResponse>(
+      'State',
+      new pb.StateRequest({ id: ref.id, exec_id: ref.execId }),
+    );
     return {
-      id: r.id, execId: r.exec_id, bundle: r.bundle, pid: r.pid, status: STATUS_NAMES[r.status] ?? 'stopped',
-      stdin: r.stdin, stdout: r.stdout, stderr: r.stderr, terminal: r.terminal,
-      exitStatus: r.exit_status, exitedAt: toDate(r.exited_at, r.has_exited_at),
+      id: r.id,
+      execId: r.exec_id,
+      bundle: r.bundle,
+      pid: r.pid,
+      status: STATUS_NAMES[r.status] ?? 'stopped',
+      stdin: r.stdin,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      terminal: r.terminal,
+      exitStatus: r.exit_status,
+      exitedAt: toDate(r.exited_at, r.has_exited_at),
     };
   }
 
   async wait(ref: ProcessRef): Promise<ExitView> {
-    const r = await this.call<unknown, task.v2.WaitResponse>('Wait', new pb.WaitRequest({ id: ref.id, exec_id: ref.execId }));
+    const r = await this.call<unknown, task.v2.WaitResponse>(
+      'Wait',
+      new pb.WaitRequest({ id: ref.id, exec_id: ref.execId }),
+    );
     return { exitStatus: r.exit_status, exitedAt: toDate(r.exited_at, r.has_exited_at) };
   }
 
@@ -102,7 +159,10 @@ export class GrpcTaskClient implements TaskClient {
     const r = await this.call<unknown, task.v2.PidsResponse>('Pids', new pb.PidsRequest({ id }));
     return r.processes.map((p) => ({
       pid: p.pid,
-      execId: p.has_info && p.info.type_url === 'skiff.v1.ProcessDetails' ? skiff.v1.ProcessDetails.deserialize(p.info.value).exec_id : undefined,
+      execId:
+        p.has_info && p.info.type_url === 'skiff.v1.ProcessDetails'
+          ? skiff.v1.ProcessDetails.deserialize(p.info.value).exec_id
+          : undefined,
     }));
   }
 
@@ -111,20 +171,32 @@ export class GrpcTaskClient implements TaskClient {
   }
 
   async resizePty(i: ResizeInput): Promise<void> {
-    await this.call('ResizePty', new pb.ResizePtyRequest({ id: i.id, exec_id: i.execId, width: i.width, height: i.height }));
+    await this.call(
+      'ResizePty',
+      new pb.ResizePtyRequest({ id: i.id, exec_id: i.execId, width: i.width, height: i.height }),
+    );
   }
 
   async update(i: UpdateInput): Promise<void> {
-    await this.call('Update', new pb.UpdateTaskRequest({ id: i.id, resources: toAny(i.resources), annotations: new Map(i.annotations) }));
+    await this.call(
+      'Update',
+      new pb.UpdateTaskRequest({ id: i.id, resources: toAny(i.resources), annotations: new Map(i.annotations) }),
+    );
   }
 
   async stats(id: string): Promise<StatsView> {
     const r = await this.call<unknown, task.v2.StatsResponse>('Stats', new pb.StatsRequest({ id }));
     const s = skiff.v1.TaskStats.deserialize(r.stats.value);
     return {
-      cpuUsageNs: s.cpu_usage_ns, cpuUserNs: s.cpu_user_ns, cpuSystemNs: s.cpu_system_ns,
-      memoryRssBytes: s.memory_rss_bytes, memoryUsageBytes: s.memory_usage_bytes, memoryLimitBytes: s.memory_limit_bytes,
-      pidsCurrent: s.pids_current, pidsLimit: s.pids_limit, runtime: s.runtime,
+      cpuUsageNs: s.cpu_usage_ns,
+      cpuUserNs: s.cpu_user_ns,
+      cpuSystemNs: s.cpu_system_ns,
+      memoryRssBytes: s.memory_rss_bytes,
+      memoryUsageBytes: s.memory_usage_bytes,
+      memoryLimitBytes: s.memory_limit_bytes,
+      pidsCurrent: s.pids_current,
+      pidsLimit: s.pids_limit,
+      runtime: s.runtime,
     };
   }
 

@@ -10,7 +10,10 @@ const WEIGHT_RATIO = 1.25;
  */
 export function niceForCpuShares(shares: unknown, subject: string): number {
   if (typeof shares !== 'number' || !Number.isInteger(shares) || shares < 2 || shares > 262144) {
-    throw new InvalidArgumentError(`${subject}: cpu.shares must be an integer between 2 and 262144`, 'UPDATE.CPU_SHARES');
+    throw new InvalidArgumentError(
+      `${subject}: cpu.shares must be an integer between 2 and 262144`,
+      'UPDATE.CPU_SHARES',
+    );
   }
   const nice = Math.round(-Math.log(shares / NICE_0_WEIGHT) / Math.log(WEIGHT_RATIO));
   return Math.min(19, Math.max(-20, nice));

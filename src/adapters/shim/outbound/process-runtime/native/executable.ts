@@ -17,7 +17,10 @@ export function resolveExecutable(program: string, env: readonly string[], cwd: 
   const searchPath = envValue(env, 'PATH') ?? DEFAULT_PATH;
   const found = findInPath(program, searchPath, cwd);
   if (found !== undefined) return found;
-  throw new InvalidArgumentError(`${subject}: executable ${JSON.stringify(program)} not found in PATH ${searchPath}`, 'EXEC.NOT_FOUND');
+  throw new InvalidArgumentError(
+    `${subject}: executable ${JSON.stringify(program)} not found in PATH ${searchPath}`,
+    'EXEC.NOT_FOUND',
+  );
 }
 
 /** Checks the working directory exists, so spawn does not fail with a misleading ENOENT. */

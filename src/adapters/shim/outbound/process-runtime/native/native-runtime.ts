@@ -1,5 +1,10 @@
 import { UnimplementedError } from '../../../../../domain/shared/errors';
-import { CreateSpec, ExitListener, ProcessRuntime, TaskHandle } from '../../../../../application/shim/ports/process-runtime.port';
+import {
+  CreateSpec,
+  ExitListener,
+  ProcessRuntime,
+  TaskHandle,
+} from '../../../../../application/shim/ports/process-runtime.port';
 import { readBundleSpec } from '../bundle';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
@@ -20,7 +25,10 @@ export class NativeRuntime implements ProcessRuntime {
       throw new UnimplementedError(`${subject}: restoring a checkpoint needs --runtime runc`, 'CREATE.CHECKPOINT');
     }
     if (spec.rootfs.length > 0) {
-      throw new UnimplementedError(`${subject}: the native runtime does not mount rootfs; send no rootfs mounts or use --runtime runc`, 'CREATE.ROOTFS');
+      throw new UnimplementedError(
+        `${subject}: the native runtime does not mount rootfs; send no rootfs mounts or use --runtime runc`,
+        'CREATE.ROOTFS',
+      );
     }
     assertDirectory(oci.cwd, subject);
     const file = resolveExecutable(oci.args[0], oci.env, oci.cwd, subject);

@@ -1,6 +1,13 @@
 import { setPriority } from 'node:os';
 import { InternalError, UnimplementedError } from '../../../../../domain/shared/errors';
-import { ExecSpec, ExitListener, ProcessPid, ProcessHandle, TaskHandle, TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
+import {
+  ExecSpec,
+  ExitListener,
+  ProcessPid,
+  ProcessHandle,
+  TaskHandle,
+  TaskStats,
+} from '../../../../../application/shim/ports/process-runtime.port';
 import { listProcStats, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
@@ -55,8 +62,18 @@ export class NativeTaskHandle implements TaskHandle {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${this.init.subject}`;
     assertDirectory(spec.process.cwd, subject);
     const file = resolveExecutable(spec.process.args[0], spec.process.env, spec.process.cwd, subject);
-    const plan = { file, argv: spec.process.args, env: spec.process.env, cwd: spec.process.cwd, user: this.runAs, stdio: spec.stdio, subject };
-    const exec: NativeProcessHandle = new NativeProcessHandle(plan, onExit, { onDeleted: () => this.execs.delete(exec) });
+    const plan = {
+      file,
+      argv: spec.process.args,
+      env: spec.process.env,
+      cwd: spec.process.cwd,
+      user: this.runAs,
+      stdio: spec.stdio,
+      subject,
+    };
+    const exec: NativeProcessHandle = new NativeProcessHandle(plan, onExit, {
+      onDeleted: () => this.execs.delete(exec),
+    });
     this.execs.add(exec);
     return exec;
   }
@@ -80,7 +97,10 @@ export class NativeTaskHandle implements TaskHandle {
       signalEach(pids, SIGSTOP);
       while (!pids.every(isStoppedOrGone)) {
         if (Date.now() > deadline) {
-          throw new InternalError(`${this.init.subject}: processes did not stop within ${PAUSE_TIMEOUT_MS} ms (uninterruptible I/O?)`, 'PAUSE.TIMEOUT');
+          throw new InternalError(
+            `${this.init.subject}: processes did not stop within ${PAUSE_TIMEOUT_MS} ms (uninterruptible I/O?)`,
+            'PAUSE.TIMEOUT',
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
@@ -103,9 +123,14 @@ export class NativeTaskHandle implements TaskHandle {
     const system = procs.reduce((sum, s) => sum + s.systemTicks, 0) * NS_PER_TICK;
     const rss = procs.reduce((sum, s) => sum + readRssBytes(s.pid), 0);
     return {
-      cpuUsageNs: user + system, cpuUserNs: user, cpuSystemNs: system,
-      memoryRssBytes: rss, memoryUsageBytes: rss, memoryLimitBytes: 0,
-      pidsCurrent: procs.length, pidsLimit: 0,
+      cpuUsageNs: user + system,
+      cpuUserNs: user,
+      cpuSystemNs: system,
+      memoryRssBytes: rss,
+      memoryUsageBytes: rss,
+      memoryLimitBytes: 0,
+      pidsCurrent: procs.length,
+      pidsLimit: 0,
     };
   }
 

@@ -31,7 +31,11 @@ export function spawnGated(plan: LaunchPlan, options: GateOptions): number {
   try {
     return nativeAddon().spawn(gatePath(), gateArgv(plan, options), plan.env, plan.cwd, fds);
   } catch (err) {
-    throw new InternalError(`${plan.subject}: could not start ${plan.file}: ${(err as Error).message}`, 'SPAWN.FAILED', { cause: err });
+    throw new InternalError(
+      `${plan.subject}: could not start ${plan.file}: ${(err as Error).message}`,
+      'SPAWN.FAILED',
+      { cause: err },
+    );
   } finally {
     options.gate?.afterSpawn();
   }

@@ -35,7 +35,11 @@ export class ConsoleSocket {
     try {
       return nativeAddon().receiveFd(this.listenFd);
     } catch (err) {
-      throw new InternalError(`${subject}: runc sent no terminal over the console socket (${(err as Error).message})`, 'PTY.NOT_RECEIVED', { cause: err });
+      throw new InternalError(
+        `${subject}: runc sent no terminal over the console socket (${(err as Error).message})`,
+        'PTY.NOT_RECEIVED',
+        { cause: err },
+      );
     } finally {
       this.close();
     }

@@ -59,7 +59,8 @@ export class ContainerIo {
   }
 
   resize(width: number, height: number): void {
-    if (this.pty === undefined) throw new FailedPreconditionError(`${this.subject} has no terminal to resize`, 'PTY.NONE');
+    if (this.pty === undefined)
+      throw new FailedPreconditionError(`${this.subject} has no terminal to resize`, 'PTY.NONE');
     this.pty.resize(width, height);
   }
 

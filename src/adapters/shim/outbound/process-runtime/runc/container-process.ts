@@ -50,7 +50,9 @@ export class ContainerProcess {
       await this.reaper.adopting(async () => {
         await makeProcess(this.io);
         this.currentPid = readPidFile(pidFile, this.subject);
-        this.exitSeen = new Promise((resolve) => watchExit(this.currentPid, (exit) => void this.report(exit).then(resolve)));
+        this.exitSeen = new Promise((resolve) =>
+          watchExit(this.currentPid, (exit) => void this.report(exit).then(resolve)),
+        );
       });
       this.io.afterRunc();
     } catch (err) {
@@ -75,6 +77,7 @@ function readPidFile(path: string, subject: string): number {
   } catch {
     pid = NaN;
   }
-  if (!Number.isInteger(pid) || pid <= 0) throw new InternalError(`${subject}: runc wrote no pid to ${path}`, 'RUNC.PID_FILE');
+  if (!Number.isInteger(pid) || pid <= 0)
+    throw new InternalError(`${subject}: runc wrote no pid to ${path}`, 'RUNC.PID_FILE');
   return pid;
 }

@@ -13,7 +13,8 @@ export function criuErrors(text: string): string[] {
 }
 
 /** criu as checkpoint/restore can use it: its path, or why it cannot work here. */
-export type CriuStatus = { readonly binary: string; readonly problem?: undefined } | { readonly binary?: undefined; readonly problem: string };
+export type CriuStatus =
+  { readonly binary: string; readonly problem?: undefined } | { readonly binary?: undefined; readonly problem: string };
 
 /**
  * Finds criu (Debian installs it in /usr/sbin, which a shim's PATH may lack; runc is
@@ -25,7 +26,9 @@ export async function criuStatus(env: NodeJS.ProcessEnv = process.env): Promise<
   const result = await runCommand(binary, ['check']);
   if (result.code === 0) return { binary };
   const errors = criuErrors(result.stderr);
-  return { problem: `\`criu check\` fails on this machine: ${errors.length > 0 ? errors.join('; ') : result.stderr.trim()}` };
+  return {
+    problem: `\`criu check\` fails on this machine: ${errors.length > 0 ? errors.join('; ') : result.stderr.trim()}`,
+  };
 }
 
 /** The errors criu wrote to a dump or restore log, for the message of a failed checkpoint. */

@@ -13,9 +13,7 @@ import { trimMessage } from './runc-log';
 export class RootfsMounts {
   private mounted = 0;
 
-  private constructor(
-    private readonly target: string,
-  ) {}
+  private constructor(private readonly target: string) {}
 
   static async mount(mounts: readonly RootfsMount[], bundle: string, subject: string): Promise<RootfsMounts> {
     const target = join(bundle, 'rootfs');
@@ -45,14 +43,21 @@ export class RootfsMounts {
 
   private async mountOne(m: RootfsMount, subject: string): Promise<void> {
     const what = `${subject}: rootfs mount ${JSON.stringify(m.type)} of ${JSON.stringify(m.source)}`;
-    if (m.type === '' || m.source === '') throw new InvalidArgumentError(`${what}: type and source are required`, 'ROOTFS.INVALID');
+    if (m.type === '' || m.source === '')
+      throw new InvalidArgumentError(`${what}: type and source are required`, 'ROOTFS.INVALID');
     if (m.target !== '' && m.target !== '/') {
-      throw new InvalidArgumentError(`${what}: rootfs mounts go onto the bundle's rootfs; leave target empty`, 'ROOTFS.TARGET');
+      throw new InvalidArgumentError(
+        `${what}: rootfs mounts go onto the bundle's rootfs; leave target empty`,
+        'ROOTFS.TARGET',
+      );
     }
     const options = m.options.length > 0 ? ['-o', m.options.join(',')] : [];
     const result = await runCommand('mount', ['-t', m.type, ...options, '--', m.source, this.target]);
     if (result.code !== 0) {
-      throw new InvalidArgumentError(`${what} failed: ${trimMessage(result.stderr.split('\n')[0] ?? '')}`, 'ROOTFS.MOUNT');
+      throw new InvalidArgumentError(
+        `${what} failed: ${trimMessage(result.stderr.split('\n')[0] ?? '')}`,
+        'ROOTFS.MOUNT',
+      );
     }
     this.mounted++;
   }

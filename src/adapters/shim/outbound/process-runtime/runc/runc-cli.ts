@@ -5,7 +5,6 @@ import { runProgram } from '../../../helpers/run-program';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { lastLogError, logOffset, trimMessage } from './runc-log';
 
-
 /** One runc invocation: the subcommand and its arguments after the global flags. */
 export interface RuncCall {
   readonly args: readonly string[];
@@ -61,11 +60,17 @@ export class RuncCli {
     try {
       result = await runProgram(this.binary, argv, { stdio: call.stdio, input: call.input });
     } catch (err) {
-      throw (err as NodeJS.ErrnoException).code === 'ENOENT' ? runcMissingError(`was not found at ${this.binary}`) : err;
+      throw (err as NodeJS.ErrnoException).code === 'ENOENT'
+        ? runcMissingError(`was not found at ${this.binary}`)
+        : err;
     }
     if (result.code === 0) return result.stdout;
     const stderr = result.stderr.trim();
-    const message = lastLogError(log, offset) ?? (stderr !== '' ? trimMessage(stderr) : `runc exited with ${result.signal !== null ? `signal ${result.signal}` : `code ${result.code}`}`);
+    const message =
+      lastLogError(log, offset) ??
+      (stderr !== ''
+        ? trimMessage(stderr)
+        : `runc exited with ${result.signal !== null ? `signal ${result.signal}` : `code ${result.code}`}`);
     throw new RuncFailure(call.args[0], message);
   }
 }

@@ -23,7 +23,11 @@ export class RuncContainer {
   }
 
   /** Runs `runc <args>` for this container; a failure becomes the domain error `action` implies. */
-  async run(action: RuncAction, args: readonly string[], options: { stdio?: readonly [ChildStdio, ChildStdio, ChildStdio]; input?: string; subject?: string } = {}): Promise<string> {
+  async run(
+    action: RuncAction,
+    args: readonly string[],
+    options: { stdio?: readonly [ChildStdio, ChildStdio, ChildStdio]; input?: string; subject?: string } = {},
+  ): Promise<string> {
     try {
       return await this.cli.run({ args, bundle: this.bundle, stdio: options.stdio, input: options.input });
     } catch (err) {

@@ -9,13 +9,26 @@ import {
 import { RuncFailure } from './runc-cli';
 
 /** What the shim was doing when runc failed: it decides which domain error runc's message means. */
-export type RuncAction = 'create' | 'start' | 'kill' | 'exec' | 'delete' | 'pause' | 'resume' | 'ps' | 'stats' | 'update' | 'checkpoint' | 'restore';
+export type RuncAction =
+  | 'create'
+  | 'start'
+  | 'kill'
+  | 'exec'
+  | 'delete'
+  | 'pause'
+  | 'resume'
+  | 'ps'
+  | 'stats'
+  | 'update'
+  | 'checkpoint'
+  | 'restore';
 
 const GONE = /container does not exist/i;
 const FINISHED = /container not running|process already finished|no such process|container .* is stopped/i;
 const EXISTS = /already exists|container with id exists/i;
 /** The machine, not the bundle, is the problem: cgroups, resource limits, a busy device. */
-const ENVIRONMENT = /cgroup|resource temporarily unavailable|device or resource busy|no space left|too many open files/i;
+const ENVIRONMENT =
+  /cgroup|resource temporarily unavailable|device or resource busy|no space left|too many open files/i;
 const BAD_VALUE = /invalid|cannot unmarshal|unknown|out of range|must be/i;
 
 /**
@@ -26,12 +39,16 @@ export function fromRuncFailure(err: unknown, action: RuncAction, subject: strin
   if (!(err instanceof RuncFailure)) return err;
   const text = `${subject}: runc ${err.subcommand} failed: ${err.message}`;
   const code = `RUNC.${action.toUpperCase()}`;
-  const make = (Kind: new (message: string, code: string, options?: { cause?: unknown }) => DomainError, message = text) =>
-    new Kind(message, code, { cause: err });
+  const make = (
+    Kind: new (message: string, code: string, options?: { cause?: unknown }) => DomainError,
+    message = text,
+  ) => new Kind(message, code, { cause: err });
   if (GONE.test(err.message) && action !== 'create' && action !== 'restore') return make(NotFoundError);
   switch (action) {
     case 'kill':
-      return FINISHED.test(err.message) ? make(NotFoundError, `cannot signal ${subject}: process already finished`) : make(FailedPreconditionError);
+      return FINISHED.test(err.message)
+        ? make(NotFoundError, `cannot signal ${subject}: process already finished`)
+        : make(FailedPreconditionError);
     case 'create':
     case 'restore':
     case 'exec':

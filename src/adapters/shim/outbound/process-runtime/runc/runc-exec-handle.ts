@@ -14,11 +14,22 @@ const NOT_INHERITED = ['args', 'terminal', 'consoleSize', 'commandLine'];
  * (capabilities, rlimits, env, user, cwd...) overlaid with what the client sent, as
  * `docker exec` inherits from its container; the request decides the terminal.
  */
-export function execProcessJson(containerProcess: Readonly<Record<string, unknown>>, spec: ExecSpec): Record<string, unknown> {
-  const inherited = Object.fromEntries(Object.entries(containerProcess).filter(([key]) => !NOT_INHERITED.includes(key)));
-  const json: Record<string, unknown> = { ...inherited, ...spec.processJson, args: spec.process.args, terminal: spec.stdio.terminal };
+export function execProcessJson(
+  containerProcess: Readonly<Record<string, unknown>>,
+  spec: ExecSpec,
+): Record<string, unknown> {
+  const inherited = Object.fromEntries(
+    Object.entries(containerProcess).filter(([key]) => !NOT_INHERITED.includes(key)),
+  );
+  const json: Record<string, unknown> = {
+    ...inherited,
+    ...spec.processJson,
+    args: spec.process.args,
+    terminal: spec.stdio.terminal,
+  };
   // An exec runs before runc returns the terminal to the shim: runc must size it itself.
-  if (spec.stdio.terminal && json.consoleSize === undefined) json.consoleSize = { width: DEFAULT_COLS, height: DEFAULT_ROWS };
+  if (spec.stdio.terminal && json.consoleSize === undefined)
+    json.consoleSize = { width: DEFAULT_COLS, height: DEFAULT_ROWS };
   return json;
 }
 
@@ -48,10 +59,14 @@ export class RuncExecHandle implements ProcessHandle {
     const pidFile = `${this.files}.pid`;
     writeFileSync(processFile, JSON.stringify(this.processJson), { mode: 0o600 });
     return this.process.launch(pidFile, (io) =>
-      this.container.run('exec', ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id], {
-        stdio: io.runcStdio,
-        subject: this.process.subject,
-      }),
+      this.container.run(
+        'exec',
+        ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id],
+        {
+          stdio: io.runcStdio,
+          subject: this.process.subject,
+        },
+      ),
     );
   }
 

@@ -1,7 +1,12 @@
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
-import { CreateSpec, ExitListener, ProcessRuntime, TaskHandle } from '../../../../../application/shim/ports/process-runtime.port';
+import {
+  CreateSpec,
+  ExitListener,
+  ProcessRuntime,
+  TaskHandle,
+} from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../helpers/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
 import { ContainerProcess } from './container-process';
@@ -43,7 +48,14 @@ export class RuncRuntime implements ProcessRuntime {
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
     const taskDir = join(this.stateDir, spec.id);
     mkdirSync(taskDir, { recursive: true, mode: 0o700 });
-    const container = new RuncContainer(spec.id, spec.bundle, taskDir, hasOwnPidNamespace(config.json), this.cli, this.reaper);
+    const container = new RuncContainer(
+      spec.id,
+      spec.bundle,
+      taskDir,
+      hasOwnPidNamespace(config.json),
+      this.cli,
+      this.reaper,
+    );
     let mounts: RootfsMounts | undefined;
     let init: ContainerProcess | undefined;
     try {
@@ -54,7 +66,13 @@ export class RuncRuntime implements ProcessRuntime {
         consoleSized: configProcess.consoleSize !== undefined,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
-      return new RuncTaskHandle(container, { init, mounts, configProcess, restoreFrom: spec.checkpoint, criu: () => this.criuStatus() });
+      return new RuncTaskHandle(container, {
+        init,
+        mounts,
+        configProcess,
+        restoreFrom: spec.checkpoint,
+        criu: () => this.criuStatus(),
+      });
     } catch (err) {
       init?.io.release();
       if (init !== undefined && init.pid > 0) await container.remove().catch(() => undefined);
@@ -70,7 +88,11 @@ export class RuncRuntime implements ProcessRuntime {
   private async createContainer(container: RuncContainer, init: ContainerProcess): Promise<void> {
     const pidFile = join(container.taskDir, 'init.pid');
     await init.launch(pidFile, (io) =>
-      container.run('create', ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id], { stdio: io.runcStdio }),
+      container.run(
+        'create',
+        ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id],
+        { stdio: io.runcStdio },
+      ),
     );
   }
 
@@ -103,5 +125,9 @@ function checkCheckpointDir(path: string, subject: string): void {
   } catch {
     ok = false;
   }
-  if (!ok) throw new InvalidArgumentError(`${subject}: checkpoint ${JSON.stringify(path)} is not an existing absolute directory`, 'RUNC.CHECKPOINT_DIR');
+  if (!ok)
+    throw new InvalidArgumentError(
+      `${subject}: checkpoint ${JSON.stringify(path)} is not an existing absolute directory`,
+      'RUNC.CHECKPOINT_DIR',
+    );
 }

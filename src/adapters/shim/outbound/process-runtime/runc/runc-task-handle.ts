@@ -1,7 +1,14 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
-import { ExecSpec, ExitListener, ProcessPid, ProcessHandle, TaskHandle, TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
+import {
+  ExecSpec,
+  ExitListener,
+  ProcessPid,
+  ProcessHandle,
+  TaskHandle,
+  TaskStats,
+} from '../../../../../application/shim/ports/process-runtime.port';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
@@ -55,10 +62,26 @@ export class RuncTaskHandle implements TaskHandle {
     mkdirSync(work, { recursive: true });
     try {
       return await this.init.launch(pidFile, (io) =>
-        this.container.run('restore', [
-          '--criu', criu, 'restore', '--detach', '--image-path', this.parts.restoreFrom, '--work-path', work,
-          '--bundle', this.container.bundle, '--pid-file', pidFile, ...io.runcArgs, this.id,
-        ], { stdio: io.runcStdio }),
+        this.container.run(
+          'restore',
+          [
+            '--criu',
+            criu,
+            'restore',
+            '--detach',
+            '--image-path',
+            this.parts.restoreFrom,
+            '--work-path',
+            work,
+            '--bundle',
+            this.container.bundle,
+            '--pid-file',
+            pidFile,
+            ...io.runcArgs,
+            this.id,
+          ],
+          { stdio: io.runcStdio },
+        ),
       );
     } catch (err) {
       throw withCriuLog(err, join(work, 'restore.log'));
@@ -113,7 +136,9 @@ export class RuncTaskHandle implements TaskHandle {
     } catch {
       throw new InternalError(`${this.container.subject}: runc ps printed no JSON`, 'RUNC.PS');
     }
-    return Array.isArray(pids) ? pids.filter((pid): pid is number => Number.isInteger(pid)).map((pid) => ({ pid })) : [];
+    return Array.isArray(pids)
+      ? pids.filter((pid): pid is number => Number.isInteger(pid)).map((pid) => ({ pid }))
+      : [];
   }
 
   async stats(): Promise<TaskStats> {
@@ -132,7 +157,17 @@ export class RuncTaskHandle implements TaskHandle {
     mkdirSync(path, { recursive: true, mode: 0o700 });
     mkdirSync(work, { recursive: true });
     try {
-      await this.container.run('checkpoint', ['--criu', criu, 'checkpoint', '--image-path', path, '--work-path', work, '--leave-running', this.id]);
+      await this.container.run('checkpoint', [
+        '--criu',
+        criu,
+        'checkpoint',
+        '--image-path',
+        path,
+        '--work-path',
+        work,
+        '--leave-running',
+        this.id,
+      ]);
     } catch (err) {
       throw withCriuLog(err, join(work, 'dump.log'));
     }

@@ -24,7 +24,10 @@ function toPath(value: string, stream: StreamName, subject: string): string {
     }
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
-    throw new UnimplementedError(`${subject}: ${stream} ${JSON.stringify(value)}: only FIFO paths, files and file:// URIs are supported`, 'STDIO.SCHEME');
+    throw new UnimplementedError(
+      `${subject}: ${stream} ${JSON.stringify(value)}: only FIFO paths, files and file:// URIs are supported`,
+      'STDIO.SCHEME',
+    );
   }
   return value;
 }
