@@ -1,7 +1,7 @@
 /**
  * One error taxonomy for the whole program. Each transport maps `kind` once:
- * gRPC codes in adapters/inbound/grpc/to-grpc-status.ts, exit codes in the CLI
- * base command. Never choose a mapping by reading the message text.
+ * status codes (gRPC and ttrpc alike) in adapters/shim/inbound/task-rpc/rpc-status.ts,
+ * exit codes in the CLI base command. Never choose a mapping by reading the message text.
  */
 export type ErrorKind =
   | 'NotFound'

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
+import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
@@ -12,16 +13,29 @@ import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-pro
 export const STOP_GRACE_MS = 2000;
 
 /**
+ * How the task service is served: gRPC (`skiff shim serve`), or ttrpc, what
+ * containerd 1.6 speaks to its shims (docs/ttrpc.md).
+ */
+export type ShimTransport = 'grpc' | 'ttrpc';
+
+export interface TaskServer {
+  stop(): Promise<void>;
+}
+
+/**
  * Runs the shim until Shutdown ends it or a signal stops it. Resolves once the
  * socket accepts connections; the process exits 0 after stopping.
  */
-export async function serveShim(config: ShimConfig): Promise<GrpcTaskServer> {
+export async function serveShim(config: ShimConfig, transport: ShimTransport = 'grpc'): Promise<TaskServer> {
   mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
   const host = new ShimProcessHost(skiffVersion());
   const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
   const service = container.get(TaskService);
   const runtime = container.get<ProcessRuntime>(PROCESS_RUNTIME);
-  const server = await GrpcTaskServer.listen(config.address, service);
+  const server: TaskServer =
+    transport === 'ttrpc'
+      ? await listenTtrpcTaskServer({ address: config.address }, service)
+      : await GrpcTaskServer.listen(config.address, service);
 
   let stopping = false;
   const stop = async (graceMs: number) => {

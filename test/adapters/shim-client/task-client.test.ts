@@ -7,6 +7,7 @@ import { PROCESS_RUNTIME } from '../../../src/application/shim/ports/process-run
 import { TaskService } from '../../../src/application/shim/task/task-service';
 import { SystemClock } from '../../../src/adapters/shared/outbound/clock/system-clock';
 import { GrpcTaskClientFactory } from '../../../src/adapters/shim/outbound/task-client/grpc-task-client';
+import { TtrpcTaskClientFactory } from '../../../src/adapters/shim/outbound/task-client/ttrpc-task-client';
 import { NativeRuntime } from '../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
 import { buildContainer } from '../../../src/infrastructure/shared/container';
 import { taskClientContract } from '../../contract/task-client.contract';
@@ -35,6 +36,18 @@ taskClientContract('in-process (over a native TaskService)', async () => {
 taskClientContract('gRPC (over a running shim)', async () => {
   const shim = await startShim();
   const client = new GrpcTaskClientFactory().connect(shim.socket);
+  return {
+    client,
+    close: async () => {
+      client.close();
+      await shim.stop();
+    },
+  };
+});
+
+taskClientContract('ttrpc (over a running shim)', async () => {
+  const shim = await startShim('native', [], undefined, undefined, 'ttrpc');
+  const client = new TtrpcTaskClientFactory().connect(shim.socket);
   return {
     client,
     close: async () => {

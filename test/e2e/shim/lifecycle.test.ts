@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import { skiff } from '../../../src/infrastructure/proto/generated/skiff/v1/skiff';
 import { v1 } from '../../../src/infrastructure/proto/generated/v1/types/task';
 import { readFifoInAnotherProcess, mkfifo } from '../support/fifo';
-import { runtimeFixtures, RuntimeFixture } from '../support/runtimes';
+import { RuntimeFixture, shimVariants } from '../support/runtimes';
 import { RunningShim, startShim, waitFor } from '../support/shim-process';
 import { codeOf } from '../support/task-client';
 
 const Status = v1.types.Status;
 
-describe.each(runtimeFixtures())('shim lifecycle end to end (%s)', (runtimeName, makeFixture) => {
+describe.each(shimVariants())('shim lifecycle end to end (%s over %s)', (runtimeName, transport, makeFixture) => {
   let shim: RunningShim;
   let fx: RuntimeFixture;
   let n = 0;
@@ -17,7 +17,7 @@ describe.each(runtimeFixtures())('shim lifecycle end to end (%s)', (runtimeName,
 
   beforeAll(async () => {
     fx = makeFixture();
-    shim = await startShim(runtimeName);
+    shim = await startShim(runtimeName, [], undefined, undefined, transport);
   });
   afterAll(async () => {
     await shim.stop();

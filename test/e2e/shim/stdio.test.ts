@@ -2,10 +2,10 @@ import { openSync, closeSync, readFileSync, statSync, writeFileSync, writeSync }
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mkfifo, readFifoInAnotherProcess, readSomeInAnotherProcess } from '../support/fifo';
-import { runtimeFixtures, RuntimeFixture } from '../support/runtimes';
+import { RuntimeFixture, shimVariants } from '../support/runtimes';
 import { RunningShim, startShim, waitFor } from '../support/shim-process';
 
-describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, makeFixture) => {
+describe.each(shimVariants())('shim stdio end to end (%s over %s)', (runtimeName, transport, makeFixture) => {
   let shim: RunningShim;
   let fx: RuntimeFixture;
   let n = 0;
@@ -13,7 +13,7 @@ describe.each(runtimeFixtures())('shim stdio end to end (%s)', (runtimeName, mak
 
   beforeAll(async () => {
     fx = makeFixture();
-    shim = await startShim(runtimeName);
+    shim = await startShim(runtimeName, [], undefined, undefined, transport);
   });
   afterAll(async () => {
     await shim.stop();

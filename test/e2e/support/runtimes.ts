@@ -1,5 +1,6 @@
 import { BundleFactory } from '../../support/bundles';
 import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
+import { Transport } from './task-client';
 
 export interface BundleOptions {
   readonly env?: string[];
@@ -51,5 +52,17 @@ export function runtimeFixtures(): Array<[string, () => RuntimeFixture]> {
   return [
     ['native', nativeFixture],
     ...(runcTestsEnabled() ? [['runc', runcFixture] as [string, () => RuntimeFixture]] : []),
+  ];
+}
+
+/**
+ * The shim set-ups the shared suites run: every runtime over gRPC, and native over
+ * ttrpc (containerd 1.6's transport). Both transports share one table of handlers,
+ * so one runtime is enough to hold the second transport to the same behaviour.
+ */
+export function shimVariants(): Array<[string, Transport, () => RuntimeFixture]> {
+  return [
+    ...runtimeFixtures().map(([name, make]): [string, Transport, () => RuntimeFixture] => [name, 'grpc', make]),
+    ['native', 'ttrpc', nativeFixture],
   ];
 }

@@ -3,11 +3,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
-import { TaskTestClient } from './task-client';
+import { TaskTestClient, Transport } from './task-client';
 
 export { socketAccepts };
 
 export const SKIFF_BIN = join(__dirname, '../../../bin/run.js');
+/** `skiff shim serve` with ttrpc in place of gRPC (see the script). */
+export const SERVE_TTRPC = join(__dirname, 'serve-ttrpc.js');
 
 export interface RunningShim {
   readonly dir: string;
@@ -33,19 +35,21 @@ export async function waitFor(
   }
 }
 
-/** Starts `skiff shim serve` as a real process and waits until its socket accepts. */
+/** Starts `skiff shim serve` (or its ttrpc twin) as a real process and waits until its socket accepts. */
 export async function startShim(
   runtime = 'native',
   extraArgs: string[] = [],
   reuseDir?: string,
   env?: NodeJS.ProcessEnv,
+  transport: Transport = 'grpc',
 ): Promise<RunningShim> {
   const dir = reuseDir ?? mkdtempSync(join(tmpdir(), 'skiff-e2e-'));
   const socket = join(dir, 'run', 'shim.sock');
   const stateDir = join(dir, 'state');
+  const entry = transport === 'grpc' ? [SKIFF_BIN, 'shim', 'serve'] : [SERVE_TTRPC];
   const child = spawn(
     process.execPath,
-    [SKIFF_BIN, 'shim', 'serve', '--address', socket, '--runtime', runtime, '--state-dir', stateDir, ...extraArgs],
+    [...entry, '--address', socket, '--runtime', runtime, '--state-dir', stateDir, ...extraArgs],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, ...env },
@@ -58,7 +62,7 @@ export async function startShim(
   void exited.then(() => (gone = true));
   await waitFor(async () => gone || (existsSync(socket) && (await socketAccepts(socket))), 'the shim socket');
   if (gone) throw new Error(`shim exited before serving: ${stderr}`);
-  const client = new TaskTestClient(socket);
+  const client = new TaskTestClient(socket, transport);
   return {
     dir,
     socket,

@@ -1,27 +1,69 @@
-import { credentials, Metadata, ServiceError } from '@grpc/grpc-js';
+import { credentials, Metadata, ServiceError, status as Code } from '@grpc/grpc-js';
+import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
+import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
 import { google as anyPb } from '../../../src/infrastructure/proto/generated/google/protobuf/any';
 import { task } from '../../../src/infrastructure/proto/generated/task/v2/shim';
 
 const pb = task.v2;
 type Client = InstanceType<typeof pb.TaskClient>;
+type MethodName = keyof typeof pb.UnimplementedTaskService.definition;
 
-/** A raw task.v2 client over the socket (generated stubs only: no skiff client code). */
+/** How the shim under test serves task.v2.Task. */
+export type Transport = 'grpc' | 'ttrpc';
+
+interface Method<Req, Res> {
+  requestSerialize(request: Req): Buffer;
+  responseDeserialize(bytes: Buffer): Res;
+}
+
+/**
+ * A raw task.v2 client over the socket. Over gRPC: generated stubs only, no skiff
+ * client code. Over ttrpc: the generated messages on skiff's ttrpc client, itself held
+ * to the wire by test/e2e/shim/ttrpc.test.ts and to containerd's own runc shim.
+ * A failed call rejects with `code` and `details` either way.
+ */
 export class TaskTestClient {
-  readonly raw: Client;
+  private readonly grpc: Client | undefined;
+  private readonly ttrpc: TtrpcClient | undefined;
 
-  constructor(readonly socketPath: string) {
-    this.raw = new pb.TaskClient(`unix:${socketPath}`, credentials.createInsecure());
+  constructor(
+    readonly socketPath: string,
+    readonly transport: Transport = 'grpc',
+  ) {
+    if (transport === 'grpc') this.grpc = new pb.TaskClient(`unix:${socketPath}`, credentials.createInsecure());
+    else this.ttrpc = new TtrpcClient(socketPath);
   }
 
-  call<Req, Res>(method: keyof Client & string, request: Req): Promise<Res> {
+  async call<Req, Res>(method: MethodName, request: Req): Promise<Res> {
+    const { requestSerialize, responseDeserialize } = pb.UnimplementedTaskService.definition[
+      method
+    ] as unknown as Method<Req, Res>;
+    return responseDeserialize(await this.callBytes(method, requestSerialize(request)));
+  }
+
+  /** One call with request bytes as given (malformed ones too); resolves with the reply's bytes. */
+  callBytes(method: MethodName, bytes: Buffer): Promise<Buffer> {
+    if (this.ttrpc !== undefined) return this.ttrpc.call(TTRPC_TASK_SERVICE, method, bytes);
+    const client = this.grpc as Client;
     return new Promise((resolve, reject) => {
-      const fn = this.raw[method] as unknown as (
-        req: Req,
-        md: Metadata,
-        cb: (err: ServiceError | null, res: Res) => void,
-      ) => void;
-      fn.call(this.raw, request, new Metadata(), (err, res) => (err ? reject(err) : resolve(res)));
+      const pass = (b: Buffer) => b;
+      client.makeUnaryRequest(
+        `/task.v2.Task/${method}`,
+        pass,
+        pass,
+        bytes,
+        new Metadata(),
+        (err: ServiceError | null, reply?: Buffer) => (err ? reject(err) : resolve(reply as Buffer)),
+      );
     });
+  }
+
+  /** The status code one call of raw bytes ended with (OK on success). */
+  codeOfBytes(method: MethodName, bytes: Buffer): Promise<number> {
+    return this.callBytes(method, bytes).then(
+      () => Code.OK,
+      (err: { code: number }) => err.code,
+    );
   }
 
   create(fields: ConstructorParameters<typeof pb.CreateTaskRequest>[0]) {
@@ -93,7 +135,8 @@ export class TaskTestClient {
   }
 
   close(): void {
-    this.raw.close();
+    this.grpc?.close();
+    this.ttrpc?.close();
   }
 }
 

@@ -1,11 +1,9 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { chmodSync, lstatSync, rmSync } from 'node:fs';
-import { FailedPreconditionError } from '../../../../domain/shared/errors';
+import { rmSync } from 'node:fs';
 import { TaskService } from '../../../../application/shim/task/task-service';
-import { task } from '../../../../infrastructure/proto/generated/task/v2/shim';
-import { tolerantDefinition } from './malformed-request';
-import { taskGrpcHandlers } from './task-grpc-service';
-import { prepareSocketPath, socketPath } from './unix-socket';
+import { taskHandlers } from '../task-rpc/task-handlers';
+import { checkBoundSocket, prepareSocketPath, socketPath } from '../task-rpc/unix-socket';
+import { taskBytesDefinition, taskGrpcHandlers } from './task-grpc-service';
 
 const STOP_GRACE_MS = 1000;
 /**
@@ -25,7 +23,7 @@ export class GrpcTaskServer {
     const path = socketPath(address);
     await prepareSocketPath(path);
     const server = new Server(SERVER_OPTIONS);
-    server.addService(tolerantDefinition(task.v2.UnimplementedTaskService.definition), taskGrpcHandlers(service));
+    server.addService(taskBytesDefinition(), taskGrpcHandlers(taskHandlers(service)));
     // The socket is created with mode 0600 from the start: no moment with a wider mode.
     const previousUmask = process.umask(0o177);
     try {
@@ -35,17 +33,12 @@ export class GrpcTaskServer {
     } finally {
       process.umask(previousUmask);
     }
-    // chmod follows a link: only the socket just bound is tightened, and only if the
-    // umask was not honoured (it is on Linux, so normally nothing is changed at all).
-    const bound = lstatSync(path);
-    if (!bound.isSocket()) {
+    try {
+      checkBoundSocket(path);
+    } catch (err) {
       server.forceShutdown();
-      throw new FailedPreconditionError(
-        `${path} was replaced while the shim bound it; remove it or choose another --address`,
-        'SOCKET.NOT_SOCKET',
-      );
+      throw err;
     }
-    if ((bound.mode & 0o777) !== 0o600) chmodSync(path, 0o600);
     return new GrpcTaskServer(server, path);
   }
 

@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { AlreadyExistsError, FailedPreconditionError, InvalidArgumentError } from '../../../../domain/shared/errors';
 import { socketAccepts } from '../../helpers/socket-accepts';
@@ -50,4 +50,20 @@ export async function prepareSocketPath(path: string): Promise<void> {
     );
   }
   rmSync(path, { force: true });
+}
+
+/**
+ * After a listener bound `path` under umask 0177: the file must still be a socket
+ * (nothing swapped in), and is tightened to 0600 only if the umask was not honoured.
+ * chmod follows a link, so it is never called on anything but the socket just bound.
+ */
+export function checkBoundSocket(path: string): void {
+  const bound = lstatSync(path);
+  if (!bound.isSocket()) {
+    throw new FailedPreconditionError(
+      `${path} was replaced while the shim bound it; remove it or choose another --address`,
+      'SOCKET.NOT_SOCKET',
+    );
+  }
+  if ((bound.mode & 0o777) !== 0o600) chmodSync(path, 0o600);
 }
