@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import {
   BUSYBOX_IMAGE,
   containerdConfig,
@@ -122,6 +123,31 @@ if (containerdTestsEnabled()) describe('containerd 1.6 with its runc shim, throu
     await waitForStatus(env, ns, id, 'STOPPED');
     await ok(env, ns, ['tasks', 'rm', id]);
     await ok(env, ns, ['containers', 'rm', id]);
+  });
+});
+
+if (containerdTestsEnabled()) describe('how containerd finds a shim', () => {
+  it('puts the repository bin/ first on its PATH, and runs --runtime io.containerd.skiff.v2 as the containerd-shim-skiff-v2 found there', async () => {
+    // A stand-in for the skiff shim: the runc shim under the skiff name, in a dir of its own.
+    const shimDir = mkdtempSync(join(tmpdir(), 'skiff-shimdir-'));
+    writeFileSync(join(shimDir, 'containerd-shim-skiff-v2'), '#!/bin/sh\nexec containerd-shim-runc-v2 "$@"\n', { mode: 0o755 });
+    const defaults = await startContainerd();
+    const env = await startContainerd({ shimDirs: [shimDir] });
+    try {
+      const path = /(?:^|\0)PATH=([^\0]*)/.exec(readFileSync(`/proc/${defaults.pid}/environ`, 'utf8'))?.[1] ?? '';
+      expect(path.split(':')[0]).toBe(resolve(__dirname, '../../../bin'));
+
+      const ns = uniqueNamespace('shimpath');
+      await env.importImages(ns);
+      const result = await env.ctr(ns, ['run', '--rm', '--runtime', 'io.containerd.skiff.v2', BUSYBOX_IMAGE, 'via-path', 'sh', '-c', 'exit 5']);
+      expect(result).toMatchObject({ status: 5, timedOut: false });
+      const missing = await env.ctr(ns, ['run', '--rm', '--runtime', 'io.containerd.nosuch.v2', BUSYBOX_IMAGE, 'none', 'true']);
+      expect(missing.stderr).toContain('binary not installed "containerd-shim-nosuch-v2"');
+    } finally {
+      await defaults.stop();
+      await env.stop();
+      rmSync(shimDir, { recursive: true, force: true });
+    }
   });
 });
 
