@@ -1,0 +1,87 @@
+'use strict';
+// The config.toml (version 2, containerd 1.6) of a private containerd: every path it
+// writes lives under its own directory, its sockets too, and it never touches the
+// machine's containerd (/var/lib/containerd, /run/containerd/containerd.sock).
+// Reference: containerd's docs/man/containerd-config.toml.5.md and docs/cri/config.md (1.6).
+const { layout } = require('./layout');
+const { PAUSE_IMAGE } = require('../busybox-image');
+
+/** The CRI runtime handlers (RuntimeClass handler name -> runtime_type) every instance offers. */
+const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2' };
+
+/**
+ * Snapshotters that would probe or claim host filesystems (and log errors for each) and
+ * that the busybox image does not need: overlayfs (and native) do.
+ */
+const UNUSED_PLUGINS = [
+  'io.containerd.snapshotter.v1.aufs',
+  'io.containerd.snapshotter.v1.btrfs',
+  'io.containerd.snapshotter.v1.devmapper',
+  'io.containerd.snapshotter.v1.zfs',
+];
+const CRI = 'io.containerd.grpc.v1.cri';
+
+/** A TOML basic string: JSON's escapes are TOML's. */
+const str = (value) => JSON.stringify(value);
+
+/**
+ * The config.toml text for the instance in `dir`. Options: cri (default false: the CRI
+ * plugin is disabled), sandboxImage (default the local pause image), logLevel.
+ */
+function containerdConfig(dir, options = {}) {
+  const p = layout(dir);
+  const disabled = [...UNUSED_PLUGINS, ...(options.cri ? [] : [CRI])];
+  const lines = [
+    'version = 2',
+    `root = ${str(p.root)}`,
+    `state = ${str(p.state)}`,
+    `disabled_plugins = [${disabled.map(str).join(', ')}]`,
+    '',
+    '[grpc]',
+    `  address = ${str(p.address)}`,
+    '[ttrpc]',
+    `  address = ${str(p.ttrpcAddress)}`,
+    '[debug]',
+    `  level = ${str(options.logLevel ?? 'info')}`,
+    '',
+    '[plugins]',
+    // Its default is /opt/containerd, outside the instance.
+    '  [plugins."io.containerd.internal.v1.opt"]',
+    `    path = ${str(`${p.root}/opt`)}`,
+    ...criSection(p, options),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Host networking only (the pods the tests run share the host's network), so no CNI plugin
+ * is needed: the CNI dirs are the instance's own and empty, and the plugin only reports
+ * NetworkReady=false. AppArmor is off so that containerd never loads its profile into the
+ * host's kernel; oom_score_adj is clamped to what the caller may set (the sandbox asks -998).
+ */
+function criSection(p, options) {
+  const section = `plugins.${str(CRI)}`;
+  return [
+    `  [${section}]`,
+    `    sandbox_image = ${str(options.sandboxImage ?? PAUSE_IMAGE)}`,
+    '    disable_apparmor = true',
+    '    enable_selinux = false',
+    '    restrict_oom_score_adj = true',
+    '    disable_tcp_service = true',
+    '    stream_server_address = "127.0.0.1"',
+    '    stream_server_port = "0"',
+    '    netns_mounts_under_state_dir = true',
+    `    [${section}.cni]`,
+    `      bin_dir = ${str(p.cniBinDir)}`,
+    `      conf_dir = ${str(p.cniConfDir)}`,
+    `    [${section}.containerd]`,
+    '      snapshotter = "overlayfs"',
+    '      default_runtime_name = "runc"',
+    ...Object.entries(RUNTIMES).flatMap(([handler, type]) => [
+      `      [${section}.containerd.runtimes.${handler}]`,
+      `        runtime_type = ${str(type)}`,
+    ]),
+  ];
+}
+
+module.exports = { containerdConfig, RUNTIMES };

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+'use strict';
+// A by-hand smoke check of containerd's CRI plugin in a private containerd: a host-network
+// pod sandbox (the local pause image), one busybox container in it, ExecSync, the CRI log
+// file, then stop and removal, printing each step and its time. Not a test (yet): it shows
+// what works on this machine; docs/containerd-testing.md records the findings.
+//
+//   node scripts/containerd/cri-smoke.js [--handler runc|skiff] [--seccomp RuntimeDefault|Unconfined]
+//                                        [--apparmor RuntimeDefault|Unconfined] [--leave-running]
+//
+// --leave-running skips the CRI stop/remove calls, so that the teardown of the private
+// containerd is what removes a live pod. Needs root, containerd, runc and busybox-static.
+// Speaks CRI with @grpc/grpc-js and @grpc/proto-loader (the latter comes with grpc-js).
+const path = require('node:path');
+const fs = require('node:fs');
+const grpc = require('@grpc/grpc-js');
+const loader = require('@grpc/proto-loader');
+const { PrivateContainerd, BUSYBOX_IMAGE } = require('./private-containerd');
+
+function flag(name, fallback) {
+  const at = process.argv.indexOf(`--${name}`);
+  return at >= 0 ? process.argv[at + 1] : fallback;
+}
+
+function criClients(address) {
+  const def = loader.loadSync(path.join(__dirname, 'cri-runtime-v1.proto'), {
+    longs: Number,
+    enums: String,
+    defaults: true,
+  });
+  const v1 = grpc.loadPackageDefinition(def).runtime.v1;
+  const runtime = new v1.RuntimeService(`unix:${address}`, grpc.credentials.createInsecure());
+  const images = new v1.ImageService(`unix:${address}`, grpc.credentials.createInsecure());
+  const call = (client, method, request) =>
+    new Promise((resolve, reject) =>
+      client[method](request, { deadline: Date.now() + 30_000 }, (error, reply) =>
+        error ? reject(new Error(`${method}: ${error.details || error.message}`)) : resolve(reply),
+      ),
+    );
+  return {
+    rt: (method, request = {}) => call(runtime, method, request),
+    img: (method, request = {}) => call(images, method, request),
+    close: () => (runtime.close(), images.close()),
+  };
+}
+
+async function step(what, fn) {
+  const started = Date.now();
+  const result = await fn();
+  console.log(
+    `${what}: ${Date.now() - started} ms${result === undefined ? '' : ` ${typeof result === 'string' ? result : JSON.stringify(result)}`}`,
+  );
+  return result;
+}
+
+async function smoke(env, cri) {
+  const handler = flag('handler', 'runc');
+  const profile = (name) => ({ profileType: flag(name, 'Unconfined') });
+  const logDir = path.join(env.paths.dir, 'pod-logs');
+  fs.mkdirSync(logDir, { mode: 0o700 });
+  await step('Version', () => cri.rt('Version'));
+  await step('Status', async () =>
+    (await cri.rt('Status')).status.conditions
+      .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`)
+      .join(', '),
+  );
+  await step('ListImages', async () => (await cri.img('ListImages')).images.flatMap((i) => i.repoTags).join(' '));
+  const sandboxConfig = {
+    metadata: { name: 'smoke', uid: `uid-${process.pid}`, namespace: 'default' },
+    logDirectory: logDir,
+    linux: {
+      securityContext: {
+        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
+        seccomp: profile('seccomp'),
+      },
+    },
+  };
+  const { podSandboxId } = await step(`RunPodSandbox (handler ${handler}, host network)`, () =>
+    cri.rt('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler }),
+  );
+  await step('PodSandboxStatus', async () => (await cri.rt('PodSandboxStatus', { podSandboxId })).status.state);
+  const config = {
+    metadata: { name: 'c1' },
+    image: { image: BUSYBOX_IMAGE },
+    command: ['sh', '-c', 'echo hello from cri; exec sleep 1000'],
+    logPath: 'c1.log',
+    linux: { securityContext: { seccomp: profile('seccomp'), apparmor: profile('apparmor') } },
+  };
+  const { containerId } = await step('CreateContainer', () =>
+    cri.rt('CreateContainer', { podSandboxId, config, sandboxConfig }),
+  );
+  await step('StartContainer', () => cri.rt('StartContainer', { containerId }));
+  await step('ExecSync', async () => {
+    const r = await cri.rt('ExecSync', {
+      containerId,
+      cmd: ['sh', '-c', 'echo out; echo err >&2; exit 3'],
+      timeout: 5,
+    });
+    return { stdout: r.stdout.toString(), stderr: r.stderr.toString(), exitCode: r.exitCode };
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  console.log(`log file: ${fs.readFileSync(path.join(logDir, 'c1.log'), 'utf8').trim()}`);
+  if (process.argv.includes('--leave-running')) return;
+  await step('StopContainer (SIGTERM, 2 s grace)', async () => {
+    await cri.rt('StopContainer', { containerId, timeout: 2 });
+    const { status } = await cri.rt('ContainerStatus', { containerId });
+    return `${status.state} exit ${status.exitCode}`;
+  });
+  await step('RemoveContainer', () => cri.rt('RemoveContainer', { containerId }));
+  await step('StopPodSandbox + RemovePodSandbox', async () => {
+    await cri.rt('StopPodSandbox', { podSandboxId });
+    await cri.rt('RemovePodSandbox', { podSandboxId });
+  });
+}
+
+async function main() {
+  let env;
+  await step('private containerd with CRI started', async () => {
+    env = await PrivateContainerd.start({ cri: true });
+  });
+  const cri = criClients(env.address);
+  let failure;
+  try {
+    await step('images imported into k8s.io', () => env.importImages('k8s.io').then(() => undefined));
+    await smoke(env, cri);
+  } catch (error) {
+    failure = error;
+  } finally {
+    cri.close();
+    await step('teardown (nothing left behind)', () => env.stop());
+  }
+  if (failure !== undefined) {
+    console.error(`CRI smoke check failed: ${failure.message}`);
+    process.exit(1);
+  }
+}
+
+main().catch((error) => {
+  console.error(error.message);
+  process.exit(1);
+});

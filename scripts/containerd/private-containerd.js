@@ -1,0 +1,207 @@
+'use strict';
+// A private containerd for the tests and the benchmarks: its own root, state, sockets and
+// config under one temporary directory, the repository's bin/ first on its PATH (so that
+// `--runtime io.containerd.skiff.v2` finds bin/containerd-shim-skiff-v2), the busybox and
+// pause images imported offline. stop() removes everything it made (see teardown.js); an
+// instance whose owner died without stop() is removed by the next start() on the machine.
+// See docs/containerd-testing.md.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { buildImageArchive, BUSYBOX_IMAGE, PAUSE_IMAGE } = require('../busybox-image');
+const { containerdConfig } = require('./config');
+const { ctr, describe } = require('./ctr');
+const { layout, MAX_SOCKET_PATH } = require('./layout');
+const { alive, startTime } = require('./procfs');
+const { teardown, waitUntil } = require('./teardown');
+
+const PREFIX = 'skiff-ctrd-';
+const REPO_BIN = path.join(__dirname, '../../bin');
+const READY_TIMEOUT_MS = 20_000;
+
+let archive;
+/** The image archive, built once per process (the same bytes every time). */
+function imageArchive() {
+  archive ??= buildImageArchive();
+  return archive;
+}
+
+/** A short base directory: the ttrpc socket path must stay under the unix socket limit. */
+function baseDir() {
+  const probe = path.join(os.tmpdir(), `${PREFIX}XXXXXX`, 'c.sock.ttrpc');
+  return Buffer.byteLength(probe) < MAX_SOCKET_PATH - 20 ? os.tmpdir() : '/tmp';
+}
+
+function tail(file, count = 5) {
+  try {
+    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-count).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+class PrivateContainerd {
+  /**
+   * Starts an instance. Options: cri (enable the CRI plugin, default false), logLevel
+   * ('info'; 'debug' also passes -debug to shims), shimDirs (dirs put first on containerd's
+   * PATH, default [<repo>/bin]), env (extra environment for containerd and its shims).
+   */
+  static async start(options = {}) {
+    const stale = await sweepStale();
+    if (stale.length > 0) process.stderr.write(`a stale private containerd left behind: ${stale.join('; ')}\n`);
+    const dir = fs.mkdtempSync(path.join(baseDir(), PREFIX));
+    const instance = new PrivateContainerd(dir, options);
+    try {
+      await instance.launch();
+    } catch (error) {
+      await instance.stop().catch(() => undefined);
+      throw error;
+    }
+    return instance;
+  }
+
+  constructor(dir, options) {
+    this.paths = layout(dir);
+    this.options = options;
+    this.child = undefined;
+    this.started = undefined;
+    this.stopped = false;
+    this.namespaces = new Set();
+    const p = this.paths;
+    for (const sub of [p.fifoDir, p.cniBinDir, p.cniConfDir]) fs.mkdirSync(sub, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(p.config, containerdConfig(dir, options), { mode: 0o600 });
+    this.writeOwner();
+  }
+
+  /** The gRPC socket (what `ctr --address` takes). */
+  get address() {
+    return this.paths.address;
+  }
+
+  /** The daemon's pid while it runs. */
+  get pid() {
+    return this.child?.pid;
+  }
+
+  writeOwner() {
+    const record = {
+      owner: process.pid,
+      ownerStart: startTime(process.pid),
+      containerd: this.child?.pid,
+      containerdStart: this.started,
+    };
+    fs.writeFileSync(this.paths.owner, JSON.stringify(record), { mode: 0o600 });
+  }
+
+  async launch() {
+    const p = this.paths;
+    const shimDirs = this.options.shimDirs ?? [REPO_BIN];
+    const env = {
+      ...process.env,
+      ...this.options.env,
+      PATH: [...shimDirs, process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'].join(':'),
+    };
+    const log = fs.openSync(p.log, 'a', 0o600);
+    let child;
+    try {
+      child = spawn('containerd', ['--config', p.config], { stdio: ['ignore', log, log], env });
+    } finally {
+      fs.closeSync(log);
+    }
+    let failed;
+    child.once(
+      'error',
+      (error) => (failed = `containerd could not be started (${error.message}): apt-get install containerd`),
+    );
+    child.once(
+      'exit',
+      (code, signal) =>
+        (failed ??= `containerd exited ${code ?? signal} before it answered; its log ends:\n${tail(p.log)}`),
+    );
+    this.child = child;
+    await waitUntil(() => child.pid !== undefined || failed !== undefined, 2_000);
+    this.started = child.pid === undefined ? undefined : startTime(child.pid);
+    this.writeOwner();
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    for (;;) {
+      if (failed !== undefined) throw new Error(failed);
+      if (fs.existsSync(p.address)) {
+        const version = await ctr(p.address, 'default', ['version'], { timeoutMs: 3_000 });
+        if (version.status === 0) return;
+      }
+      if (Date.now() > deadline)
+        throw new Error(
+          `containerd did not answer on ${p.address} within ${READY_TIMEOUT_MS / 1000} s; its log ends:\n${tail(p.log)}`,
+        );
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Runs ctr against this instance in `namespace` (see ctr.js for the options and result). */
+  ctr(namespace, args, options = {}) {
+    if (!this.namespaces.has(namespace)) {
+      this.namespaces.add(namespace);
+      fs.writeFileSync(this.paths.namespaces, JSON.stringify([...this.namespaces]), { mode: 0o600 });
+    }
+    return ctr(this.paths.address, namespace, args, { fifoDir: this.paths.fifoDir, ...options });
+  }
+
+  /** Imports the busybox and pause images into `namespace` (k8s.io for CRI); throws when ctr fails. */
+  async importImages(namespace) {
+    if (!fs.existsSync(this.paths.images)) fs.writeFileSync(this.paths.images, imageArchive(), { mode: 0o600 });
+    const args = ['images', 'import', this.paths.images];
+    const result = await this.ctr(namespace, args, { timeoutMs: 60_000 });
+    if (result.status !== 0) throw new Error(describe(args, result));
+    return { busybox: BUSYBOX_IMAGE, pause: PAUSE_IMAGE };
+  }
+
+  /**
+   * Stops the daemon and starts it again on the same state, as a restart of the service
+   * would; shims and containers keep running. `signal`: SIGTERM (a clean stop) or SIGKILL (a crash).
+   */
+  async restart({ signal = 'SIGTERM' } = {}) {
+    const { child } = this;
+    if (child !== undefined && alive(child.pid, this.started)) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill(signal);
+      await exited;
+    }
+    await this.launch();
+  }
+
+  /** Removes everything this instance made; throws one line listing what was left behind. */
+  async stop() {
+    if (this.stopped) return;
+    this.stopped = true;
+    const left = await teardown(this.paths.dir, { pid: this.child?.pid, start: this.started });
+    if (left.length > 0) throw new Error(`the private containerd left behind: ${left.join('; ')}`);
+  }
+}
+
+/** Tears down instances whose owner process is gone (killed before it could stop them); resolves what was left. */
+async function sweepStale() {
+  const left = [];
+  for (const base of new Set([os.tmpdir(), '/tmp'])) {
+    let names;
+    try {
+      names = fs.readdirSync(base).filter((name) => name.startsWith(PREFIX));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const dir = path.join(base, name);
+      let record;
+      try {
+        record = JSON.parse(fs.readFileSync(layout(dir).owner, 'utf8'));
+      } catch {
+        continue;
+      }
+      if (alive(record.owner, record.ownerStart)) continue;
+      left.push(...(await teardown(dir, { pid: record.containerd, start: record.containerdStart })));
+    }
+  }
+  return left;
+}
+
+module.exports = { PrivateContainerd, sweepStale, BUSYBOX_IMAGE, PAUSE_IMAGE };

@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import { CtrResult, PrivateContainerd } from '../../support/containerd';
+
+export interface TaskRow {
+  readonly pid: number;
+  readonly status: string;
+}
+
+/** `ctr task ls` as id -> { pid, status }. */
+export async function taskList(env: PrivateContainerd, ns: string): Promise<Map<string, TaskRow>> {
+  const result = await ok(env, ns, ['tasks', 'ls']);
+  const rows = new Map<string, TaskRow>();
+  for (const line of result.stdout.trim().split('\n').slice(1)) {
+    const [id, pid, status] = line.trim().split(/\s+/);
+    if (id !== undefined && id !== '') rows.set(id, { pid: Number(pid), status });
+  }
+  return rows;
+}
+
+/** Runs ctr and fails with one line (the command, how it ended, its last stderr line) unless it exits 0. */
+export async function ok(env: PrivateContainerd, ns: string, args: readonly string[]): Promise<CtrResult> {
+  const result = await env.ctr(ns, args);
+  if (result.status !== 0) {
+    const how = result.timedOut ? 'timed out' : `exited ${result.status ?? result.signal}`;
+    throw new Error(`ctr ${args.join(' ')} ${how}: ${result.stderr.trim().split('\n').pop() ?? ''}`);
+  }
+  return result;
+}
+
+/** Polls `ctr task ls` until the task has `status`. */
+export async function waitForStatus(
+  env: PrivateContainerd,
+  ns: string,
+  id: string,
+  status: string,
+  timeoutMs = 10_000,
+): Promise<TaskRow> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const row = (await taskList(env, ns)).get(id);
+    if (row?.status === status) return row;
+    if (Date.now() > deadline)
+      throw new Error(`task ${id} is ${row?.status ?? 'absent'}, not ${status}, after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Whether a process with that pid runs (and is not a zombie waiting to be reaped). */
+export function processRuns(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,142 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+/**
+ * A private containerd per suite (own root, state, sockets; the repository's bin/ first on
+ * its PATH; the busybox and pause images imported offline). The implementation is plain JS
+ * in scripts/containerd/ because the benchmark shares it; this file gives it types and
+ * decides whether the suites run here. See docs/containerd-testing.md.
+ */
+const impl = require('../../scripts/containerd/private-containerd.js') as {
+  PrivateContainerd: { start(options?: ContainerdOptions): Promise<PrivateContainerd> };
+  sweepStale(): Promise<string[]>;
+  BUSYBOX_IMAGE: string;
+  PAUSE_IMAGE: string;
+};
+const config = require('../../scripts/containerd/config.js') as {
+  containerdConfig(dir: string, options?: ContainerdOptions): string;
+  RUNTIMES: Record<string, string>;
+};
+const teardownJs = require('../../scripts/containerd/teardown.js') as {
+  runcShimSocket(address: string, key: string): string;
+};
+
+export const BUSYBOX_IMAGE = impl.BUSYBOX_IMAGE;
+export const PAUSE_IMAGE = impl.PAUSE_IMAGE;
+export const CRI_RUNTIMES = config.RUNTIMES;
+export const containerdConfig = config.containerdConfig;
+export const runcShimSocket = teardownJs.runcShimSocket;
+export const sweepStaleContainerds = impl.sweepStale;
+
+export interface ContainerdOptions {
+  /** Enable the CRI plugin (host-network pods; sandbox_image = the local pause image). */
+  readonly cri?: boolean;
+  readonly logLevel?: 'info' | 'debug' | 'trace';
+  /** Put first on containerd's PATH, where it looks for containerd-shim-NAME-v2 (default: the repository's bin/). */
+  readonly shimDirs?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly sandboxImage?: string;
+}
+
+export interface CtrResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The exit code, or null when ctr was killed (see signal, timedOut). */
+  readonly status: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly timedOut: boolean;
+  readonly ms: number;
+}
+
+export interface CtrOptions {
+  /** Default 15 s; then ctr is killed and the result says timedOut. */
+  readonly timeoutMs?: number;
+  /** Written to ctr's stdin (otherwise /dev/null). */
+  readonly input?: string;
+}
+
+export interface ContainerdPaths {
+  readonly dir: string;
+  readonly config: string;
+  readonly log: string;
+  readonly root: string;
+  readonly state: string;
+  readonly address: string;
+  readonly ttrpcAddress: string;
+  readonly fifoDir: string;
+  readonly bundles: string;
+}
+
+export interface PrivateContainerd {
+  readonly paths: ContainerdPaths;
+  readonly address: string;
+  readonly pid: number | undefined;
+  /** `ctr --address <socket> -n <namespace> ...args` (run/exec FIFOs kept in the instance's dir). */
+  ctr(namespace: string, args: readonly string[], options?: CtrOptions): Promise<CtrResult>;
+  /** Imports BUSYBOX_IMAGE and PAUSE_IMAGE into the namespace (k8s.io for CRI). */
+  importImages(namespace: string): Promise<{ busybox: string; pause: string }>;
+  /** Stops the daemon (SIGTERM: clean; SIGKILL: a crash) and starts it again on the same state. */
+  restart(options?: { signal?: 'SIGTERM' | 'SIGKILL' }): Promise<void>;
+  /** Removes everything it made; rejects with one line naming what was left behind. */
+  stop(): Promise<void>;
+}
+
+export function startContainerd(options: ContainerdOptions = {}): Promise<PrivateContainerd> {
+  return impl.PrivateContainerd.start(options);
+}
+
+let counter = 0;
+/**
+ * A namespace no other containerd on the machine uses: the runc shim keeps its state in
+ * /run/containerd/runc/<namespace>/<id> and ctr puts cgroups at /<namespace>/<id>, both
+ * shared with the machine's own containerd.
+ */
+export function uniqueNamespace(prefix = 'skiff'): string {
+  return `${prefix}-${process.pid}-${counter++}`;
+}
+
+/**
+ * Whether the containerd suites run here. They need root, containerd (with ctr), runc and
+ * busybox-static: where one is missing they are left out with one line saying why, so
+ * `npm test` passes on any machine. SKIFF_CONTAINERD_TESTS=1 (CI sets it) makes a missing
+ * piece fail them instead; =0 leaves them out.
+ */
+export function containerdTestsEnabled(): boolean {
+  const flag = process.env.SKIFF_CONTAINERD_TESTS;
+  if (flag === '0') return false;
+  const problems = missingTools();
+  if (flag === '1') {
+    if (problems.length > 0)
+      throw new Error(
+        `the containerd suites cannot run: ${problems.join(', ')}. Install them (apt-get install containerd runc busybox-static) and run as root, or leave SKIFF_CONTAINERD_TESTS unset to leave them out.`,
+      );
+    return true;
+  }
+  if (problems.length === 0) return true;
+  if (!noted)
+    process.stderr.write(
+      `containerd suites not run here: ${problems.join(', ')} (apt-get install containerd runc busybox-static, run as root; SKIFF_CONTAINERD_TESTS=1 makes this an error)\n`,
+    );
+  noted = true;
+  return false;
+}
+
+let noted = false;
+
+function missingTools(): string[] {
+  const problems: string[] = [];
+  if (process.getuid?.() !== 0) problems.push('they must run as root');
+  for (const [tool, args] of [
+    ['containerd', ['--version']],
+    ['ctr', ['--version']],
+    ['runc', ['--version']],
+  ] as const) {
+    try {
+      execFileSync(tool, args, { stdio: 'ignore' });
+    } catch {
+      problems.push(`${tool} is not installed`);
+    }
+  }
+  if (!existsSync('/bin/busybox')) problems.push('/bin/busybox is missing');
+  return problems;
+}
