@@ -64,8 +64,8 @@ function memoryOf(pids) {
   return { rss: rss / 1024, pss: pss / 1024 };
 }
 
-/** The shim processes of this containerd: skiff's serving processes, or containerd-shim-runc-v2. */
-function shimPids(env, name) {
+/** The shim processes of this containerd serving namespace `ns`: skiff's serving processes, or containerd-shim-runc-v2. */
+function shimPids(env, name, ns) {
   const pids = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -76,7 +76,8 @@ function shimPids(env, name) {
       continue;
     }
     const mine = argv.some((a) => a.startsWith(env.paths.dir) || a === env.address);
-    if (!mine) continue;
+    const namespace = argv[argv.findIndex((a) => a === '--namespace' || a === '-namespace') + 1];
+    if (!mine || namespace !== ns) continue;
     if (name === 'skiff' && argv.some((a) => a.endsWith('containerd-daemon.js'))) pids.push(Number(entry));
     if (name === 'runc' && path.basename(argv[0]) === 'containerd-shim-runc-v2') pids.push(Number(entry));
   }
@@ -96,7 +97,7 @@ async function memory(env) {
           .map((id) => timedCtr(env, ns, ['run', '-d', '--runtime', runtime, BUSYBOX_IMAGE, id, 'sleep', '1000'])),
       );
     }
-    const pids = shimPids(env, name);
+    const pids = shimPids(env, name, ns);
     figures[name] = { ...memoryOf(pids), processes: pids.length };
     await env.ctr(ns, ['tasks', 'rm', '-f', ...ids], { timeoutMs: 120_000 });
     await env.ctr(ns, ['containers', 'rm', ...ids], { timeoutMs: 120_000 });
@@ -107,10 +108,19 @@ async function memory(env) {
       `RSS ${skiff.rss.toFixed(1)} MiB PSS ${skiff.pss.toFixed(1)} MiB; runc.v2 ${runc.processes} processes ` +
       `RSS ${runc.rss.toFixed(1)} MiB PSS ${runc.pss.toFixed(1)} MiB`,
   );
-  return report(
+  // RSS as the target's figures are (a runc shim "takes ~13 MB"); PSS, which shares the Go
+  // shims' common pages out among them, beside it.
+  report(
     `memory of ${SLEEPERS} containers (PSS)`,
     skiff.pss / runc.pss,
     `${skiff.pss.toFixed(1)} vs ${runc.pss.toFixed(1)} MiB`,
+    '<=',
+    0.1,
+  );
+  return report(
+    `memory of ${SLEEPERS} containers (RSS)`,
+    skiff.rss / runc.rss,
+    `${skiff.rss.toFixed(1)} vs ${runc.rss.toFixed(1)} MiB`,
     '<=',
     0.1,
   );
@@ -206,6 +216,7 @@ async function lifecycle() {
         const client = clients[name];
         const started = process.hrtime.bigint();
         await client.create({ id, bundle, ...stdio });
+        shimPids[name] ??= (await client.connect(id)).shimPid;
         const exited = client.wait({ id, execId: '' });
         await client.start({ id, execId: '' });
         await exited;
@@ -216,12 +227,11 @@ async function lifecycle() {
     }
   } finally {
     for (const [name, client] of Object.entries(clients)) {
-      const { shimPid } = await client.connect('shim-start');
       await client.shutdown({ id: 'shim-start', now: true }).catch(() => undefined);
       client.close();
       // skiff's serving process would linger for the next container: none comes.
       try {
-        process.kill(shimPid, 'SIGTERM');
+        if (shimPids[name] !== undefined) process.kill(shimPids[name], 'SIGTERM');
       } catch {
         // gone already
       }
