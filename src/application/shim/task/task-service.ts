@@ -86,6 +86,7 @@ export class TaskService {
         stdio: input,
         rootfs: input.rootfs,
         checkpoint: input.checkpoint,
+        options: input.options,
       };
       task.init.attach(await this.runtime.create(spec, (exit) => this.onExit(task.init, exit)));
       const { stdin, stdout, stderr, terminal } = input;

@@ -62,6 +62,7 @@ export function taskHandlers(service: TaskService): TaskHandlers {
         stderr: r.stderr,
         checkpoint: r.checkpoint,
         parentCheckpoint: r.parent_checkpoint,
+        options: fromAny(r.options, r.has_options),
       });
       return new pb.CreateTaskResponse({ pid });
     }),
