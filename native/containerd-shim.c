@@ -193,9 +193,14 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
   char pkg[PATH_MAX], node[PATH_MAX], script[PATH_MAX], state[PATH_MAX], log_path[PATH_MAX];
   package_dir(pkg, sizeof pkg);
   snprintf(script, sizeof script, "%s/bin/containerd-daemon.js", pkg);
+  /* SKIFF_NODE in containerd's environment, else the Node.js that built skiff (dist/node-path,
+   * containerd's PATH need not have one), else node on PATH. */
+  const char *chosen = getenv("SKIFF_NODE");
   snprintf(node, sizeof node, "%s/dist/node-path", pkg);
-  char *recorded = read_file(node, sizeof node - 1);
-  if (recorded != NULL && recorded[0] != '\0') {
+  char *recorded = chosen != NULL && *chosen != '\0' ? NULL : read_file(node, sizeof node - 1);
+  if (chosen != NULL && *chosen != '\0') {
+    snprintf(node, sizeof node, "%s", chosen);
+  } else if (recorded != NULL && recorded[0] != '\0') {
     recorded[strcspn(recorded, "\n")] = '\0';
     snprintf(node, sizeof node, "%s", recorded);
   } else {
@@ -210,9 +215,26 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     snprintf(ttrpc_default, sizeof ttrpc_default, "%s.ttrpc", f->address);
     ttrpc = ttrpc_default;
   }
+  /* A close-on-exec pipe tells whether the exec worked: a server that never starts would
+   * leave containerd's first call waiting on a socket nobody accepts on. */
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) die("cannot make a pipe", strerror(errno));
   pid_t pid = fork();
   if (pid < 0) die("cannot fork the serving process", strerror(errno));
-  if (pid > 0) return;
+  if (pid > 0) {
+    close(report[1]);
+    int err = 0;
+    ssize_t n = read(report[0], &err, sizeof err);
+    close(report[0]);
+    if (n == (ssize_t)sizeof err) {
+      char what[PATH_MAX + 64];
+      snprintf(what, sizeof what, "cannot run %s (%s); is Node.js installed?", node, strerror(err));
+      unlink(socket_path);
+      die(what, NULL);
+    }
+    return;
+  }
+  close(report[0]);
   setsid();
   if (chdir("/") != 0) _exit(127);
   int null = open("/dev/null", O_RDWR);
@@ -230,7 +252,8 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
                   "--ttrpc-address", (char *)ttrpc, "--state-dir", state, "--socket", (char *)socket_path,
                   f->debug ? "--debug" : NULL, NULL};
   execvp(node, args);
-  fprintf(stderr, "containerd-shim-skiff-v2: cannot run %s: %s\n", node, strerror(errno));
+  int err = errno;
+  if (write(report[1], &err, sizeof err) < 0) _exit(127);
   _exit(127);
 }
 

@@ -23,6 +23,15 @@ export function forwardedTopics(env: PrivateContainerd, ns: string): string[] {
 
 /** skiff's serving processes of this containerd: pid and group socket. */
 export function groupServers(env: PrivateContainerd): Array<{ pid: number; socket: string }> {
+  return serversUnder(env.paths.dir);
+}
+
+/** The pids of skiff's serving processes whose group socket is under `dir`. */
+export function groupServerPids(dir: string): number[] {
+  return serversUnder(dir).map((s) => s.pid);
+}
+
+function serversUnder(dir: string): Array<{ pid: number; socket: string }> {
   const servers: Array<{ pid: number; socket: string }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -33,7 +42,7 @@ export function groupServers(env: PrivateContainerd): Array<{ pid: number; socke
       continue;
     }
     const socket = argv[argv.indexOf('--socket') + 1];
-    if (argv.some((a) => a.endsWith('containerd-daemon.js')) && socket?.startsWith(env.paths.dir))
+    if (argv.some((a) => a.endsWith('containerd-daemon.js')) && socket?.startsWith(dir))
       servers.push({ pid: Number(entry), socket });
   }
   return servers;
