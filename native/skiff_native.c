@@ -14,6 +14,7 @@
  *   setWindowSize(fd, cols, rows)   ioctl TIOCSWINSZ
  *   mount(source, target, fstype, flags, data)   mount(2), e.g. the snapshotter's overlay for a rootfs
  *   unmount(target, flags)      umount2(2)
+ *   watchOom(dir, callback)     cgroup v1 OOM notifications of a memory cgroup (oom.c)
  *
  * Every function throws a JS Error with `code` set to the errno name on failure.
  * The process functions are Linux-only; elsewhere they throw ENOSYS.
@@ -394,6 +395,7 @@ napi_value skiff_throw_errno(napi_env env, const char *syscall, int err) {
 }
 
 void skiff_register_spawn(napi_env env, napi_value exports);
+void skiff_register_oom(napi_env env, napi_value exports);
 
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback fn) {
   napi_value value;
@@ -413,5 +415,6 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "mount", Mount);
   export_function(env, exports, "unmount", Unmount);
   skiff_register_spawn(env, exports);
+  skiff_register_oom(env, exports);
   return exports;
 }

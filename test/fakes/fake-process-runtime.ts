@@ -195,7 +195,10 @@ export class FakeProcessRuntime implements ProcessRuntime {
   failNextCreateWith: Error | undefined;
   shutdownCalls = 0;
 
-  async create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle> {
+  /** Each task's OOM listener, as the runtime was given it: reportOom(id) calls it. */
+  private readonly oomListeners = new Map<string, () => void>();
+
+  async create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle> {
     if (this.failNextCreateWith !== undefined) {
       const err = this.failNextCreateWith;
       this.failNextCreateWith = undefined;
@@ -207,7 +210,13 @@ export class FakeProcessRuntime implements ProcessRuntime {
     const task = new FakeTask(oci.process.args, spec.stdio.terminal, onExit);
     task.pid = nextPid++;
     this.tasks.set(spec.id, task);
+    if (onOom !== undefined) this.oomListeners.set(spec.id, onOom);
     return task;
+  }
+
+  /** The kernel's OOM killer struck in the task (test hook). */
+  reportOom(id: string): void {
+    this.oomListeners.get(id)?.();
   }
 
   async shutdown(): Promise<void> {

@@ -79,6 +79,14 @@ describe('TaskService events', () => {
     ]);
   });
 
+  it('publishes oom when the runtime reports an out-of-memory kill in the task', async () => {
+    const { service, events, runtime } = shimWithFakes();
+    await service.create(createInput('t6', ['sleep', '100']));
+    await service.start(init('t6'));
+    runtime.reportOom('t6');
+    expect(events.published.at(-1)).toEqual({ topic: '/tasks/oom', id: 't6' });
+  });
+
   it('publishes paused and resumed, and one exit however often the task is killed', async () => {
     const { service, events } = shimWithFakes();
     await service.create(createInput('t5', ['sleep', '100']));

@@ -101,6 +101,25 @@ if (containerdTestsEnabled())
         expect(topics).toContain(`/tasks/${topic}`);
     });
 
+    it('an out-of-memory kill is reported as /tasks/oom and exit 137', async () => {
+      const id = nextId();
+      // 16 MiB, and a shell string that doubles until the kernel's OOM killer ends it.
+      const result = await env.ctr(ns, [
+        'run',
+        '--rm',
+        ...SKIFF,
+        '--memory-limit',
+        String(16 << 20),
+        BUSYBOX_IMAGE,
+        id,
+        'sh',
+        '-c',
+        'a=x; while true; do a=$a$a; done',
+      ]);
+      expect(result).toMatchObject({ status: 137, timedOut: false });
+      await waitUntil(() => forwardedTopics(env, ns).includes('/tasks/oom'));
+    });
+
     it('a foreground ctr run exits 137 when its task is SIGKILLed', async () => {
       const id = nextId();
       const running = env.ctr(ns, ['run', '--rm', ...SKIFF, BUSYBOX_IMAGE, id, 'sleep', '1000']);

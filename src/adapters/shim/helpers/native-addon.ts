@@ -34,6 +34,8 @@ export interface NativeAddon {
   mount(source: string, target: string, fstype: string, flags: number, data: string): void;
   /** umount2(2). */
   unmount(target: string, flags: number): void;
+  /** Calls back on each OOM kill in a cgroup v1 memory cgroup (its directory); ends when the cgroup is removed. */
+  watchOom(memoryCgroupDir: string, onOom: () => void): void;
   /** A new pseudo-terminal of the given size: [master (non-blocking), slave], both close-on-exec. */
   openPty(cols: number, rows: number): [number, number];
 }

@@ -89,8 +89,11 @@ export interface TaskHandle extends ProcessHandle {
 /** Where tasks come from: `native` host processes or `runc` containers. */
 export interface ProcessRuntime {
   readonly name: string;
-  /** create: makes the task's init from its bundle, with its final pid, running nothing until start. */
-  create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle>;
+  /**
+   * create: makes the task's init from its bundle, with its final pid, running nothing until
+   * start. onOom, where the runtime can tell, hears of each out-of-memory kill in the task.
+   */
+  create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle>;
   /** shutdown: releases runtime-wide resources when the shim exits. */
   shutdown(): Promise<void>;
 }

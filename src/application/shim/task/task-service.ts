@@ -88,7 +88,8 @@ export class TaskService {
         checkpoint: input.checkpoint,
         options: input.options,
       };
-      task.init.attach(await this.runtime.create(spec, (exit) => this.onExit(task.init, exit)));
+      const onOom = () => this.events.publish({ topic: '/tasks/oom', id: input.id });
+      task.init.attach(await this.runtime.create(spec, (exit) => this.onExit(task.init, exit), onOom));
       const { stdin, stdout, stderr, terminal } = input;
       this.events.publish({
         topic: '/tasks/create',

@@ -15,6 +15,7 @@ import { RootfsMounts } from './rootfs-mounts';
 import { findRunc, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
 import { readRuncOptions } from './runc-options';
+import { watchOom } from './oom-watch';
 import { RuncTaskHandle } from './runc-task-handle';
 
 /**
@@ -42,7 +43,7 @@ export class RuncRuntime implements ProcessRuntime {
     this.cli = new RuncCli(binary, root);
   }
 
-  async create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle> {
+  async create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
@@ -72,6 +73,7 @@ export class RuncRuntime implements ProcessRuntime {
         consoleSized: configProcess.consoleSize !== undefined,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
+      if (onOom !== undefined && init.pid > 0) watchOom(init.pid, onOom);
       return new RuncTaskHandle(container, {
         init,
         mounts,
