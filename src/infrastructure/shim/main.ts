@@ -12,9 +12,9 @@ import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-pro
 
 /**
  * The fast start of `skiff shim serve` (bundled as dist/shim.bundle.js and called
- * by bin/run.js without loading oclif). It understands exactly the contract's
- * flags; anything else returns undefined and the command goes through oclif,
- * which owns help and usage errors.
+ * by bin/run.js without loading oclif). It understands exactly its three flags
+ * (--address, --runtime, --state-dir); anything else returns undefined and the
+ * command goes through oclif, which owns help and usage errors.
  */
 export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined {
   const values: Record<string, string> = {};
@@ -30,7 +30,7 @@ export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined 
   return { address: values.address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
 }
 
-/** Serves, or prints one line and exits with the contract's code when the shim cannot start. */
+/** Serves, or prints one line and exits with its kind's exit code when the shim cannot start. */
 export function runServe(config: ShimConfig): void {
   serveShim(config).catch((err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);

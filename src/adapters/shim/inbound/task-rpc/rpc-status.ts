@@ -7,7 +7,7 @@ export interface RpcStatus {
   readonly message: string;
 }
 
-/** Each error kind's status code, in one place for gRPC and ttrpc alike (docs/ttrpc.md, "Errors"). */
+/** Each error kind's status code, in one place for gRPC and ttrpc alike (docs/shim-contract.md, "Errors"). */
 const CODE_BY_KIND: Record<ErrorKind, RpcCode> = {
   NotFound: RpcCode.NOT_FOUND,
   AlreadyExists: RpcCode.ALREADY_EXISTS,
