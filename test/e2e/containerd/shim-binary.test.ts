@@ -33,100 +33,112 @@ function shim(bundle: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   return spawnSync(SHIM, args, { cwd: bundle, encoding: 'buffer', timeout: 10_000, env: { ...process.env, ...env } });
 }
 
-describe('containerd-shim-skiff-v2 without containerd', () => {
-  const made: string[] = [];
-  afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+const BUILT = resolve(__dirname, '../../../build/Release/containerd-shim-skiff-v2');
+const LINUX = process.platform === 'linux';
 
-  it('prints one usage line and exits 2 without an action', () => {
-    const result = shim(tmpdir(), ['-namespace', 'n']);
-    expect(result.status).toBe(2);
-    expect(result.stderr.toString()).toMatch(/^usage: containerd-shim-skiff-v2 .* start\|delete\n/);
+describe('where containerd-shim-skiff-v2 is built', () => {
+  it('is built by npm install on Linux only, where containerd runs it', () => {
+    expect(existsSync(BUILT)).toBe(LINUX);
   });
-
-  it('delete of a task its serving process already deleted prints an empty DeleteResponse and exits 0', () => {
-    const l = layout('n1', 'gone');
-    made.push(l.root);
-    const result = shim(l.bundle, [
-      '-namespace',
-      'n1',
-      '-address',
-      l.address,
-      '-id',
-      'gone',
-      '-bundle',
-      l.bundle,
-      'delete',
-    ]);
-    expect({ status: result.status, stdout: result.stdout.length, stderr: result.stderr.toString() }).toEqual({
-      status: 0,
-      stdout: 0,
-      stderr: '',
-    });
-  });
-
-  it('delete after its serving process died removes what is left and reports 137 with the init pid', () => {
-    const l = layout('n1', 'orphan');
-    made.push(l.root);
-    const taskDir = join(l.state, 'skiff/n1/orphan');
-    mkdirSync(taskDir, { recursive: true });
-    writeFileSync(join(taskDir, 'init.pid'), '4242');
-    const before = Math.floor(Date.now() / 1000);
-    const result = shim(l.bundle, ['-namespace', 'n1', '-address', l.address, '-id', 'orphan', 'delete']);
-    expect(result.status).toBe(0);
-    const reply = task.v2.DeleteResponse.deserialize(result.stdout);
-    expect([reply.pid, reply.exit_status]).toEqual([4242, 137]);
-    expect(reply.exited_at.seconds).toBeGreaterThanOrEqual(before);
-    expect(existsSync(taskDir)).toBe(false);
-  });
-
-  it('refuses a bundle outside containerd state, and ids that are not plain names, in one line', () => {
-    const elsewhere = mkdtempSync(join(tmpdir(), 'skiff-bin-'));
-    made.push(elsewhere);
-    const outside = shim(elsewhere, ['-namespace', 'n', '-address', '/x', '-id', 'a', 'start']);
-    expect(outside.status).toBe(1);
-    expect(outside.stderr.toString()).toMatch(/^containerd-shim-skiff-v2: the bundle is not under containerd's/);
-    const l = layout('n1', 'x');
-    made.push(l.root);
-    const bad = shim(l.bundle, ['-namespace', '../n', '-address', l.address, '-id', 'x', 'start']);
-    expect(bad.status).toBe(1);
-    expect(bad.stderr.toString().trim().split('\n')).toHaveLength(1);
-  });
-
-  it('start fails in one line, and leaves no socket, when Node.js cannot be run', () => {
-    const l = layout('n2', 'c1');
-    made.push(l.root);
-    const args = ['-namespace', 'n2', '-address', l.address, '-id', 'c1', 'start'];
-    const result = shim(l.bundle, args, { SKIFF_NODE: '/nonexistent/node' });
-    expect(result.status).toBe(1);
-    expect(result.stderr.toString()).toMatch(/cannot run \/nonexistent\/node .*is Node.js installed\?\n$/);
-    expect(result.stdout.length).toBe(0);
-    expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
-  });
-
-  if (process.getuid?.() === 0)
-    it('start makes one serving process per group: the same address for its second container, socket 0600 in a 0700 dir', async () => {
-      const group = { annotations: { 'io.containerd.runc.v2.group': 'pod-a' } };
-      const a = layout('n3', 'a', group);
-      made.push(a.root);
-      const bBundle = join(a.state, 'io.containerd.runtime.v2.task/n3/b');
-      mkdirSync(bBundle, { recursive: true });
-      writeFileSync(join(bBundle, 'config.json'), JSON.stringify(group));
-      const args = (id: string) => ['-namespace', 'n3', '-address', a.address, '-id', id, 'start'];
-      const first = shim(a.bundle, args('a'));
-      const second = shim(bBundle, args('b'));
-      try {
-        expect(first.status).toBe(0);
-        const address = first.stdout.toString();
-        expect(address).toMatch(/^unix:\/\/.*\/state\/skiff\/[0-9a-f]{16}\.sock$/);
-        expect(second.stdout.toString()).toBe(address);
-        expect(readFileSync(join(a.bundle, 'address'), 'utf8')).toBe(address);
-        const socket = address.slice('unix://'.length);
-        expect(await socketAccepts(socket)).toBe(true);
-        expect(statSync(socket).mode & 0o777).toBe(0o600);
-        expect(statSync(join(a.state, 'skiff')).mode & 0o777).toBe(0o700);
-        expect(groupServerPids(a.root)).toHaveLength(1);
-      } finally {
-        for (const pid of groupServerPids(a.root)) process.kill(pid, 'SIGTERM');
-      }
-    });
 });
+
+if (!LINUX) process.stderr.write('containerd-shim-skiff-v2 suite not run: the binary is Linux-only\n');
+
+if (LINUX)
+  describe('containerd-shim-skiff-v2 without containerd', () => {
+    const made: string[] = [];
+    afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+    it('prints one usage line and exits 2 without an action', () => {
+      const result = shim(tmpdir(), ['-namespace', 'n']);
+      expect(result.status).toBe(2);
+      expect(result.stderr.toString()).toMatch(/^usage: containerd-shim-skiff-v2 .* start\|delete\n/);
+    });
+
+    it('delete of a task its serving process already deleted prints an empty DeleteResponse and exits 0', () => {
+      const l = layout('n1', 'gone');
+      made.push(l.root);
+      const result = shim(l.bundle, [
+        '-namespace',
+        'n1',
+        '-address',
+        l.address,
+        '-id',
+        'gone',
+        '-bundle',
+        l.bundle,
+        'delete',
+      ]);
+      expect({ status: result.status, stdout: result.stdout.length, stderr: result.stderr.toString() }).toEqual({
+        status: 0,
+        stdout: 0,
+        stderr: '',
+      });
+    });
+
+    it('delete after its serving process died removes what is left and reports 137 with the init pid', () => {
+      const l = layout('n1', 'orphan');
+      made.push(l.root);
+      const taskDir = join(l.state, 'skiff/n1/orphan');
+      mkdirSync(taskDir, { recursive: true });
+      writeFileSync(join(taskDir, 'init.pid'), '4242');
+      const before = Math.floor(Date.now() / 1000);
+      const result = shim(l.bundle, ['-namespace', 'n1', '-address', l.address, '-id', 'orphan', 'delete']);
+      expect(result.status).toBe(0);
+      const reply = task.v2.DeleteResponse.deserialize(result.stdout);
+      expect([reply.pid, reply.exit_status]).toEqual([4242, 137]);
+      expect(reply.exited_at.seconds).toBeGreaterThanOrEqual(before);
+      expect(existsSync(taskDir)).toBe(false);
+    });
+
+    it('refuses a bundle outside containerd state, and ids that are not plain names, in one line', () => {
+      const elsewhere = mkdtempSync(join(tmpdir(), 'skiff-bin-'));
+      made.push(elsewhere);
+      const outside = shim(elsewhere, ['-namespace', 'n', '-address', '/x', '-id', 'a', 'start']);
+      expect(outside.status).toBe(1);
+      expect(outside.stderr.toString()).toMatch(/^containerd-shim-skiff-v2: the bundle is not under containerd's/);
+      const l = layout('n1', 'x');
+      made.push(l.root);
+      const bad = shim(l.bundle, ['-namespace', '../n', '-address', l.address, '-id', 'x', 'start']);
+      expect(bad.status).toBe(1);
+      expect(bad.stderr.toString().trim().split('\n')).toHaveLength(1);
+    });
+
+    it('start fails in one line, and leaves no socket, when Node.js cannot be run', () => {
+      const l = layout('n2', 'c1');
+      made.push(l.root);
+      const args = ['-namespace', 'n2', '-address', l.address, '-id', 'c1', 'start'];
+      const result = shim(l.bundle, args, { SKIFF_NODE: '/nonexistent/node' });
+      expect(result.status).toBe(1);
+      expect(result.stderr.toString()).toMatch(/cannot run \/nonexistent\/node .*is Node.js installed\?\n$/);
+      expect(result.stdout.length).toBe(0);
+      expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
+    });
+
+    if (process.getuid?.() === 0)
+      it('start makes one serving process per group: the same address for its second container, socket 0600 in a 0700 dir', async () => {
+        const group = { annotations: { 'io.containerd.runc.v2.group': 'pod-a' } };
+        const a = layout('n3', 'a', group);
+        made.push(a.root);
+        const bBundle = join(a.state, 'io.containerd.runtime.v2.task/n3/b');
+        mkdirSync(bBundle, { recursive: true });
+        writeFileSync(join(bBundle, 'config.json'), JSON.stringify(group));
+        const args = (id: string) => ['-namespace', 'n3', '-address', a.address, '-id', id, 'start'];
+        const first = shim(a.bundle, args('a'));
+        const second = shim(bBundle, args('b'));
+        try {
+          expect(first.status).toBe(0);
+          const address = first.stdout.toString();
+          expect(address).toMatch(/^unix:\/\/.*\/state\/skiff\/[0-9a-f]{16}\.sock$/);
+          expect(second.stdout.toString()).toBe(address);
+          expect(readFileSync(join(a.bundle, 'address'), 'utf8')).toBe(address);
+          const socket = address.slice('unix://'.length);
+          expect(await socketAccepts(socket)).toBe(true);
+          expect(statSync(socket).mode & 0o777).toBe(0o600);
+          expect(statSync(join(a.state, 'skiff')).mode & 0o777).toBe(0o700);
+          expect(groupServerPids(a.root)).toHaveLength(1);
+        } finally {
+          for (const pid of groupServerPids(a.root)) process.kill(pid, 'SIGTERM');
+        }
+      });
+  });
