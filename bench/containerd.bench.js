@@ -239,6 +239,9 @@ async function lifecycle() {
     }
     spawnSync('umount', ['-R', dir]);
     fs.rmSync(dir, { recursive: true, force: true });
+    // containerd-shim-runc-v2 keeps runc's state under /run/containerd/runc/<namespace> whatever
+    // its address: the namespace's directory is left empty there.
+    fs.rmSync(`/run/containerd/runc/${ns}r`, { recursive: true, force: true });
   }
   const [skiff, runc] = [median(times.skiff.slice(5)), median(times.runc.slice(5))];
   return report(
