@@ -41,10 +41,13 @@ export interface NativeExit {
 }
 
 let loaded: NativeAddon | undefined;
+let gate: string | undefined;
 
 /** The static start gate built beside the addon (native/gate.c). */
 export function gatePath(): string {
-  return join(packageRoot(), 'build', 'Release', 'skiff-gate');
+  // Asked at every spawn: finding the package root takes a few stat calls, so once.
+  gate ??= join(packageRoot(), 'build', 'Release', 'skiff-gate');
+  return gate;
 }
 
 export function nativeAddon(): NativeAddon {

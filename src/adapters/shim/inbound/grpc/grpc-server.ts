@@ -1,8 +1,7 @@
 import { Server, ServerCredentials } from '@grpc/grpc-js';
-import { rmSync } from 'node:fs';
 import { TaskService } from '../../../../application/shim/task/task-service';
+import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
 import { taskHandlers } from '../task-rpc/task-handlers';
-import { checkBoundSocket, prepareSocketPath, socketPath } from '../task-rpc/unix-socket';
 import { taskBytesDefinition, taskGrpcHandlers } from './task-grpc-service';
 
 const STOP_GRACE_MS = 1000;
@@ -16,34 +15,32 @@ const SERVER_OPTIONS = { 'grpc.enable_channelz': 0 };
 export class GrpcTaskServer {
   private constructor(
     private readonly server: Server,
-    readonly path: string,
+    private readonly listener: SocketListener,
   ) {}
 
-  static async listen(address: string, service: TaskService): Promise<GrpcTaskServer> {
-    const path = socketPath(address);
-    await prepareSocketPath(path);
+  get path(): string | undefined {
+    return this.listener.path;
+  }
+
+  static async listen(target: ListenTarget, service: TaskService): Promise<GrpcTaskServer> {
+    return GrpcTaskServer.serve(await SocketListener.listen(target), service);
+  }
+
+  /**
+   * Serves on a socket that already listens, starting with the connections waiting in
+   * it: grpc-js takes each accepted connection as it is (its connection injector).
+   */
+  static serve(listener: SocketListener, service: TaskService): GrpcTaskServer {
     const server = new Server(SERVER_OPTIONS);
     server.addService(taskBytesDefinition(), taskGrpcHandlers(taskHandlers(service)));
-    // The socket is created with mode 0600 from the start: no moment with a wider mode.
-    const previousUmask = process.umask(0o177);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        server.bindAsync(`unix:${path}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
-      });
-    } finally {
-      process.umask(previousUmask);
-    }
-    try {
-      checkBoundSocket(path);
-    } catch (err) {
-      server.forceShutdown();
-      throw err;
-    }
-    return new GrpcTaskServer(server, path);
+    const injector = server.createConnectionInjector(ServerCredentials.createInsecure());
+    listener.accept((socket) => injector.injectConnection(socket));
+    return new GrpcTaskServer(server, listener);
   }
 
   /** Lets calls in flight finish (briefly), then closes every connection and the socket. */
   async stop(): Promise<void> {
+    this.listener.close();
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
         this.server.forceShutdown();
@@ -54,6 +51,5 @@ export class GrpcTaskServer {
         resolve();
       });
     });
-    rmSync(this.path, { force: true });
   }
 }
