@@ -1,9 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, IncomingHttpHeaders } from 'node:http2';
+import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskClient } from '../../application/shim/ports/task-client.port';
+import { frameMessage } from '../../adapters/shim/inbound/grpc/grpc-framing';
 import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
-import { GrpcTaskClient } from '../../adapters/shim/outbound/task-client/grpc-task-client';
+import { RpcTaskClient, UnaryTransport } from '../../adapters/shim/outbound/task-client/rpc-task-client';
 import { TtrpcTaskClient } from '../../adapters/shim/outbound/task-client/ttrpc-task-client';
 import { failServe } from './listen-first';
 import { ShimConfig } from './shim-config';
@@ -18,6 +21,34 @@ export { parseServeArgs } from './listen-first';
  */
 export function runServe(config: ShimConfig, listener: SocketListener, transport: ShimTransport = 'grpc'): void {
   serveShim(config, transport, listener).catch((err: unknown) => failServe(err, listener));
+}
+
+/**
+ * Unary calls on plain node:http2, for the warm-up only: grpc-js's client would put its
+ * own functions, which the shim never runs, into the code cache (a third more to load).
+ */
+function http2Transport(path: string): UnaryTransport {
+  const session = connect('http://localhost', { createConnection: () => connectSocket(path) });
+  return {
+    call: (method, request) =>
+      new Promise((resolve, reject) => {
+        const headers = { ':method': 'POST', ':path': `/task.v2.Task/${method}`, 'content-type': 'application/grpc' };
+        const stream = session.request(headers);
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('error', reject);
+        const check = (fields: IncomingHttpHeaders) => {
+          const status = fields['grpc-status'];
+          if (status !== undefined && status !== '0')
+            reject(new Error(`warm-up ${method}: ${String(fields['grpc-message'])}`));
+        };
+        stream.on('response', check);
+        stream.on('trailers', check);
+        stream.on('end', () => resolve(Buffer.concat(chunks).subarray(5)));
+        stream.end(frameMessage(request));
+      }),
+    close: () => session.close(),
+  };
 }
 
 const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
@@ -49,7 +80,8 @@ export async function warmUp(): Promise<void> {
       const address = join(dir, `${transport}.sock`);
       const config = { address, runtime: 'native' as const, stateDir: join(dir, 'state') };
       const server = await serveShim(config, transport, await SocketListener.listen({ address }));
-      const client = transport === 'grpc' ? new GrpcTaskClient(address) : new TtrpcTaskClient(address);
+      const client =
+        transport === 'grpc' ? new RpcTaskClient(http2Transport(address), address) : new TtrpcTaskClient(address);
       await oneLifecycle(client, bundle);
       await server.stop();
     }
