@@ -4,6 +4,7 @@ import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/pr
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
 import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
+import { taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
 import { serveTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
@@ -49,7 +50,9 @@ export async function serveShim(
     throw err;
   }
   const server: TaskServer =
-    transport === 'ttrpc' ? serveTtrpcTaskServer(listener, service) : GrpcTaskServer.serve(listener, service);
+    transport === 'ttrpc'
+      ? serveTtrpcTaskServer(listener, taskHandlers(service))
+      : GrpcTaskServer.serve(listener, service);
 
   let stopping = false;
   const stop = async (graceMs: number) => {

@@ -19,6 +19,8 @@ export interface CreateSpec {
   readonly rootfs: readonly RootfsMount[];
   /** Directory of a checkpoint to restore from; '' for a fresh start. */
   readonly checkpoint: string;
+  /** Runtime options as the client sent them (an Any), for the runtime to read or ignore. */
+  readonly options?: { readonly typeUrl: string; readonly value: Uint8Array };
 }
 
 export interface ExecSpec {

@@ -19,6 +19,8 @@ export interface CreateTaskInput extends Stdio {
   readonly rootfs: readonly RootfsMount[];
   readonly checkpoint: string;
   readonly parentCheckpoint: string;
+  /** The runtime's own options (containerd sends containerd.runc.v1.Options); the runtime reads them. */
+  readonly options?: AnyPayload;
 }
 
 export interface ExecInput extends ProcessRef, Stdio {

@@ -10,16 +10,23 @@ export type TtrpcListenTarget = ListenTarget;
 /** A ttrpc server on a unix socket: any number of connections, each with any number of calls in flight. */
 export class TtrpcServer {
   private readonly connections = new Set<TtrpcConnection>();
+  /** Connections accepted so far: an idle server tells a new client from none by it. */
+  private acceptedCount = 0;
 
   private constructor(
     private readonly listener: SocketListener,
     services: TtrpcServices,
   ) {
     listener.accept((socket) => {
+      this.acceptedCount++;
       const connection = new TtrpcConnection(socket, services);
       this.connections.add(connection);
       socket.once('close', () => this.connections.delete(connection));
     });
+  }
+
+  get accepted(): number {
+    return this.acceptedCount;
   }
 
   /** The socket file this server made and removes; undefined when it was handed a descriptor. */

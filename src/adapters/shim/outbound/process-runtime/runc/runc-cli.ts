@@ -49,13 +49,16 @@ export class RuncCli {
   constructor(
     readonly binary: string,
     readonly root: string,
+    /** runc's --systemd-cgroup: cgroupsPath is a systemd slice:prefix:name. */
+    readonly systemdCgroup = false,
   ) {}
 
   /** Runs one call; resolves with its stdout, or rejects with a RuncFailure carrying runc's message. */
   async run(call: RuncCall): Promise<string> {
     const log = join(call.bundle, 'log.json');
     const offset = logOffset(log);
-    const argv = ['--root', this.root, '--log', log, '--log-format', 'json', ...call.args];
+    const systemd = this.systemdCgroup ? ['--systemd-cgroup'] : [];
+    const argv = ['--root', this.root, ...systemd, '--log', log, '--log-format', 'json', ...call.args];
     let result;
     try {
       result = await runProgram(this.binary, argv, { stdio: call.stdio, input: call.input });

@@ -14,6 +14,7 @@ import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRunc, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
+import { readRuncOptions } from './runc-options';
 import { RuncTaskHandle } from './runc-task-handle';
 
 /**
@@ -46,14 +47,19 @@ export class RuncRuntime implements ProcessRuntime {
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
+    const options = readRuncOptions(spec.options, subject);
     const taskDir = join(this.stateDir, spec.id);
     mkdirSync(taskDir, { recursive: true, mode: 0o700 });
+    const cli =
+      options.binary === undefined && !options.systemdCgroup
+        ? this.cli
+        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, options.systemdCgroup);
     const container = new RuncContainer(
       spec.id,
       spec.bundle,
       taskDir,
       hasOwnPidNamespace(config.json),
-      this.cli,
+      cli,
       this.reaper,
     );
     let mounts: RootfsMounts | undefined;
