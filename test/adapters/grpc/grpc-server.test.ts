@@ -164,6 +164,13 @@ describe('GrpcTaskServer (task.v2.Task over node:http2)', () => {
     expect(two.headers['grpc-status']).toBe(String(Code.INTERNAL));
   });
 
+  it('answers RESOURCE_EXHAUSTED to a body that grows past 4 MiB whatever its prefix declared', async () => {
+    const body = Buffer.alloc(5 * 1024 * 1024);
+    body.writeUInt32BE(10, 1);
+    const raw = await rawRequest(socket, { ':path': '/task.v2.Task/State', 'content-type': 'application/grpc' }, body);
+    expect(raw.headers['grpc-status']).toBe(String(Code.RESOURCE_EXHAUSTED));
+  });
+
   it('keeps serving after a client cancels a call in flight', async () => {
     const bundle = bundles.make(['sleep', '30']);
     await call(client, 'Create', new pb.CreateTaskRequest({ id: 'cancelled', bundle }).serialize());

@@ -71,26 +71,31 @@ async function run(stream: ServerHttp2Stream, headers: IncomingHttpHeaders, hand
   return handle(unaryMessage(body, typeof encoding === 'string' ? encoding : undefined));
 }
 
-/** The request body; a message declared over the limit is refused as soon as its prefix arrives. */
+/**
+ * The request body. A message declared over the limit is refused as soon as its prefix
+ * arrives, and a body that grows past one message of the limit is never held whole.
+ */
 function readBody(stream: ServerHttp2Stream): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    let declared: number | undefined;
+    const refuse = (length: number) => {
+      // The rest is read and dropped, so the stream can close.
+      chunks.length = 0;
+      stream.off('data', onData);
+      stream.on('data', ignore);
+      const text = `Received message larger than max (${length} vs. ${MAX_MESSAGE_LENGTH})`;
+      reject(new CallStatus(RpcCode.RESOURCE_EXHAUSTED, text));
+    };
     const onData = (chunk: Buffer) => {
       chunks.push(chunk);
       received += chunk.length;
-      if (received < PREFIX_LENGTH) return;
-      const length = declaredLength(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-      if (length <= MAX_MESSAGE_LENGTH) return;
-      // The rest is read and dropped, so the stream can close.
-      stream.off('data', onData);
-      stream.on('data', ignore);
-      reject(
-        new CallStatus(
-          RpcCode.RESOURCE_EXHAUSTED,
-          `Received message larger than max (${length} vs. ${MAX_MESSAGE_LENGTH})`,
-        ),
-      );
+      if (declared === undefined && received >= PREFIX_LENGTH) {
+        declared = declaredLength(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        if (declared > MAX_MESSAGE_LENGTH) return refuse(declared);
+      }
+      if (received > PREFIX_LENGTH + MAX_MESSAGE_LENGTH) refuse(received - PREFIX_LENGTH);
     };
     stream.on('data', onData);
     stream.once('end', () => resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)));
