@@ -115,7 +115,24 @@ function spawnAndWait(file, args = [], options = {}) {
   });
 }
 
+/** The spawn-and-wait baseline, run by bench/spawn-baseline.js: times(count) resolves with `count` timings. */
+function spawnBaseline() {
+  const child = spawn(process.execPath, [path.join(__dirname, 'spawn-baseline.js')], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: MINIMAL_ENV,
+  });
+  return {
+    times: (count) =>
+      new Promise((resolve) => {
+        child.once('message', resolve);
+        child.send({ count });
+      }),
+    stop: () => child.kill(),
+  };
+}
+
 module.exports = {
+  spawnBaseline,
   pb,
   nowMs,
   MINIMAL_ENV,

@@ -13,6 +13,7 @@ const {
   connectClient,
   startShim,
   stopShim,
+  spawnBaseline,
   writeBundle,
   lifecycle,
   spawnAndWait,
@@ -22,10 +23,7 @@ const {
 const FRESH_SHIMS = 3;
 const UNTIMED = 10;
 const TIMED = 150;
-/**
- * Lifecycles and baseline spawns alternate in blocks: each spawn forks this process, and
- * the copy-on-write faults that follow land on whatever runs next here.
- */
+/** Lifecycles and baseline spawns alternate in blocks of this many, so machine noise hits both alike. */
 const BLOCK = 10;
 /** The warmed-up figure, printed beside the headline, is taken after this many lifecycles. */
 const WARM = 800;
@@ -34,8 +32,8 @@ function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-bench-'));
 }
 
-/** `count` lifecycles alternating with as many spawn-and-waits of /bin/true, in blocks. */
-async function sideBySide(client, bundle, count, next) {
+/** `count` lifecycles alternating with as many spawn-and-waits of /bin/true (`baseline`), in blocks. */
+async function sideBySide(client, bundle, count, next, baseline) {
   const viaShim = [];
   const bare = [];
   for (let done = 0; done < count; done += BLOCK) {
@@ -44,11 +42,7 @@ async function sideBySide(client, bundle, count, next) {
       await lifecycle(client, next(), bundle);
       viaShim.push(nowMs() - t);
     }
-    for (let i = 0; i < BLOCK; i++) {
-      const t = nowMs();
-      await spawnAndWait('/bin/true');
-      bare.push(nowMs() - t);
-    }
+    bare.push(...(await baseline.times(BLOCK)));
   }
   return { viaShim, bare };
 }
@@ -61,7 +55,6 @@ async function warmClient(transport, dir, bundle) {
   const shim = await startShim(transport, path.join(dir, `${transport}-client`));
   const client = connectClient(transport, shim.socket);
   for (let i = 0; i < WARM; i++) await lifecycle(client, `c${i}`, bundle);
-  for (let i = 0; i < 50; i++) await spawnAndWait('/bin/true');
   await stopShim(shim, client);
 }
 
@@ -73,6 +66,8 @@ async function warmClient(transport, dir, bundle) {
 async function freshShimLifecycles(transport, dir) {
   const bundle = writeBundle(dir, 'true', ['/bin/true']);
   await warmClient(transport, dir, bundle);
+  const baseline = spawnBaseline();
+  await baseline.times(UNTIMED);
   const firstCreate = [];
   const firstLifecycle = [];
   const afterCreate = [];
@@ -94,15 +89,16 @@ async function freshShimLifecycles(transport, dir) {
     let n = 0;
     const next = () => `l${n++}`;
     for (let i = 1; i < UNTIMED; i++) await lifecycle(client, next(), bundle);
-    const { viaShim, bare } = await sideBySide(client, bundle, TIMED, next);
+    const { viaShim, bare } = await sideBySide(client, bundle, TIMED, next, baseline);
     fresh.viaShim.push(...viaShim);
     fresh.bare.push(...bare);
     if (r === FRESH_SHIMS - 1) {
       while (n < WARM) await lifecycle(client, next(), bundle);
-      warmed = await sideBySide(client, bundle, TIMED, next);
+      warmed = await sideBySide(client, bundle, TIMED, next, baseline);
     }
     await stopShim(shim, client);
   }
+  baseline.stop();
   const a = median(fresh.viaShim);
   const b = median(fresh.bare);
   const wa = median(warmed.viaShim);
