@@ -10,4 +10,4 @@ if (config === undefined) {
   process.stderr.write('serve-ttrpc: usage: --address <sock> [--runtime native|runc] [--state-dir <dir>]\n');
   process.exit(2);
 }
-first.listenFirst(config).then((listener) => loadBundle('shim').runServe(config, listener, 'ttrpc'), first.failServe);
+first.listenFirst(config).then((socket) => loadBundle('shim').runServe(config, socket, 'ttrpc'), first.failServe);

@@ -12,11 +12,11 @@ if (argv[0] === 'shim' && argv[1] === 'serve') {
   const first = loadBundle('shim-listen');
   const config = first.parseServeArgs(argv.slice(2));
   if (config !== undefined) {
-    first.listenFirst(config).then((listener) => {
+    first.listenFirst(config).then((socket) => {
       try {
-        loadBundle('shim').runServe(config, listener);
+        loadBundle('shim').runServe(config, socket);
       } catch (err) {
-        first.failServe(err, listener);
+        first.failServe(err, socket);
       }
     }, first.failServe);
     return;

@@ -1,6 +1,6 @@
 import { isDomainError } from '../../domain/shared/errors';
 import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
-import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
+import { bindSocket, BoundSocket } from '../../adapters/shim/inbound/task-rpc/unix-socket';
 import { defaultStateDir, isRuntimeName, ShimConfig } from './shim-config';
 
 /**
@@ -29,13 +29,14 @@ export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined 
   return { address: values.address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
 }
 
-export function listenFirst(config: ShimConfig): Promise<SocketListener> {
-  return SocketListener.listen({ address: config.address });
+/** Binds the socket with the native addon: node:net, ~4 ms to load, is not needed yet. */
+export function listenFirst(config: ShimConfig): Promise<BoundSocket> {
+  return bindSocket(config.address);
 }
 
 /** One line on stderr and the contract's exit code; the socket, if bound, is removed first. */
-export function failServe(err: unknown, listener?: { close(): void }): never {
-  listener?.close();
+export function failServe(err: unknown, socket?: { close(): void }): never {
+  socket?.close();
   const message = err instanceof Error ? err.message : String(err);
   process.stderr.write(`skiff shim serve: ${message}\n`);
   process.exit(isDomainError(err) ? exitCodeFor(err.kind) : EXIT.unexpected);

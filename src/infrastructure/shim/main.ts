@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { TaskClient } from '../../application/shim/ports/task-client.port';
 import { frameMessage } from '../../adapters/shim/inbound/grpc/grpc-framing';
 import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
+import { BoundSocket } from '../../adapters/shim/inbound/task-rpc/unix-socket';
 import { RpcTaskClient, UnaryTransport } from '../../adapters/shim/outbound/task-client/rpc-task-client';
 import { TtrpcTaskClient } from '../../adapters/shim/outbound/task-client/ttrpc-task-client';
 import { failServe } from './listen-first';
@@ -19,8 +20,14 @@ export { parseServeArgs } from './listen-first';
  * bin/run.js, without oclif, once listen-first.ts has bound the socket). Serves, or
  * prints one line and exits with the contract's code when the shim cannot start.
  */
-export function runServe(config: ShimConfig, listener: SocketListener, transport: ShimTransport = 'grpc'): void {
-  serveShim(config, transport, listener).catch((err: unknown) => failServe(err, listener));
+export function runServe(config: ShimConfig, bound: BoundSocket, transport: ShimTransport = 'grpc'): void {
+  let listener: SocketListener | undefined;
+  SocketListener.adopt(bound)
+    .then((adopted) => {
+      listener = adopted;
+      return serveShim(config, transport, adopted);
+    })
+    .catch((err: unknown) => failServe(err, listener ?? bound));
 }
 
 /**

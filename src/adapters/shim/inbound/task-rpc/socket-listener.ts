@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { createServer, ListenOptions, Server, Socket } from 'node:net';
-import { InternalError, InvalidArgumentError } from '../../../../domain/shared/errors';
-import { checkBoundSocket, prepareSocketPath, socketPath } from './unix-socket';
+import { InvalidArgumentError } from '../../../../domain/shared/errors';
+import { bindSocket, BoundSocket } from './unix-socket';
 
 /**
  * Where to listen: a socket path (`/path`, `unix:/path`, `unix:///path`), or a
@@ -46,8 +46,8 @@ export class SocketListener {
   }
 
   static async listen(target: ListenTarget): Promise<SocketListener> {
-    const server = createServer();
     if ('fd' in target) {
+      const server = createServer();
       await listenOn(server, { fd: target.fd }).catch((err: Error) => {
         throw new InvalidArgumentError(
           `descriptor ${target.fd} is not a listening unix socket (${err.message}); pass the listener the shim was given`,
@@ -56,27 +56,20 @@ export class SocketListener {
       });
       return new SocketListener(server, undefined);
     }
-    const path = socketPath(target.address);
-    await prepareSocketPath(path);
-    // The socket is created with mode 0600 from the start: no moment with a wider mode.
-    const previousUmask = process.umask(0o177);
+    const bound = await bindSocket(target.address);
     try {
-      await listenOn(server, { path });
+      return await SocketListener.adopt(bound);
     } catch (err) {
-      throw new InternalError(
-        `cannot listen on ${path} (${(err as Error).message}); check the directory's permissions`,
-        'SOCKET.LISTEN',
-      );
-    } finally {
-      process.umask(previousUmask);
-    }
-    try {
-      checkBoundSocket(path);
-    } catch (err) {
-      server.close();
+      bound.close();
       throw err;
     }
-    return new SocketListener(server, path);
+  }
+
+  /** Serves a socket bound already (by listen-first.ts, before this code was loaded). */
+  static async adopt(bound: Pick<BoundSocket, 'fd' | 'path'>): Promise<SocketListener> {
+    const server = createServer();
+    await listenOn(server, { fd: bound.fd });
+    return new SocketListener(server, bound.path);
   }
 
   /** Hands every connection to `handler`: first those that waited, then each new one. */
