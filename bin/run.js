@@ -3,14 +3,22 @@
 
 const argv = process.argv.slice(2);
 
-// `skiff shim serve` is started once per container by a runtime: it skips oclif and
-// loads one pre-compiled bundle (docs/performance.md, "Start-up time"). Anything the fast
+// `skiff shim serve` is started once per container by a runtime: it skips oclif, binds
+// its socket with a small bundle, then loads the pre-compiled serving bundle while the
+// first connections wait in the socket (see docs/performance.md). Anything the fast
 // path does not understand (help, bad flags) falls through to oclif.
 if (argv[0] === 'shim' && argv[1] === 'serve') {
-  const shim = require('./bundle-loader').loadBundle('shim');
-  const config = shim.parseServeArgs(argv.slice(2));
+  const { loadBundle } = require('./bundle-loader');
+  const first = loadBundle('shim-listen');
+  const config = first.parseServeArgs(argv.slice(2));
   if (config !== undefined) {
-    shim.runServe(config);
+    first.listenFirst(config).then((socket) => {
+      try {
+        loadBundle('shim').runServe(config, socket);
+      } catch (err) {
+        first.failServe(err, socket);
+      }
+    }, first.failServe);
     return;
   }
 }

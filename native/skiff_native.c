@@ -270,10 +270,12 @@ static napi_value WatchExit(napi_env env, napi_callback_info info) {
 }
 
 static napi_value ListenUnix(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1], result;
+  size_t argc = 2;
+  napi_value argv[2], result;
   struct sockaddr_un addr;
+  int32_t backlog = 4;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc >= 2 && !arg_int32(env, argv[1], &backlog)) return throw_errno(env, "listenUnix", EINVAL);
   memset(&addr, 0, sizeof addr);
   addr.sun_family = AF_UNIX;
   if (argc < 1 || !arg_path(env, argv[0], addr.sun_path, sizeof addr.sun_path)) {
@@ -281,7 +283,7 @@ static napi_value ListenUnix(napi_env env, napi_callback_info info) {
   }
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, "socket", errno);
-  if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, 4) != 0) {
+  if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, backlog) != 0) {
     int err = errno;
     close(fd);
     return throw_errno(env, "bind/listen", err);

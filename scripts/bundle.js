@@ -12,6 +12,9 @@ const root = path.join(__dirname, '..');
 // *.module.ts) a bundle needs: the lazy require()s of the others stay out of it
 // (buildContainer never loads them on that path).
 const BUNDLES = {
+  // `skiff shim serve` binds its socket with this small bundle before it reads the
+  // large one (src/infrastructure/shim/listen-first.ts).
+  'shim-listen': { entry: 'dist/infrastructure/shim/listen-first.js', external: [], module: 'shim.module' },
   // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
   shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
   // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js).

@@ -135,6 +135,10 @@ export class TaskProcess<H extends Handle = Handle> {
   /** Forgets the process; waiters of one that never ran learn it is gone. */
   markDeleted(): void {
     this.currentStatus = 'deleted';
-    this.failExit(new NotFoundError(`${this.subject} was deleted before it ran`, 'PROCESS.DELETED'));
+    // Only when no exit was recorded: an error is costly to build (its stack), and the
+    // latch of a process that exited is settled already.
+    if (this.exitStatus === undefined) {
+      this.failExit(new NotFoundError(`${this.subject} was deleted before it ran`, 'PROCESS.DELETED'));
+    }
   }
 }

@@ -1,57 +1,97 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect, IncomingHttpHeaders } from 'node:http2';
+import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TaskService } from '../../application/shim/task/task-service';
-import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
-import { isDomainError } from '../../domain/shared/errors';
-import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
-import { defaultStateDir, isRuntimeName, ShimConfig } from './shim-config';
-import { buildContainer } from '../shared/container';
-import { serveShim } from './serve-shim';
-import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
+import { TaskClient } from '../../application/shim/ports/task-client.port';
+import { frameMessage } from '../../adapters/shim/inbound/grpc/grpc-framing';
+import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
+import { BoundSocket } from '../../adapters/shim/inbound/task-rpc/unix-socket';
+import { RpcTaskClient, UnaryTransport } from '../../adapters/shim/outbound/task-client/rpc-task-client';
+import { TtrpcTaskClient } from '../../adapters/shim/outbound/task-client/ttrpc-task-client';
+import { failServe } from './listen-first';
+import { ShimConfig } from './shim-config';
+import { serveShim, ShimTransport } from './serve-shim';
+
+export { parseServeArgs } from './listen-first';
 
 /**
- * The fast start of `skiff shim serve` (bundled as dist/shim.bundle.js and called
- * by bin/run.js without loading oclif). It understands exactly its three flags
- * (--address, --runtime, --state-dir); anything else returns undefined and the
- * command goes through oclif, which owns help and usage errors.
+ * The serving part of `skiff shim serve` (bundled as dist/shim.bundle.js and called by
+ * bin/run.js, without oclif, once listen-first.ts has bound the socket). Serves, or
+ * prints one line and exits with the contract's code when the shim cannot start.
  */
-export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined {
-  const values: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const match = /^--(address|runtime|state-dir)(?:=(.*))?$/.exec(argv[i]);
-    if (match === null) return undefined;
-    const value = match[2] ?? argv[++i];
-    if (value === undefined) return undefined;
-    values[match[1]] = value;
-  }
-  const runtime = values.runtime ?? 'native';
-  if (values.address === undefined || !isRuntimeName(runtime)) return undefined;
-  return { address: values.address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
-}
-
-/** Serves, or prints one line and exits with its kind's exit code when the shim cannot start. */
-export function runServe(config: ShimConfig): void {
-  serveShim(config).catch((err: unknown) => {
-    const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`skiff shim serve: ${message}\n`);
-    process.exit(isDomainError(err) ? exitCodeFor(err.kind) : EXIT.unexpected);
-  });
+export function runServe(config: ShimConfig, bound: BoundSocket, transport: ShimTransport = 'grpc'): void {
+  let listener: SocketListener | undefined;
+  SocketListener.adopt(bound)
+    .then((adopted) => {
+      listener = adopted;
+      return serveShim(config, transport, adopted);
+    })
+    .catch((err: unknown) => failServe(err, listener ?? bound));
 }
 
 /**
- * Build step (scripts/bundle.js): wire the shim and listen on a scratch socket once,
- * so the V8 code cache written afterwards holds the start path's functions compiled.
+ * Unary calls on plain node:http2, for the warm-up only: grpc-js's client would put its
+ * own functions, which the shim never runs, into the code cache (a third more to load).
+ */
+function http2Transport(path: string): UnaryTransport {
+  const session = connect('http://localhost', { createConnection: () => connectSocket(path) });
+  return {
+    call: (method, request) =>
+      new Promise((resolve, reject) => {
+        const headers = { ':method': 'POST', ':path': `/task.v2.Task/${method}`, 'content-type': 'application/grpc' };
+        const stream = session.request(headers);
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('error', reject);
+        const check = (fields: IncomingHttpHeaders) => {
+          const status = fields['grpc-status'];
+          if (status !== undefined && status !== '0')
+            reject(new Error(`warm-up ${method}: ${String(fields['grpc-message'])}`));
+        };
+        stream.on('response', check);
+        stream.on('trailers', check);
+        stream.on('end', () => resolve(Buffer.concat(chunks).subarray(5)));
+        stream.end(frameMessage(request));
+      }),
+    close: () => session.close(),
+  };
+}
+
+const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
+
+async function oneLifecycle(client: TaskClient, bundle: string): Promise<void> {
+  const id = 'warm-up';
+  await client.create({ id, bundle, rootfs: [], checkpoint: '', parentCheckpoint: '', ...NO_STDIO });
+  const exited = client.wait({ id, execId: '' });
+  await client.start({ id, execId: '' });
+  await exited;
+  await client.delete({ id, execId: '' });
+  client.close();
+}
+
+/**
+ * Build step (scripts/bundle.js): start a shim on a scratch socket and run one task of
+ * /bin/true through it over each transport, so that the V8 code cache written afterwards
+ * holds the request path compiled, not only the start path: a fresh shim's first
+ * requests then skip parsing and compiling it (docs/performance.md).
  */
 export async function warmUp(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-warm-'));
   try {
-    const host = new ShimProcessHost('warm-up');
-    const service = buildContainer({ shim: { runtime: 'native', stateDir: join(dir, 'state'), host } }).get(
-      TaskService,
-    );
-    const server = await GrpcTaskServer.listen(join(dir, 'shim.sock'), service);
-    await server.stop();
+    const bundle = join(dir, 'bundle');
+    mkdirSync(bundle);
+    const process = { args: ['/bin/true'], env: ['PATH=/usr/bin:/bin'], cwd: '/' };
+    writeFileSync(join(bundle, 'config.json'), JSON.stringify({ ociVersion: '1.0.2', process }));
+    for (const transport of ['grpc', 'ttrpc'] as const) {
+      const address = join(dir, `${transport}.sock`);
+      const config = { address, runtime: 'native' as const, stateDir: join(dir, 'state') };
+      const server = await serveShim(config, transport, await SocketListener.listen({ address }));
+      const client =
+        transport === 'grpc' ? new RpcTaskClient(http2Transport(address), address) : new TtrpcTaskClient(address);
+      await oneLifecycle(client, bundle);
+      await server.stop();
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,8 +3,9 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
+import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
 import { taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
-import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
+import { serveTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
@@ -24,19 +25,34 @@ export interface TaskServer {
 }
 
 /**
- * Runs the shim until Shutdown ends it or a signal stops it. Resolves once the
- * socket accepts connections; the process exits 0 after stopping.
+ * Runs the shim until Shutdown ends it or a signal stops it, on `listener` when the
+ * socket was bound already (`skiff shim serve` binds it first: listen-first.ts).
+ * Resolves once the socket accepts connections; the process exits 0 after stopping.
  */
-export async function serveShim(config: ShimConfig, transport: ShimTransport = 'grpc'): Promise<TaskServer> {
-  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
-  const host = new ShimProcessHost(skiffVersion());
-  const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
-  const service = container.get(TaskService);
-  const runtime = container.get<ProcessRuntime>(PROCESS_RUNTIME);
+export async function serveShim(
+  config: ShimConfig,
+  transport: ShimTransport = 'grpc',
+  bound?: SocketListener,
+): Promise<TaskServer> {
+  const listener = bound ?? (await SocketListener.listen({ address: config.address }));
+  let host: ShimProcessHost;
+  let service: TaskService;
+  let runtime: ProcessRuntime;
+  try {
+    mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+    host = new ShimProcessHost(skiffVersion());
+    const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
+    service = container.get(TaskService);
+    runtime = container.get<ProcessRuntime>(PROCESS_RUNTIME);
+  } catch (err) {
+    // A shim that cannot serve leaves no socket behind for its caller to dial.
+    listener.close();
+    throw err;
+  }
   const server: TaskServer =
     transport === 'ttrpc'
-      ? await listenTtrpcTaskServer({ address: config.address }, taskHandlers(service))
-      : await GrpcTaskServer.listen(config.address, service);
+      ? serveTtrpcTaskServer(listener, taskHandlers(service))
+      : GrpcTaskServer.serve(listener, service);
 
   let stopping = false;
   const stop = async (graceMs: number) => {

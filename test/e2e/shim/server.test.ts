@@ -68,6 +68,20 @@ describe('the shim process (socket, shutdown, signals)', () => {
     expect(statSync(path).isFile()).toBe(true);
   });
 
+  it('binds its socket before loading the rest, and removes it again when it cannot start after all', () => {
+    const blocker = join(scratch, 'a-file');
+    writeFileSync(blocker, '');
+    const socket = join(scratch, 'late-failure.sock');
+    const result = spawnSync(
+      process.execPath,
+      [SKIFF_BIN, 'shim', 'serve', '--address', socket, '--state-dir', join(blocker, 'state')],
+      { encoding: 'utf8' },
+    );
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^skiff shim serve: .*a-file/)]);
+    expect(existsSync(socket)).toBe(false);
+  });
+
   it('keeps serving after Shutdown while a task is left, exits 0 and removes its socket once none is', async () => {
     const shim = await startShim();
     await shim.client.create({ id: 'left', bundle: fx.bundle(['true']) });

@@ -5,7 +5,7 @@
 // usage: node serve-ttrpc.js --address <sock> [--runtime native|runc] [--state-dir <dir>]
 const path = require('node:path');
 const dist = path.join(__dirname, '../../../dist/infrastructure/shim');
-const { parseServeArgs } = require(path.join(dist, 'main.js'));
+const { parseServeArgs } = require(path.join(dist, 'listen-first.js'));
 const { serveShim } = require(path.join(dist, 'serve-shim.js'));
 
 const config = parseServeArgs(process.argv.slice(2));

@@ -16,8 +16,8 @@ export interface NativeAddon {
   watchExit(pid: number, callback: (exit: NativeExit | null, err: NodeJS.ErrnoException | null) => void): void;
   /** Reaps one zombie child without blocking: its exit, or null when it has not exited. */
   reap(pid: number): NativeExit | null;
-  /** A listening unix stream socket at `path`; returns its descriptor. */
-  listenUnix(path: string): number;
+  /** A listening unix stream socket at `path` (close-on-exec, backlog 4 unless given); returns its descriptor. */
+  listenUnix(path: string, backlog?: number): number;
   /** Accepts one waiting connection and returns the descriptor it sent (SCM_RIGHTS), non-blocking. */
   receiveFd(listenFd: number): number;
   /** ioctl(TIOCSWINSZ) on a terminal descriptor. */
@@ -47,10 +47,13 @@ export interface NativeExit {
 }
 
 let loaded: NativeAddon | undefined;
+let gate: string | undefined;
 
 /** The static start gate built beside the addon (native/gate.c). */
 export function gatePath(): string {
-  return join(packageRoot(), 'build', 'Release', 'skiff-gate');
+  // Asked at every spawn: finding the package root takes a few stat calls, so once.
+  gate ??= join(packageRoot(), 'build', 'Release', 'skiff-gate');
+  return gate;
 }
 
 export function nativeAddon(): NativeAddon {

@@ -1,7 +1,12 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
-import { AlreadyExistsError, FailedPreconditionError, InvalidArgumentError } from '../../../../domain/shared/errors';
-import { socketAccepts } from '../../helpers/socket-accepts';
+import {
+  AlreadyExistsError,
+  FailedPreconditionError,
+  InternalError,
+  InvalidArgumentError,
+} from '../../../../domain/shared/errors';
+import { nativeAddon } from '../../helpers/native-addon';
 
 /** Unix socket paths are limited to 107 bytes plus NUL (sun_path). */
 const MAX_SOCKET_PATH = 107;
@@ -43,6 +48,9 @@ export async function prepareSocketPath(path: string): Promise<void> {
       'SOCKET.NOT_SOCKET',
     );
   }
+  // Loaded only here: node:net costs ~4 ms to load, and the first step of `skiff shim
+  // serve` binds its socket without it (listen-first.ts).
+  const { socketAccepts } = require('../../helpers/socket-accepts') as typeof import('../../helpers/socket-accepts');
   if (await socketAccepts(path)) {
     throw new AlreadyExistsError(
       `a shim is already serving ${path}; stop it or choose another --address`,
@@ -66,4 +74,51 @@ export function checkBoundSocket(path: string): void {
     );
   }
   if ((bound.mode & 0o777) !== 0o600) chmodSync(path, 0o600);
+}
+
+/** Node's own listen backlog (libuv's default for net.Server). */
+const BACKLOG = 511;
+
+/** A unix socket bound and listening, not yet served: its descriptor and the file it made. */
+export class BoundSocket {
+  constructor(
+    readonly fd: number,
+    readonly path: string,
+  ) {}
+
+  /** Closes the descriptor and removes the socket file (a shim that cannot serve after all). */
+  close(): void {
+    closeSync(this.fd);
+    rmSync(this.path, { force: true });
+  }
+}
+
+/**
+ * Binds the socket of `address` (mode 0600 from the start, under umask 0177) with the
+ * native addon, so the kernel accepts connections before node:net is even loaded; a
+ * net.Server takes the descriptor over later (SocketListener.adopt).
+ */
+export async function bindSocket(address: string): Promise<BoundSocket> {
+  const path = socketPath(address);
+  await prepareSocketPath(path);
+  const previousUmask = process.umask(0o177);
+  let fd: number;
+  try {
+    fd = nativeAddon().listenUnix(path, BACKLOG);
+  } catch (err) {
+    throw new InternalError(
+      `cannot listen on ${path} (${(err as Error).message}); check the directory's permissions`,
+      'SOCKET.LISTEN',
+    );
+  } finally {
+    process.umask(previousUmask);
+  }
+  const bound = new BoundSocket(fd, path);
+  try {
+    checkBoundSocket(path);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  return bound;
 }

@@ -1,29 +1,11 @@
-import { rmSync } from 'node:fs';
-import { createServer, ListenOptions, Server } from 'node:net';
-import { InternalError, InvalidArgumentError } from '../../../../domain/shared/errors';
-import { checkBoundSocket, prepareSocketPath, socketPath } from '../task-rpc/unix-socket';
+import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
 import { TtrpcConnection } from './ttrpc-connection';
 import { TtrpcServices } from './ttrpc-dispatch';
 
 /** Calls in flight get this long to finish when the server stops. */
 const STOP_GRACE_MS = 1000;
 
-/**
- * Where to listen: a socket path (`/path`, `unix:/path`, `unix:///path`), or a
- * descriptor that already listens, as containerd's shims receive theirs as fd 3.
- */
-export type TtrpcListenTarget = { readonly address: string } | { readonly fd: number };
-
-function listenOn(server: Server, options: ListenOptions | { fd: number }): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    // net.Server.listen takes { fd } as a handle: an already listening descriptor.
-    server.listen(options as ListenOptions, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-}
+export type TtrpcListenTarget = ListenTarget;
 
 /** A ttrpc server on a unix socket: any number of connections, each with any number of calls in flight. */
 export class TtrpcServer {
@@ -32,12 +14,10 @@ export class TtrpcServer {
   private acceptedCount = 0;
 
   private constructor(
-    private readonly server: Server,
-    /** The socket file this server made and removes; undefined when it was handed a descriptor. */
-    readonly path: string | undefined,
+    private readonly listener: SocketListener,
     services: TtrpcServices,
   ) {
-    server.on('connection', (socket) => {
+    listener.accept((socket) => {
       this.acceptedCount++;
       const connection = new TtrpcConnection(socket, services);
       this.connections.add(connection);
@@ -49,38 +29,18 @@ export class TtrpcServer {
     return this.acceptedCount;
   }
 
+  /** The socket file this server made and removes; undefined when it was handed a descriptor. */
+  get path(): string | undefined {
+    return this.listener.path;
+  }
+
   static async listen(target: TtrpcListenTarget, services: TtrpcServices): Promise<TtrpcServer> {
-    const server = createServer();
-    if ('fd' in target) {
-      await listenOn(server, { fd: target.fd }).catch((err: Error) => {
-        throw new InvalidArgumentError(
-          `descriptor ${target.fd} is not a listening unix socket (${err.message}); pass the listener the shim was given`,
-          'TTRPC.BAD_FD',
-        );
-      });
-      return new TtrpcServer(server, undefined, services);
-    }
-    const path = socketPath(target.address);
-    await prepareSocketPath(path);
-    // The socket is created with mode 0600 from the start: no moment with a wider mode.
-    const previousUmask = process.umask(0o177);
-    try {
-      await listenOn(server, { path });
-    } catch (err) {
-      throw new InternalError(
-        `cannot listen on ${path} (${(err as Error).message}); check the directory's permissions`,
-        'TTRPC.LISTEN',
-      );
-    } finally {
-      process.umask(previousUmask);
-    }
-    try {
-      checkBoundSocket(path);
-    } catch (err) {
-      server.close();
-      throw err;
-    }
-    return new TtrpcServer(server, path, services);
+    return TtrpcServer.serve(await SocketListener.listen(target), services);
+  }
+
+  /** Serves on a socket that already listens, starting with the connections waiting in it. */
+  static serve(listener: SocketListener, services: TtrpcServices): TtrpcServer {
+    return new TtrpcServer(listener, services);
   }
 
   /**
@@ -89,12 +49,11 @@ export class TtrpcServer {
    * and removes the socket file it made.
    */
   async stop(graceMs = STOP_GRACE_MS): Promise<void> {
-    this.server.close();
+    this.listener.close();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     await Promise.race([Promise.all([...this.connections].map((c) => c.endWhenIdle())), grace]);
     clearTimeout(timer);
     for (const connection of this.connections) connection.destroy();
-    if (this.path !== undefined) rmSync(this.path, { force: true });
   }
 }

@@ -1,4 +1,5 @@
 import { TTRPC_TASK_SERVICE } from '../../helpers/ttrpc/service-names';
+import { SocketListener } from '../task-rpc/socket-listener';
 import { TaskHandlers } from '../task-rpc/task-handlers';
 import { TtrpcListenTarget, TtrpcServer } from './ttrpc-server';
 
@@ -8,4 +9,9 @@ import { TtrpcListenTarget, TtrpcServer } from './ttrpc-server';
  */
 export function listenTtrpcTaskServer(target: TtrpcListenTarget, handlers: TaskHandlers): Promise<TtrpcServer> {
   return TtrpcServer.listen(target, new Map([[TTRPC_TASK_SERVICE, handlers]]));
+}
+
+/** The same, on a socket that already listens (`skiff shim serve` binds it first). */
+export function serveTtrpcTaskServer(listener: SocketListener, handlers: TaskHandlers): TtrpcServer {
+  return TtrpcServer.serve(listener, new Map([[TTRPC_TASK_SERVICE, handlers]]));
 }
