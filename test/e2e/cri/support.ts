@@ -1,0 +1,151 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PrivateContainerd, startContainerd } from '../../support/containerd';
+import {
+  ContainerSpec,
+  ContainerState,
+  ContainerStatusResponse,
+  criClient,
+  CriClient,
+  PodSpec,
+  removePod,
+  startPod,
+  StartedPod,
+} from '../../support/cri';
+
+/**
+ * The CRI runtime handlers the suites run against (RuntimeClass handler names, configured
+ * in the private containerd as runc -> io.containerd.runc.v2, skiff -> io.containerd.skiff.v2).
+ * runc is the baseline. skiff is NOT DONE: it joins this list when containerd-shim-skiff-v2
+ * (issue 10) exists; until then RunPodSandbox with it fails with "binary not installed".
+ */
+export const CRI_HANDLERS: readonly string[] = ['runc'];
+
+/** The CRI plugin's namespace in containerd. */
+export const K8S_NS = 'k8s.io';
+
+/** One private containerd with the CRI plugin for a test file, and the pods its tests start. */
+export interface CriEnv {
+  readonly env: PrivateContainerd;
+  readonly cri: CriClient;
+  readonly logDir: string;
+  /** Starts a pod through `handler` and remembers it for close(). */
+  startPod(handler: string, pod: Omit<PodSpec, 'logDirectory'>, containers: ContainerSpec[]): Promise<StartedPod>;
+  /** Removes the pods still there, closes the client, stops containerd (rejects on leftovers). */
+  close(): Promise<void>;
+}
+
+export async function startCriEnv(): Promise<CriEnv> {
+  const env = await startContainerd({ cri: true });
+  await env.importImages(K8S_NS);
+  const cri = criClient(env.address);
+  const logDir = join(env.paths.dir, 'pod-logs');
+  mkdirSync(logDir, { mode: 0o700 });
+  const pods = new Set<string>();
+  return {
+    env,
+    cri,
+    logDir,
+    async startPod(handler, pod, containers) {
+      const podLogs = join(logDir, pod.name);
+      mkdirSync(podLogs, { recursive: true, mode: 0o700 });
+      const started = await startPod(cri, { handler, pod: { ...pod, logDirectory: podLogs }, containers });
+      pods.add(started.podSandboxId);
+      return started;
+    },
+    async close() {
+      for (const id of pods) await removePod(cri, id).catch(() => undefined);
+      cri.close();
+      await env.stop();
+    },
+  };
+}
+
+/** The host pid of a container's process, from ContainerStatus's verbose info (0 once it has exited). */
+export async function containerPid(cri: CriClient, containerId: string): Promise<number> {
+  const reply = await cri.runtime<ContainerStatusResponse>('ContainerStatus', { containerId, verbose: true });
+  return Number(JSON.parse(reply.status.state === 'CONTAINER_EXITED' ? '{"pid":0}' : reply.info.info).pid);
+}
+
+/** Polls ContainerStatus until the container is in `state`; resolves its status reply. */
+export async function waitForState(
+  cri: CriClient,
+  containerId: string,
+  state: ContainerState,
+  timeoutMs = 10_000,
+): Promise<ContainerStatusResponse> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await cri.runtime<ContainerStatusResponse>('ContainerStatus', { containerId });
+    if (reply.status.state === state) return reply;
+    if (Date.now() > deadline)
+      throw new Error(
+        `container ${containerId.slice(0, 12)} is ${reply.status.state}, not ${state}, after ${timeoutMs} ms`,
+      );
+    await sleep(25);
+  }
+}
+
+/** One line of a CRI log file: `<RFC 3339 time> <stdout|stderr> <F|P> <text>`. */
+export interface LogLine {
+  readonly time: string;
+  readonly stream: 'stdout' | 'stderr';
+  readonly tag: 'F' | 'P';
+  readonly text: string;
+}
+
+const LOG_LINE = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)) (stdout|stderr) (F|P) (.*)$/;
+
+/** The lines of a CRI log file; throws naming the first line that is not in the CRI format. */
+export function readCriLog(file: string): LogLine[] {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => {
+      const match = LOG_LINE.exec(line);
+      if (match === null) throw new Error(`not a CRI log line in ${file}: ${JSON.stringify(line)}`);
+      return { time: match[1], stream: match[2], tag: match[3], text: match[4] } as LogLine;
+    });
+}
+
+/** Polls `check` until it returns a value other than undefined. */
+export async function eventually<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: not so after ${timeoutMs} ms`);
+    await sleep(25);
+  }
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether a process with that pid runs (and is not a zombie). */
+export function processRuns(pid: number): boolean {
+  try {
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** The cgroup (v1 controller or v2) directory a process is in, e.g. cgroupDir(pid, 'memory'). */
+export function cgroupDir(pid: number, controller: string): string {
+  const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+  const v1 = lines.find((line) => line.split(':')[1]?.split(',').includes(controller));
+  if (v1 !== undefined) return join('/sys/fs/cgroup', controller, v1.split(':')[2]);
+  const v2 = lines.find((line) => line.startsWith('0::'));
+  if (v2 === undefined) throw new Error(`process ${pid} has no ${controller} cgroup`);
+  return join('/sys/fs/cgroup', v2.slice(3));
+}
