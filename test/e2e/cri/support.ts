@@ -39,6 +39,7 @@ export async function startCriEnv(): Promise<CriEnv> {
   const env = await startContainerd({ cri: true });
   await env.importImages(K8S_NS);
   const cri = criClient(env.address);
+  await criReady(cri);
   const logDir = join(env.paths.dir, 'pod-logs');
   mkdirSync(logDir, { mode: 0o700 });
   const pods = new Set<string>();
@@ -59,6 +60,25 @@ export async function startCriEnv(): Promise<CriEnv> {
       await env.stop();
     },
   };
+}
+
+/**
+ * Resolves once the CRI plugin answers with RuntimeReady: after a (re)start containerd
+ * answers ctr before the plugin has loaded its state ("server is not initialized yet").
+ */
+export async function criReady(cri: CriClient, timeoutMs = 20_000): Promise<void> {
+  await eventually(
+    'the CRI plugin is ready',
+    async () => {
+      try {
+        const { status } = await cri.runtime<{ status: { conditions: { type: string; status: boolean }[] } }>('Status');
+        return status.conditions.some((c) => c.type === 'RuntimeReady' && c.status) ? true : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    timeoutMs,
+  );
 }
 
 /** The host pid of a container's process, from ContainerStatus's verbose info (0 once it has exited). */
