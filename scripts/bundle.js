@@ -14,6 +14,8 @@ const root = path.join(__dirname, '..');
 const BUNDLES = {
   // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
   shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
+  // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js).
+  containerd: { entry: 'dist/infrastructure/shim/containerd-main.js', external: [], module: 'shim.module' },
   // The HTTP stack is loaded only when a token must be refreshed: a valid cache
   // never pays for it.
   auth: {
@@ -37,6 +39,9 @@ function onlyModule(keep) {
 async function main() {
   const loader = require(path.join(root, 'bin/bundle-loader.js'));
   const only = process.argv.slice(2);
+  // containerd-shim-skiff-v2 starts its serving process with the Node.js that built it:
+  // containerd's PATH need not have one.
+  require('node:fs').writeFileSync(path.join(root, 'dist/node-path'), process.execPath);
   for (const [name, bundle] of Object.entries(BUNDLES)) {
     if (only.length > 0 && !only.includes(name)) continue;
     await build(name, bundle);

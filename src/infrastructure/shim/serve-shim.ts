@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
+import { taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
 import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
@@ -34,7 +35,7 @@ export async function serveShim(config: ShimConfig, transport: ShimTransport = '
   const runtime = container.get<ProcessRuntime>(PROCESS_RUNTIME);
   const server: TaskServer =
     transport === 'ttrpc'
-      ? await listenTtrpcTaskServer({ address: config.address }, service)
+      ? await listenTtrpcTaskServer({ address: config.address }, taskHandlers(service))
       : await GrpcTaskServer.listen(config.address, service);
 
   let stopping = false;

@@ -1,9 +1,11 @@
 import { ContainerModule } from 'inversify';
 import { CLOCK } from '../../application/shared/ports/clock.port';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
+import { EVENTS, Events } from '../../application/shim/ports/events.port';
 import { SHIM_HOST, ShimHost } from '../../application/shim/ports/shim-host.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
+import { DiscardedEvents } from '../../adapters/shim/outbound/events/discarded-events';
 import { NativeRuntime } from '../../adapters/shim/outbound/process-runtime/native/native-runtime';
 import { RuntimeName } from './shim-config';
 
@@ -11,6 +13,8 @@ export interface ShimModuleConfig {
   readonly runtime: RuntimeName;
   readonly stateDir: string;
   readonly host: ShimHost;
+  /** Where task events go: containerd's events service for the containerd shim; nowhere by default. */
+  readonly events?: Events;
 }
 
 function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
@@ -32,6 +36,7 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
     bind(PROCESS_RUNTIME).toDynamicValue(() => makeRuntime(config));
     bind(CLOCK).to(SystemClock);
     bind(SHIM_HOST).toConstantValue(config.host);
+    bind(EVENTS).toConstantValue(config.events ?? new DiscardedEvents());
     bind(TaskService).toSelf();
   });
 }

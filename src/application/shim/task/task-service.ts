@@ -5,7 +5,7 @@ import {
   NotFoundError,
   UnimplementedError,
 } from '../../../domain/shared/errors';
-import { exitStatusOf } from '../../../domain/shim/exit-status';
+import { exitStatusOf, type ProcessExit } from '../../../domain/shim/exit-status';
 import { Operation } from '../../../domain/shim/lifecycle';
 import { parseOciProcess } from '../../../domain/shim/oci-spec';
 import { Task } from '../../../domain/shim/task';
@@ -18,7 +18,9 @@ import {
   type ProcessRuntime,
   type TaskHandle,
 } from '../ports/process-runtime.port';
+import { EVENTS, type Events } from '../ports/events.port';
 import { SHIM_HOST, type ShimHost } from '../ports/shim-host.port';
+import { ExitEvents } from './exit-events';
 import { decodeJsonAny, OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from './any-payload';
 import { SIGKILL, SIGTERM, stopAll } from './stop-all';
 import {
@@ -47,17 +49,21 @@ type ShimProcess = TaskProcess<ProcessHandle>;
  * The task.v2.Task service, one method per RPC (docs/shim-contract.md), free of any
  * transport's types. Holds every task of this shim, keeps each exit status from the
  * moment the process exits until Delete, and wakes every Wait. Every RPC that changes
- * a process goes through `transition`.
+ * a process goes through `transition`. Each change is published as a task event.
  */
 @injectable()
 export class TaskService {
   private readonly tasks = new Map<string, ShimTask>();
+  private readonly exitEvents: ExitEvents;
 
   constructor(
     @inject(PROCESS_RUNTIME) private readonly runtime: ProcessRuntime,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(SHIM_HOST) private readonly host: ShimHost,
-  ) {}
+    @inject(EVENTS) private readonly events: Events,
+  ) {
+    this.exitEvents = new ExitEvents(events);
+  }
 
   async create(input: CreateTaskInput): Promise<{ pid: number }> {
     assertValidId(input.id, 'task id');
@@ -81,9 +87,17 @@ export class TaskService {
         rootfs: input.rootfs,
         checkpoint: input.checkpoint,
       };
-      task.init.attach(
-        await this.runtime.create(spec, (exit) => task.init.markExited(exitStatusOf(exit, this.clock.now()))),
-      );
+      task.init.attach(await this.runtime.create(spec, (exit) => this.onExit(task.init, exit)));
+      const { stdin, stdout, stderr, terminal } = input;
+      this.events.publish({
+        topic: '/tasks/create',
+        id: input.id,
+        bundle: input.bundle,
+        rootfs: input.rootfs,
+        stdio: { stdin, stdout, stderr, terminal },
+        checkpoint: input.checkpoint,
+        pid: task.init.pid,
+      });
       return { pid: task.init.pid };
     } catch (err) {
       this.tasks.delete(input.id);
@@ -96,6 +110,12 @@ export class TaskService {
     return this.transition(process, 'start', async () => {
       const pid = await process.handle.start();
       process.assignPid(pid);
+      this.events.publish(
+        process.isInit
+          ? { topic: '/tasks/start', id: ref.id, pid }
+          : { topic: '/tasks/exec-started', id: ref.id, execId: ref.execId, pid },
+      );
+      this.exitEvents.startPublished(ref.id, ref.execId);
       return { pid };
     });
   }
@@ -113,10 +133,16 @@ export class TaskService {
       await process.handle.delete();
       const view = { pid: process.pid, ...exitView(process) };
       if (process.isInit) {
-        for (const exec of execs) task.removeExec(exec.execId);
+        for (const exec of execs) {
+          this.exitEvents.deleted(ref.id, exec.execId);
+          task.removeExec(exec.execId);
+        }
+        this.exitEvents.deleted(ref.id, '');
         process.markDeleted();
         this.tasks.delete(ref.id);
+        this.events.publish({ topic: '/tasks/delete', id: ref.id, ...view });
       } else {
+        this.exitEvents.deleted(ref.id, ref.execId);
         task.removeExec(ref.execId);
       }
       return view;
@@ -134,7 +160,8 @@ export class TaskService {
         const json = decodeJsonAny(input.spec, OCI_PROCESS_TYPE_URL, what);
         const oci = parseOciProcess(json, what);
         const spec = { execId: input.execId, stdio: input, process: oci, processJson: json as Record<string, unknown> };
-        exec.attach(await task.init.handle.exec(spec, (exit) => exec.markExited(exitStatusOf(exit, this.clock.now()))));
+        exec.attach(await task.init.handle.exec(spec, (exit) => this.onExit(exec, exit)));
+        this.events.publish({ topic: '/tasks/exec-added', id: input.id, execId: input.execId });
       } catch (err) {
         task.removeExec(input.execId);
         throw err;
@@ -183,12 +210,14 @@ export class TaskService {
 
   async pause(id: string): Promise<void> {
     const init = this.task(id).init;
-    return this.transition(init, 'pause', () => init.handle.pause());
+    await this.transition(init, 'pause', () => init.handle.pause());
+    this.events.publish({ topic: '/tasks/paused', id });
   }
 
   async resume(id: string): Promise<void> {
     const init = this.task(id).init;
-    return this.transition(init, 'resume', () => init.handle.resume());
+    await this.transition(init, 'resume', () => init.handle.resume());
+    this.events.publish({ topic: '/tasks/resumed', id });
   }
 
   async pids(id: string): Promise<PidView[]> {
@@ -274,6 +303,13 @@ export class TaskService {
 
   get taskCount(): number {
     return this.tasks.size;
+  }
+
+  /** The runtime saw the process exit: record it (waking every Wait), then publish it once. */
+  private onExit(process: ShimProcess, exit: ProcessExit): void {
+    const status = exitStatusOf(exit, this.clock.now());
+    process.markExited(status);
+    this.exitEvents.exited(process.taskId, process.execId, process.pid, status);
   }
 
   /**

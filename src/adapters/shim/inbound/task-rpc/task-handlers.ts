@@ -5,7 +5,7 @@ import { task } from '../../../../infrastructure/proto/generated/task/v2/shim';
 import { v1 } from '../../../../infrastructure/proto/generated/v1/types/task';
 import { InvalidArgumentError } from '../../../../domain/shared/errors';
 import { PROCESS_DETAILS_TYPE_URL, TASK_STATS_TYPE_URL } from '../../helpers/type-urls';
-import { fromAny, toAny, toProtoStatus, toTimestamp } from './proto-mapping';
+import { fromAny, toAny, toProtoStatus, toTimestamp } from '../../helpers/proto-mapping';
 
 const pb = task.v2;
 const EMPTY = new emptyPb.protobuf.Empty();
@@ -26,7 +26,10 @@ export type TaskMethodName = keyof typeof pb.UnimplementedTaskService.definition
  * input, INVALID_ARGUMENT by the contract (not the transport's own INTERNAL). Calls
  * run concurrently: a Wait never holds back the calls after it.
  */
-function unary<Req, Res>(method: TaskMethodName, handle: (request: Req) => Res | Promise<Res>): [string, TaskHandler] {
+export function unary<Req, Res>(
+  method: TaskMethodName,
+  handle: (request: Req) => Res | Promise<Res>,
+): [string, TaskHandler] {
   const { requestDeserialize, responseSerialize } = pb.UnimplementedTaskService.definition[method] as unknown as {
     requestDeserialize: (bytes: Buffer) => Req;
     responseSerialize: (reply: Res) => Buffer;

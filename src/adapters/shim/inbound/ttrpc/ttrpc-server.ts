@@ -28,6 +28,8 @@ function listenOn(server: Server, options: ListenOptions | { fd: number }): Prom
 /** A ttrpc server on a unix socket: any number of connections, each with any number of calls in flight. */
 export class TtrpcServer {
   private readonly connections = new Set<TtrpcConnection>();
+  /** Connections accepted so far: an idle server tells a new client from none by it. */
+  private acceptedCount = 0;
 
   private constructor(
     private readonly server: Server,
@@ -36,10 +38,15 @@ export class TtrpcServer {
     services: TtrpcServices,
   ) {
     server.on('connection', (socket) => {
+      this.acceptedCount++;
       const connection = new TtrpcConnection(socket, services);
       this.connections.add(connection);
       socket.once('close', () => this.connections.delete(connection));
     });
+  }
+
+  get accepted(): number {
+    return this.acceptedCount;
   }
 
   static async listen(target: TtrpcListenTarget, services: TtrpcServices): Promise<TtrpcServer> {
