@@ -1,11 +1,11 @@
 'use strict';
 // Which processes a container runtime's shims add on the host, found from /proc: the
-// process serving a task's ttrpc address, and every process of the shims of one private
-// containerd (the shims and their helpers, not the containers they run). The tests use it
+// process serving a task's ttrpc address, and every process a runtime runs for a set of
+// tasks (the shims and their helpers, not the containers they run). The tests use it
 // to check grouping and leaks, the benchmark to sum memory.
 const fs = require('node:fs');
 const path = require('node:path');
-const { alive, processesUnder } = require('./procfs');
+const { alive } = require('./procfs');
 
 function read(file) {
   try {
@@ -82,25 +82,14 @@ function inContainer(pid, namespaces) {
 }
 
 /**
- * Every live process the shims of the private containerd in `dir` added: the shims (their
- * `-address` is the instance's socket), the processes serving the given task addresses,
- * and their descendants that are not inside a container of `namespaces` (so the shims'
- * helpers count, the containers do not). The daemon and ctr calls are left out.
+ * Every live process a runtime runs for the tasks whose shim `addresses` are given: the
+ * processes serving them, and their descendants that are not inside a container of
+ * `namespaces` (so a shim's helpers count, the containers it runs do not).
  */
-function runtimeProcesses(dir, { addresses = [], namespaces = ['k8s.io'] } = {}) {
-  const roots = new Set(
-    processesUnder(dir)
-      .filter(({ argv }) => argv.includes('-address') || argv.includes('--address'))
-      .filter(({ argv }) => path.basename(argv[0]) !== 'ctr')
-      .map(({ pid }) => pid),
-  );
-  for (const address of addresses) {
-    const pid = servingPid(address);
-    if (pid !== undefined) roots.add(pid);
-  }
-  const all = pids().filter((pid) => alive(pid));
+function runtimeProcesses(addresses, namespaces = ['k8s.io']) {
+  const roots = new Set(addresses.map(servingPid).filter((pid) => pid !== undefined));
   const children = new Map();
-  for (const pid of all) {
+  for (const pid of pids().filter((p) => alive(p))) {
     const ppid = parentOf(pid);
     if (!children.has(ppid)) children.set(ppid, []);
     children.get(ppid).push(pid);

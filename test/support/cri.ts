@@ -18,7 +18,7 @@ const pods = require('../../scripts/containerd/cri-pods.js') as {
 const procs = require('../../scripts/containerd/runtime-processes.js') as {
   servingPid(address: string): number | undefined;
   taskAddress(bundles: string, namespace: string, id: string): string | undefined;
-  runtimeProcesses(dir: string, options?: { addresses?: string[]; namespaces?: string[] }): number[];
+  runtimeProcesses(addresses: readonly string[], namespaces?: readonly string[]): number[];
   rssBytes(pid: number): number;
   pssBytes(pid: number): number;
   fdCount(pid: number): number;

@@ -20,6 +20,10 @@ import {
   startCriEnv,
   waitForState,
 } from './support';
+import { WebSocketClient } from '../../support/websocket';
+
+/** kubectl's streaming subprotocol: one byte of channel (0 stdin, 1 stdout, 2 stderr, 3 status) per message. */
+const STREAM_PROTOCOL = 'v4.channel.k8s.io';
 
 /**
  * Kubernetes' path to a runtime: the CRI calls kubelet makes, through containerd's CRI plugin,
@@ -154,6 +158,29 @@ if (containerdTestsEnabled())
         return left.length === 0 ? true : undefined;
       });
       expect((await status(containerId)).state).toBe('CONTAINER_RUNNING');
+    });
+
+    it('Exec streams a command through the CRI streaming server: stdout, stderr and the exit status', async () => {
+      const { containerId } = await container(['sleep', '1000']);
+      const { url } = await cri().runtime<{ url: string }>('Exec', {
+        containerId,
+        cmd: ['sh', '-c', 'echo streamed out; echo streamed err >&2; exit 3'],
+        stdout: true,
+        stderr: true,
+      });
+      expect(new URL(url).hostname).toBe('127.0.0.1');
+      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
+      expect(ws.protocol).toBe(STREAM_PROTOCOL);
+      const channels = new Map<number, string>();
+      for (const { data } of await ws.all())
+        if (data.length > 1) channels.set(data[0], (channels.get(data[0]) ?? '') + data.subarray(1).toString());
+      expect(channels.get(1)).toBe('streamed out\n');
+      expect(channels.get(2)).toBe('streamed err\n');
+      expect(JSON.parse(channels.get(3) ?? '{}')).toMatchObject({
+        status: 'Failure',
+        reason: 'NonZeroExitCode',
+        details: { causes: [{ reason: 'ExitCode', message: '3' }] },
+      });
     });
 
     it('ContainerStats reports the CPU and memory the container uses', async () => {

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PrivateContainerd, startContainerd } from '../../support/containerd';
+import { ContainerdOptions, PrivateContainerd, startContainerd } from '../../support/containerd';
 import {
   ContainerSpec,
   ContainerState,
@@ -14,12 +14,11 @@ import {
 } from '../../support/cri';
 
 /**
- * The CRI runtime handlers the suites run against (RuntimeClass handler names, configured
- * in the private containerd as runc -> io.containerd.runc.v2, skiff -> io.containerd.skiff.v2).
- * runc is the baseline. skiff is NOT DONE: it joins this list when containerd-shim-skiff-v2
- * (issue 10) exists; until then RunPodSandbox with it fails with "binary not installed".
+ * The CRI runtime handlers every suite runs against (RuntimeClass handler names; the
+ * private containerd maps runc -> io.containerd.runc.v2, the baseline, and skiff ->
+ * io.containerd.skiff.v2, bin/containerd-shim-skiff-v2).
  */
-export const CRI_HANDLERS: readonly string[] = ['runc'];
+export const CRI_HANDLERS: readonly string[] = ['runc', 'skiff'];
 
 /** The CRI plugin's namespace in containerd. */
 export const K8S_NS = 'k8s.io';
@@ -35,8 +34,9 @@ export interface CriEnv {
   close(): Promise<void>;
 }
 
-export async function startCriEnv(): Promise<CriEnv> {
-  const env = await startContainerd({ cri: true });
+/** Starts containerd with the CRI plugin (options as startContainerd's) and the images in k8s.io. */
+export async function startCriEnv(options: Omit<ContainerdOptions, 'cri'> = {}): Promise<CriEnv> {
+  const env = await startContainerd({ ...options, cri: true });
   await env.importImages(K8S_NS);
   const cri = criClient(env.address);
   await criReady(cri);
