@@ -12,6 +12,8 @@
  *   receiveFd(listenFd)         accepts one waiting connection and returns the fd it sent (SCM_RIGHTS),
  *                               set non-blocking; EAGAIN when nothing is waiting
  *   setWindowSize(fd, cols, rows)   ioctl TIOCSWINSZ
+ *   mount(source, target, fstype, flags, data)   mount(2), e.g. the snapshotter's overlay for a rootfs
+ *   unmount(target, flags)      umount2(2)
  *
  * Every function throws a JS Error with `code` set to the errno name on failure.
  * The process functions are Linux-only; elsewhere they throw ENOSYS.
@@ -22,6 +24,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +61,8 @@ static const char *errno_name(int err) {
     case EADDRINUSE: return "EADDRINUSE";
     case ENAMETOOLONG: return "ENAMETOOLONG";
     case EMFILE: return "EMFILE";
+    case EBUSY: return "EBUSY";
+    case ENODEV: return "ENODEV";
     default: return "EUNKNOWN";
   }
 }
@@ -338,6 +343,51 @@ static napi_value SetWindowSize(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+#ifdef __linux__
+#include <sys/mount.h>
+#endif
+
+/* Options can be long (overlay's lowerdir= lists every layer): up to a page, as the kernel takes. */
+#define MOUNT_DATA_MAX 4096
+
+static napi_value Mount(napi_env env, napi_callback_info info) {
+#ifdef __linux__
+  size_t argc = 5;
+  napi_value argv[5];
+  char source[4096], target[4096], fstype[256], data[MOUNT_DATA_MAX];
+  int32_t flags;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 5 || !arg_path(env, argv[0], source, sizeof source) || !arg_path(env, argv[1], target, sizeof target) ||
+      !arg_path(env, argv[2], fstype, sizeof fstype) || !arg_int32(env, argv[3], &flags) ||
+      !arg_path(env, argv[4], data, sizeof data)) {
+    return throw_errno(env, "mount", EINVAL);
+  }
+  if (mount(source, target, fstype, (unsigned long)(uint32_t)flags, data[0] ? data : NULL) != 0)
+    return throw_errno(env, "mount", errno);
+  return NULL;
+#else
+  (void)info;
+  return throw_errno(env, "mount", ENOSYS);
+#endif
+}
+
+static napi_value Unmount(napi_env env, napi_callback_info info) {
+#ifdef __linux__
+  size_t argc = 2;
+  napi_value argv[2];
+  char target[4096];
+  int32_t flags;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 2 || !arg_path(env, argv[0], target, sizeof target) || !arg_int32(env, argv[1], &flags))
+    return throw_errno(env, "umount2", EINVAL);
+  if (umount2(target, flags) != 0) return throw_errno(env, "umount2", errno);
+  return NULL;
+#else
+  (void)info;
+  return throw_errno(env, "umount2", ENOSYS);
+#endif
+}
+
 /* For the other source files of the addon (spawn.c). */
 napi_value skiff_throw_errno(napi_env env, const char *syscall, int err) {
   return throw_errno(env, syscall, err);
@@ -360,6 +410,8 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "listenUnix", ListenUnix);
   export_function(env, exports, "receiveFd", ReceiveFd);
   export_function(env, exports, "setWindowSize", SetWindowSize);
+  export_function(env, exports, "mount", Mount);
+  export_function(env, exports, "unmount", Unmount);
   skiff_register_spawn(env, exports);
   return exports;
 }

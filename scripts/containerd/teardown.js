@@ -142,11 +142,14 @@ function rmdirQuietly(dir) {
   }
 }
 
-/** Removes a container that outlived its daemon and shim: runc's state, its processes, its cgroups. */
-async function removeOrphan(key) {
+/**
+ * Removes a container that outlived its daemon and shim: runc's state (the runc shim's
+ * root, or skiff's under the instance's state dir), its processes, its cgroups.
+ */
+async function removeOrphan(p, key) {
   const [ns, id] = key.split('/');
-  const runcRoot = path.join(RUNC_SHIM_RUN, 'runc', ns);
-  if (fs.existsSync(path.join(runcRoot, id))) {
+  for (const runcRoot of [path.join(RUNC_SHIM_RUN, 'runc', ns), path.join(p.state, 'skiff', ns, 'runc')]) {
+    if (!fs.existsSync(path.join(runcRoot, id))) continue;
     try {
       execFileSync('runc', ['--root', runcRoot, 'delete', '--force', id], { stdio: 'ignore', timeout: 10_000 });
     } catch {
@@ -186,7 +189,7 @@ async function teardown(dir, daemon = {}) {
     }
   }
   await waitUntil(() => processesUnder(dir).length === 0, 5_000);
-  for (const key of known) await removeOrphan(key);
+  for (const key of known) await removeOrphan(p, key);
 
   for (const socket of [...shimSocketsOnDisk(p), ...[...known].map((key) => runcShimSocket(p.address, key))])
     removeSocket(socket);

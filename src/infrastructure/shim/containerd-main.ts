@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeSync } from 'node:fs';
 import { TaskService } from '../../application/shim/task/task-service';
 import { containerdTaskHandlers } from '../../adapters/shim/inbound/ttrpc/containerd-task-handlers';
+import { TaskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
 import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-events';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
@@ -66,7 +67,8 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const host = new ShimProcessHost(skiffVersion());
   const container = buildContainer({ shim: { runtime: 'runc', stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
-  const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, containerdTaskHandlers(service));
+  const handlers = containerdTaskHandlers(service);
+  const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers);
   log(`serving namespace ${config.namespace} on ${config.socket}`);
 
   let leaving = false;
@@ -95,6 +97,23 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   process.on('SIGINT', () => void leave(STOP_GRACE_MS));
   // A server nobody used (its `start` failed later): leave after the linger too.
   lingerThenLeave(server.accepted);
+}
+
+/** With -debug: every call on the log with how long it took (containerd passes -debug at log level debug). */
+function traced(handlers: TaskHandlers, log: (line: string) => void): TaskHandlers {
+  return new Map(
+    [...handlers].map(([method, handle]) => [
+      method,
+      async (request: Buffer) => {
+        const started = process.hrtime.bigint();
+        try {
+          return await handle(request);
+        } finally {
+          log(`${method} ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)} ms`);
+        }
+      },
+    ]),
+  );
 }
 
 function lingerFromEnv(): number {

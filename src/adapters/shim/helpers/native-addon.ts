@@ -30,6 +30,10 @@ export interface NativeAddon {
   spawn(file: string, argv: readonly string[], envp: readonly string[], cwd: string, fds: readonly number[]): number;
   /** A pipe, both ends close-on-exec: [read, write]. */
   pipe(): [number, number];
+  /** mount(2); `data` '' passes none. */
+  mount(source: string, target: string, fstype: string, flags: number, data: string): void;
+  /** umount2(2). */
+  unmount(target: string, flags: number): void;
   /** A new pseudo-terminal of the given size: [master (non-blocking), slave], both close-on-exec. */
   openPty(cols: number, rows: number): [number, number];
 }

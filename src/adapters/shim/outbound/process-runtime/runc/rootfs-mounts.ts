@@ -2,13 +2,17 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InternalError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { RootfsMount } from '../../../../../application/shim/ports/process-runtime.port';
-import { runCommand } from '../../../helpers/run-command';
-import { trimMessage } from './runc-log';
+import { nativeAddon } from '../../../helpers/native-addon';
+import { MNT_DETACH, parseMountOptions } from './mount-options';
+
+const MS_BIND = 0x1000;
+const MS_REC = 0x4000;
+const MS_REMOUNT = 0x20;
 
 /**
  * The mounts of CreateTaskRequest.rootfs, stacked in order onto <bundle>/rootfs before
- * `runc create` (containerd's mount.All) and taken off in reverse at Delete. mount(8)
- * parses the options (bind, rbind, ro, overlay's lowerdir=..., ...).
+ * `runc create` (containerd's mount.All) and taken off in reverse at Delete, with the
+ * system calls themselves: a mount(8) process per container cost more than the mount.
  */
 export class RootfsMounts {
   private mounted = 0;
@@ -31,11 +35,16 @@ export class RootfsMounts {
 
   /** Unmounts what was mounted, newest first; a busy mount is detached lazily so none is left behind. */
   async unmount(): Promise<void> {
+    const addon = nativeAddon();
     while (this.mounted > 0) {
-      let result = await runCommand('umount', [this.target]);
-      if (result.code !== 0) result = await runCommand('umount', ['--lazy', this.target]);
-      if (result.code !== 0) {
-        throw new InternalError(`cannot unmount ${this.target}: ${trimMessage(result.stderr)}`, 'ROOTFS.UMOUNT');
+      try {
+        addon.unmount(this.target, 0);
+      } catch {
+        try {
+          addon.unmount(this.target, MNT_DETACH);
+        } catch (err) {
+          throw new InternalError(`cannot unmount ${this.target}: ${(err as Error).message}`, 'ROOTFS.UMOUNT');
+        }
       }
       this.mounted--;
     }
@@ -51,14 +60,16 @@ export class RootfsMounts {
         'ROOTFS.TARGET',
       );
     }
-    const options = m.options.length > 0 ? ['-o', m.options.join(',')] : [];
-    const result = await runCommand('mount', ['-t', m.type, ...options, '--', m.source, this.target]);
-    if (result.code !== 0) {
-      throw new InvalidArgumentError(
-        `${what} failed: ${trimMessage(result.stderr.split('\n')[0] ?? '')}`,
-        'ROOTFS.MOUNT',
-      );
+    const { flags, data } = parseMountOptions(m.options);
+    const addon = nativeAddon();
+    try {
+      addon.mount(m.source, this.target, m.type, flags, data);
+      this.mounted++;
+      // A bind mount takes its other flags (ro, nosuid, ...) only on a remount.
+      if ((flags & MS_BIND) !== 0 && (flags & ~(MS_BIND | MS_REC)) !== 0)
+        addon.mount('', this.target, '', flags | MS_REMOUNT, data);
+    } catch (err) {
+      throw new InvalidArgumentError(`${what} failed: ${(err as Error).message}`, 'ROOTFS.MOUNT');
     }
-    this.mounted++;
   }
 }

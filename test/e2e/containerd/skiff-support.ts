@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { PrivateContainerd } from '../../support/containerd';
+
+/** The filesystem type mounted at `path` (the last mount there), or undefined. */
+export function mountedAt(path: string): string | undefined {
+  let found: string | undefined;
+  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
+    const fields = line.split(' ');
+    if (fields[4] === path) found = fields[fields.indexOf('-') + 1];
+  }
+  return found;
+}
+
+/** The topics containerd took from shims in namespace `ns`, in order (its debug log, "event forwarded"). */
+export function forwardedTopics(env: PrivateContainerd, ns: string): string[] {
+  const topics: string[] = [];
+  for (const line of readFileSync(env.paths.log, 'utf8').split('\n')) {
+    const match = /msg="event forwarded" ns=(\S+) topic=(\S+)/.exec(line);
+    if (match !== null && match[1] === ns) topics.push(match[2]);
+  }
+  return topics;
+}
+
+/** skiff's serving processes of this containerd: pid and group socket. */
+export function groupServers(env: PrivateContainerd): Array<{ pid: number; socket: string }> {
+  const servers: Array<{ pid: number; socket: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    const socket = argv[argv.indexOf('--socket') + 1];
+    if (argv.some((a) => a.endsWith('containerd-daemon.js')) && socket?.startsWith(env.paths.dir))
+      servers.push({ pid: Number(entry), socket });
+  }
+  return servers;
+}
+
+export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** ctr on a pseudo-terminal (as `ctr run -t` needs): its exit status and everything it printed. */
+export function ctrOnTerminal(
+  env: PrivateContainerd,
+  ns: string,
+  args: readonly string[],
+  timeoutMs = 15_000,
+): Promise<{ status: number; output: string }> {
+  const pty = require('node-pty') as typeof import('node-pty');
+  const [cmd, ...rest] = args;
+  const fifo = cmd === 'run' ? [cmd, '--fifo-dir', env.paths.fifoDir] : [cmd, rest.shift() as string];
+  const argv = [
+    '--address',
+    env.address,
+    '--namespace',
+    ns,
+    ...fifo,
+    ...(cmd === 'run' ? [] : ['--fifo-dir', env.paths.fifoDir]),
+    ...rest,
+  ];
+  const term = pty.spawn('ctr', argv, { cols: 80, rows: 24, env: process.env as Record<string, string> });
+  let output = '';
+  term.onData((d) => (output += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      term.kill('SIGKILL');
+      reject(new Error(`ctr ${args.join(' ')} timed out on its terminal: ${output}`));
+    }, timeoutMs);
+    term.onExit(({ exitCode }) => {
+      clearTimeout(timer);
+      resolve({ status: exitCode, output });
+    });
+  });
+}
