@@ -216,9 +216,9 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
   setsid();
   if (chdir("/") != 0) _exit(127);
   int null = open("/dev/null", O_RDWR);
-  /* containerd holds the log FIFO open for reading, so a non-blocking open succeeds at once. */
+  /* containerd holds the log FIFO open for reading, so a non-blocking open succeeds at once;
+   * it stays non-blocking: a log line nobody reads is dropped, the server never stalls on it. */
   int log = open(log_path, O_WRONLY | O_NONBLOCK);
-  if (log >= 0) fcntl(log, F_SETFL, 0);
   dup2(null, 0);
   dup2(null, 1);
   dup2(log >= 0 ? log : null, 2);
