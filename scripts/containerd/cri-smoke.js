@@ -2,46 +2,24 @@
 'use strict';
 // A by-hand smoke check of containerd's CRI plugin in a private containerd: a host-network
 // pod sandbox (the local pause image), one busybox container in it, ExecSync, the CRI log
-// file, then stop and removal, printing each step and its time. Not a test (yet): it shows
-// what works on this machine; docs/containerd-testing.md records the findings.
+// file, then stop and removal, printing each step and its time. The CRI suites
+// (test/e2e/cri, docs/cri.md) test this and more; this shows by hand what works on a
+// machine; docs/containerd-testing.md records the findings.
 //
 //   node scripts/containerd/cri-smoke.js [--handler runc|skiff] [--seccomp RuntimeDefault|Unconfined]
 //                                        [--apparmor RuntimeDefault|Unconfined] [--leave-running]
 //
 // --leave-running skips the CRI stop/remove calls, so that the teardown of the private
 // containerd is what removes a live pod. Needs root, containerd, runc and busybox-static.
-// Speaks CRI with @grpc/grpc-js and @grpc/proto-loader (the latter comes with grpc-js).
+// Speaks CRI through the tests' client (cri-client.js: the vendored runtime.v1 proto over grpc-js).
 const path = require('node:path');
 const fs = require('node:fs');
-const grpc = require('@grpc/grpc-js');
-const loader = require('@grpc/proto-loader');
+const { criClient } = require('./cri-client');
 const { PrivateContainerd, BUSYBOX_IMAGE } = require('./private-containerd');
 
 function flag(name, fallback) {
   const at = process.argv.indexOf(`--${name}`);
   return at >= 0 ? process.argv[at + 1] : fallback;
-}
-
-function criClients(address) {
-  const def = loader.loadSync(path.join(__dirname, 'cri-runtime-v1.proto'), {
-    longs: Number,
-    enums: String,
-    defaults: true,
-  });
-  const v1 = grpc.loadPackageDefinition(def).runtime.v1;
-  const runtime = new v1.RuntimeService(`unix:${address}`, grpc.credentials.createInsecure());
-  const images = new v1.ImageService(`unix:${address}`, grpc.credentials.createInsecure());
-  const call = (client, method, request) =>
-    new Promise((resolve, reject) =>
-      client[method](request, { deadline: Date.now() + 30_000 }, (error, reply) =>
-        error ? reject(new Error(`${method}: ${error.details || error.message}`)) : resolve(reply),
-      ),
-    );
-  return {
-    rt: (method, request = {}) => call(runtime, method, request),
-    img: (method, request = {}) => call(images, method, request),
-    close: () => (runtime.close(), images.close()),
-  };
 }
 
 async function step(what, fn) {
@@ -58,13 +36,13 @@ async function smoke(env, cri) {
   const profile = (name) => ({ profileType: flag(name, 'Unconfined') });
   const logDir = path.join(env.paths.dir, 'pod-logs');
   fs.mkdirSync(logDir, { mode: 0o700 });
-  await step('Version', () => cri.rt('Version'));
+  await step('Version', () => cri.runtime('Version'));
   await step('Status', async () =>
-    (await cri.rt('Status')).status.conditions
+    (await cri.runtime('Status')).status.conditions
       .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`)
       .join(', '),
   );
-  await step('ListImages', async () => (await cri.img('ListImages')).images.flatMap((i) => i.repoTags).join(' '));
+  await step('ListImages', async () => (await cri.image('ListImages')).images.flatMap((i) => i.repoTags).join(' '));
   const sandboxConfig = {
     metadata: { name: 'smoke', uid: `uid-${process.pid}`, namespace: 'default' },
     logDirectory: logDir,
@@ -76,9 +54,9 @@ async function smoke(env, cri) {
     },
   };
   const { podSandboxId } = await step(`RunPodSandbox (handler ${handler}, host network)`, () =>
-    cri.rt('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler }),
+    cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler }),
   );
-  await step('PodSandboxStatus', async () => (await cri.rt('PodSandboxStatus', { podSandboxId })).status.state);
+  await step('PodSandboxStatus', async () => (await cri.runtime('PodSandboxStatus', { podSandboxId })).status.state);
   const config = {
     metadata: { name: 'c1' },
     image: { image: BUSYBOX_IMAGE },
@@ -87,11 +65,11 @@ async function smoke(env, cri) {
     linux: { securityContext: { seccomp: profile('seccomp'), apparmor: profile('apparmor') } },
   };
   const { containerId } = await step('CreateContainer', () =>
-    cri.rt('CreateContainer', { podSandboxId, config, sandboxConfig }),
+    cri.runtime('CreateContainer', { podSandboxId, config, sandboxConfig }),
   );
-  await step('StartContainer', () => cri.rt('StartContainer', { containerId }));
+  await step('StartContainer', () => cri.runtime('StartContainer', { containerId }));
   await step('ExecSync', async () => {
-    const r = await cri.rt('ExecSync', {
+    const r = await cri.runtime('ExecSync', {
       containerId,
       cmd: ['sh', '-c', 'echo out; echo err >&2; exit 3'],
       timeout: 5,
@@ -102,14 +80,14 @@ async function smoke(env, cri) {
   console.log(`log file: ${fs.readFileSync(path.join(logDir, 'c1.log'), 'utf8').trim()}`);
   if (process.argv.includes('--leave-running')) return;
   await step('StopContainer (SIGTERM, 2 s grace)', async () => {
-    await cri.rt('StopContainer', { containerId, timeout: 2 });
-    const { status } = await cri.rt('ContainerStatus', { containerId });
+    await cri.runtime('StopContainer', { containerId, timeout: 2 });
+    const { status } = await cri.runtime('ContainerStatus', { containerId });
     return `${status.state} exit ${status.exitCode}`;
   });
-  await step('RemoveContainer', () => cri.rt('RemoveContainer', { containerId }));
+  await step('RemoveContainer', () => cri.runtime('RemoveContainer', { containerId }));
   await step('StopPodSandbox + RemovePodSandbox', async () => {
-    await cri.rt('StopPodSandbox', { podSandboxId });
-    await cri.rt('RemovePodSandbox', { podSandboxId });
+    await cri.runtime('StopPodSandbox', { podSandboxId });
+    await cri.runtime('RemovePodSandbox', { podSandboxId });
   });
 }
 
@@ -118,7 +96,7 @@ async function main() {
   await step('private containerd with CRI started', async () => {
     env = await PrivateContainerd.start({ cri: true });
   });
-  const cri = criClients(env.address);
+  const cri = criClient(env.address);
   let failure;
   try {
     await step('images imported into k8s.io', () => env.importImages('k8s.io').then(() => undefined));

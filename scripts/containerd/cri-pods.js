@@ -1,0 +1,77 @@
+'use strict';
+// Pod and container configs as kubelet sends them for a host-network pod (no CNI needed),
+// and the three calls that start a pod: RunPodSandbox, CreateContainer, StartContainer.
+// Shared by the CRI tests and the benchmark. Field names are the CRI API's (camelCase).
+const { BUSYBOX_IMAGE } = require('../busybox-image');
+
+/**
+ * A pod sandbox config: host network, its own pid namespace, the pod's IPC, logs under
+ * `logDirectory`. No AppArmor (the CRI plugin runs with disable_apparmor); seccomp as asked.
+ */
+function podConfig({
+  name,
+  uid = `${name}-uid`,
+  namespace = 'default',
+  logDirectory,
+  attempt = 0,
+  seccomp = 'Unconfined',
+}) {
+  return {
+    metadata: { name, uid, namespace, attempt },
+    logDirectory,
+    linux: {
+      securityContext: {
+        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
+        seccomp: { profileType: seccomp },
+      },
+    },
+  };
+}
+
+/**
+ * A busybox container config running `command`, with its log at `logPath` (relative to the
+ * pod's log directory) and its own pid namespace, as kubelet asks for v1 pods.
+ */
+function containerConfig({ name, command, attempt = 0, logPath = `${name}_${attempt}.log`, resources, labels = {} }) {
+  return {
+    metadata: { name, attempt },
+    image: { image: BUSYBOX_IMAGE },
+    command,
+    logPath,
+    labels,
+    linux: {
+      resources,
+      securityContext: {
+        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
+        seccomp: { profileType: 'Unconfined' },
+      },
+    },
+  };
+}
+
+/**
+ * RunPodSandbox + CreateContainer + StartContainer for each of `containers` (configs as
+ * containerConfig takes). Resolves { podSandboxId, containerIds, ms } where ms is the wall
+ * time from RunPodSandbox to the last StartContainer reply.
+ */
+async function startPod(cri, { handler, pod, containers }) {
+  const started = process.hrtime.bigint();
+  const sandboxConfig = podConfig(pod);
+  const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
+  const containerIds = [];
+  for (const spec of containers) {
+    const request = { podSandboxId, config: containerConfig(spec), sandboxConfig };
+    const { containerId } = await cri.runtime('CreateContainer', request);
+    await cri.runtime('StartContainer', { containerId });
+    containerIds.push(containerId);
+  }
+  return { podSandboxId, containerIds, sandboxConfig, ms: Number(process.hrtime.bigint() - started) / 1e6 };
+}
+
+/** StopPodSandbox + RemovePodSandbox (which stops and removes its containers too). */
+async function removePod(cri, podSandboxId) {
+  await cri.runtime('StopPodSandbox', { podSandboxId });
+  await cri.runtime('RemovePodSandbox', { podSandboxId });
+}
+
+module.exports = { podConfig, containerConfig, startPod, removePod };

@@ -1,0 +1,133 @@
+'use strict';
+// Which processes a container runtime's shims add on the host, found from /proc: the
+// process serving a task's ttrpc address, and every process a runtime runs for a set of
+// tasks (the shims and their helpers, not the containers they run). The tests use it
+// to check grouping and leaks, the benchmark to sum memory.
+const fs = require('node:fs');
+const path = require('node:path');
+const { alive } = require('./procfs');
+
+function read(file) {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function pids() {
+  return fs
+    .readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number);
+}
+
+/** The socket path in a shim address (`unix:///path`), or undefined for an abstract one. */
+function socketPath(address) {
+  return address.startsWith('unix://') ? address.slice('unix://'.length) : undefined;
+}
+
+/** Inodes of the listening unix sockets bound at `file` (/proc/net/unix: flags 00010000 = listening). */
+function listeningInodes(file) {
+  const inodes = new Set();
+  for (const line of (read('/proc/net/unix') ?? '').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[7] === file && (parseInt(fields[3], 16) & 0x10000) !== 0) inodes.add(fields[6]);
+  }
+  return inodes;
+}
+
+/** The pid of the process that holds the listening socket of a shim `address`, or undefined. */
+function servingPid(address) {
+  const file = socketPath(address.trim());
+  if (file === undefined) return undefined;
+  const inodes = listeningInodes(file);
+  if (inodes.size === 0) return undefined;
+  for (const pid of pids()) {
+    let fds;
+    try {
+      fds = fs.readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      let target;
+      try {
+        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode !== undefined && inodes.has(inode)) return pid;
+    }
+  }
+  return undefined;
+}
+
+/** The address a task's shim wrote into its bundle (`<bundles>/<ns>/<id>/address`), or undefined. */
+function taskAddress(bundles, namespace, id) {
+  return read(path.join(bundles, namespace, id, 'address'))?.trim();
+}
+
+/** ppid of a live process. */
+function parentOf(pid) {
+  const stat = read(`/proc/${pid}/stat`);
+  return stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+/** Whether the process runs inside a container: its cgroup is one CRI or ctr made (/<namespace>/<id>). */
+function inContainer(pid, namespaces) {
+  const cgroups = read(`/proc/${pid}/cgroup`) ?? '';
+  return cgroups.split('\n').some((line) => namespaces.some((ns) => line.split(':')[2]?.startsWith(`/${ns}/`)));
+}
+
+/**
+ * Every live process a runtime runs for the tasks whose shim `addresses` are given: the
+ * processes serving them, and their descendants that are not inside a container of
+ * `namespaces` (so a shim's helpers count, the containers it runs do not).
+ */
+function runtimeProcesses(addresses, namespaces = ['k8s.io']) {
+  const roots = new Set(addresses.map(servingPid).filter((pid) => pid !== undefined));
+  const children = new Map();
+  for (const pid of pids().filter((p) => alive(p))) {
+    const ppid = parentOf(pid);
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push(pid);
+  }
+  const found = new Set();
+  const visit = (pid) => {
+    if (found.has(pid) || inContainer(pid, namespaces)) return;
+    found.add(pid);
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  for (const pid of roots) visit(pid);
+  return [...found].sort((a, b) => a - b);
+}
+
+/** A field of /proc/<pid>/status in bytes (VmRSS, ...), 0 when the process is gone. */
+function statusBytes(pid, field) {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(read(`/proc/${pid}/status`) ?? '');
+  return match === null ? 0 : Number(match[1]) * 1024;
+}
+
+/** Resident memory of a process in bytes (VmRSS). */
+function rssBytes(pid) {
+  return statusBytes(pid, 'VmRSS');
+}
+
+/** Proportional set size in bytes (shared pages divided among their users), 0 when gone. */
+function pssBytes(pid) {
+  const match = /^Pss:\s+(\d+) kB/m.exec(read(`/proc/${pid}/smaps_rollup`) ?? '');
+  return match === null ? 0 : Number(match[1]) * 1024;
+}
+
+/** How many file descriptors the process holds. */
+function fdCount(pid) {
+  try {
+    return fs.readdirSync(`/proc/${pid}/fd`).length;
+  } catch {
+    return 0;
+  }
+}
+
+module.exports = { servingPid, taskAddress, runtimeProcesses, rssBytes, pssBytes, fdCount, inContainer };

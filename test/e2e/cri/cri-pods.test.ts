@@ -1,0 +1,128 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { containerdTestsEnabled } from '../../support/containerd';
+import {
+  containerConfig,
+  ExecSyncResponse,
+  fdCount,
+  runtimeProcesses,
+  servingPid,
+  taskAddress,
+} from '../../support/cri';
+import { liveMemoryBytes } from '../../support/live-memory';
+import { CRI_HANDLERS, CriEnv, eventually, K8S_NS, readCriLog, startCriEnv, waitForState } from './support';
+
+const procfs = require('../../../scripts/containerd/procfs.js') as { mountsUnder(dir: string): string[] };
+
+/**
+ * Several pods at once, the process that serves each pod, and a crash-looping container
+ * restarted the way kubelet restarts one (a new attempt, then the old one removed), per
+ * runtime handler. See docs/cri.md.
+ */
+if (containerdTestsEnabled())
+  describe.each(CRI_HANDLERS)('pods through the %s runtime handler', (handler) => {
+    let ctx: CriEnv;
+
+    beforeAll(async () => {
+      // A free port for the inspector that liveMemoryBytes opens in a Node serving process.
+      ctx = await startCriEnv({ env: { NODE_OPTIONS: '--inspect-port=127.0.0.1:0' } });
+    });
+    afterAll(async () => {
+      await ctx?.close();
+    });
+
+    /** The pid serving a task (sandbox or container) of the CRI namespace, from its bundle's address. */
+    const servedBy = (id: string) => {
+      const address = taskAddress(ctx.env.paths.bundles, K8S_NS, id);
+      return address === undefined ? undefined : servingPid(address);
+    };
+
+    it('runs several pods at once, each container with its own output; one serving process per pod', async () => {
+      const names = ['p0', 'p1', 'p2', 'p3'];
+      const pods = await Promise.all(
+        names.map((name) =>
+          ctx.startPod(handler, { name }, [
+            { name: 'a', command: ['sh', '-c', `echo hello from ${name}/a; exec sleep 1000`] },
+            { name: 'b', command: ['sh', '-c', `echo hello from ${name}/b; exec sleep 1000`] },
+          ]),
+        ),
+      );
+      for (const [i, pod] of pods.entries()) {
+        for (const [j, containerId] of pod.containerIds.entries()) {
+          await waitForState(ctx.cri, containerId, 'CONTAINER_RUNNING');
+          const who = `${names[i]}/${'ab'[j]}`;
+          const reply = await ctx.cri.runtime<ExecSyncResponse>('ExecSync', {
+            containerId,
+            cmd: ['cat', '/proc/1/cmdline'],
+            timeout: 10,
+          });
+          expect(reply.stdout.toString()).toBe('sleep\u00001000\u0000');
+          await eventually(`${who} logged`, () =>
+            readCriLog(join(ctx.logDir, names[i], `${'ab'[j]}_0.log`)).some((l) => l.text === `hello from ${who}`)
+              ? true
+              : undefined,
+          );
+        }
+      }
+      const servers = pods.map((pod) => [pod.podSandboxId, ...pod.containerIds].map(servedBy));
+      for (const tasks of servers) {
+        expect(tasks[0]).toEqual(expect.any(Number));
+        expect(new Set(tasks)).toEqual(new Set([tasks[0]]));
+      }
+      expect(new Set(servers.map((tasks) => tasks[0])).size).toBe(pods.length);
+    });
+
+    it('a crash-looping container restarted 20 times leaks no process, fd, mount, cgroup or memory in the runtime', async () => {
+      const pod = await ctx.startPod(handler, { name: 'crashloop' }, []);
+      const podDir = join(ctx.logDir, 'crashloop');
+      let previous: string | undefined;
+      const removed: string[] = [];
+      /** One restart as kubelet does it: the next attempt created and started, its exit, the previous one removed. */
+      async function restart(attempt: number) {
+        const config = containerConfig({ name: 'crash', attempt, command: ['sh', '-c', 'echo crash; exit 1'] });
+        const { containerId } = await ctx.cri.runtime<{ containerId: string }>('CreateContainer', {
+          podSandboxId: pod.podSandboxId,
+          config,
+          sandboxConfig: pod.sandboxConfig,
+        });
+        await ctx.cri.runtime('StartContainer', { containerId });
+        const { status } = await waitForState(ctx.cri, containerId, 'CONTAINER_EXITED');
+        expect(status.exitCode).toBe(1);
+        if (previous !== undefined) {
+          await ctx.cri.runtime('RemoveContainer', { containerId: previous });
+          removed.push(previous);
+        }
+        previous = containerId;
+      }
+      const measure = async () => {
+        const pids = runtimeProcesses([taskAddress(ctx.env.paths.bundles, K8S_NS, pod.podSandboxId) ?? '']);
+        const fds = pids.reduce((sum, pid) => sum + fdCount(pid), 0);
+        const mounts = procfs.mountsUnder(ctx.env.paths.dir).length;
+        let memory = 0;
+        for (const pid of pids) memory += await liveMemoryBytes(pid);
+        return { pids, fds, mounts, memory };
+      };
+      for (let attempt = 0; attempt < 3; attempt++) await restart(attempt);
+      await measure(); // the first one may open an inspector port in the runtime: not part of the baseline
+      const before = await measure();
+      expect(before.pids.length).toBeGreaterThan(0);
+      expect(before.fds).toBeGreaterThan(before.pids.length * 3);
+      expect(before.mounts).toBeGreaterThan(0);
+      for (let attempt = 3; attempt < 23; attempt++) await restart(attempt);
+      const after = await eventually('the runtime settled after the last restart', async () => {
+        const now = await measure();
+        return now.fds <= before.fds && now.pids.length <= before.pids.length ? now : undefined;
+      });
+      expect(after.pids).toEqual(before.pids);
+      expect(after.fds).toBeLessThanOrEqual(before.fds);
+      expect(after.mounts).toBe(before.mounts);
+      // Allocators keep some of what they freed; a leak per restart would show 20 times over.
+      expect(after.memory - before.memory).toBeLessThan(1024 * 1024);
+      for (const id of removed) {
+        expect(existsSync(join(ctx.env.paths.bundles, K8S_NS, id))).toBe(false);
+        for (const controller of ['memory', 'pids', 'cpu'])
+          expect(existsSync(join('/sys/fs/cgroup', controller, K8S_NS, id))).toBe(false);
+      }
+      expect(readCriLog(join(podDir, 'crash_22.log')).map((l) => l.text)).toEqual(['crash']);
+    });
+  });
