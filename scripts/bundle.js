@@ -23,6 +23,13 @@ const BUNDLES = {
   },
 };
 
+// inversify's ES module build, so esbuild hoists its ~150 small modules into one
+// scope instead of wrapping each CommonJS module: a smaller bundle and code cache
+// (about 2 ms off `auth token`, README "Speed"). Its own imports are ES modules too.
+const ALIAS = {
+  inversify: require.resolve('inversify').replace(`${path.sep}cjs${path.sep}`, `${path.sep}esm${path.sep}`),
+};
+
 function onlyModule(keep) {
   return {
     name: 'only-module',
@@ -56,6 +63,7 @@ async function build(name, bundle) {
     minifyWhitespace: true,
     minifySyntax: true,
     external: bundle.external,
+    alias: ALIAS,
     plugins: [onlyModule(bundle.module)],
     logLevel: 'warning',
   });
