@@ -26,6 +26,22 @@ export function buildContainer(config: AppConfig, ...overrides: ContainerModule[
     const { loginModule } = require('../login/login.module') as typeof import('../login/login.module');
     container.loadSync(loginModule(config.login));
   }
-  if (overrides.length > 0) container.loadSync(...overrides);
+  const rebound = [...overrides, ...embedded];
+  if (rebound.length > 0) container.loadSync(...rebound);
   return container;
+}
+
+let embedded: readonly ContainerModule[] = [];
+
+/**
+ * Tests that embed the application (skiff/testing) run a command as it is, and the
+ * command builds its container here like any other: `modules` (fakes rebinding the
+ * ports) are loaded into every container built until the returned function is called.
+ */
+export function embedModules(...modules: ContainerModule[]): () => void {
+  const before = embedded;
+  embedded = [...before, ...modules];
+  return () => {
+    embedded = before;
+  };
 }
