@@ -14,11 +14,12 @@ const root = path.join(__dirname, '..');
 const BUNDLES = {
   // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
   shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
-  // The HTTP stack is loaded only when a token must be refreshed: a valid cache
-  // never pays for it.
+  // The HTTP stack is loaded only when a token must be refreshed, the YAML library
+  // only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
+  // cache and a contexts file written by `skiff config` never pay for them.
   auth: {
     entry: 'dist/infrastructure/login/main.js',
-    external: ['axios', 'https-proxy-agent', 'proxy-from-env'],
+    external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml'],
     module: 'login.module',
   },
 };
