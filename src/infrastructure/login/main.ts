@@ -1,4 +1,6 @@
-import 'reflect-metadata';
+// The lite build: inversify's ES module build imports it too, so the bundle holds one
+// copy of the polyfill, not two.
+import 'reflect-metadata/lite';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
