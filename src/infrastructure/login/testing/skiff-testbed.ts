@@ -106,7 +106,10 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       fakes.cache.records.set(domain, record);
       return record;
     },
-    /** Runs an oclif command class of skiff or of a plugin with these fakes: its exit code and output. */
+    /**
+     * Runs an oclif command class of skiff or of a plugin with these fakes: its exit
+     * code and output. One run at a time: the output is captured process-wide.
+     */
     run: (command: RunnableCommand, argv: readonly string[] = []): Promise<CommandRun> => {
       const release = embedModules(overrides);
       return runInProcess(command, argv).finally(release);
