@@ -6,7 +6,17 @@ const tseslint = require('typescript-eslint');
 const globals = require('globals');
 
 module.exports = tseslint.config(
-  { ignores: ['dist/', 'build/', 'coverage/', 'node_modules/', 'src/infrastructure/proto/generated/', '.bench-tmp/'] },
+  {
+    ignores: [
+      'dist/',
+      'examples/*/dist/',
+      'build/',
+      'coverage/',
+      'node_modules/',
+      'src/infrastructure/proto/generated/',
+      '.bench-tmp/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -33,7 +43,7 @@ module.exports = tseslint.config(
     },
   },
   {
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'examples/*/test/**/*.ts'],
     languageOptions: { globals: { ...globals.jest } },
   },
 );

@@ -1,7 +1,12 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  // The example plugin's own test runs here too, against this checkout's skiff.
+  roots: ['<rootDir>/test', '<rootDir>/examples/plugin-hello/test'],
+  moduleNameMapper: {
+    '^skiff/plugin$': '<rootDir>/src/adapters/login/inbound/plugin/index.ts',
+    '^skiff/testing$': '<rootDir>/src/infrastructure/login/testing/index.ts',
+  },
   testMatch: ['**/*.test.ts'],
   setupFiles: ['reflect-metadata'],
   transform: {

@@ -35,4 +35,6 @@ if (argv[0] === 'auth' && (argv[1] === 'token' || argv[1] === 'status')) {
 }
 
 require('reflect-metadata');
+// Plugins' commands import `skiff/plugin`: they get this skiff (see plugin-host.ts).
+require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();
 require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));

@@ -19,13 +19,21 @@ const BUNDLES = {
   shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
   // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js).
   containerd: { entry: 'dist/infrastructure/shim/containerd-main.js', external: [], module: 'shim.module' },
-  // The HTTP stack is loaded only when a token must be refreshed: a valid cache
-  // never pays for it.
+  // The HTTP stack is loaded only when a token must be refreshed, the YAML library
+  // only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
+  // cache and a contexts file written by `skiff config` never pay for them.
   auth: {
     entry: 'dist/infrastructure/login/main.js',
-    external: ['axios', 'https-proxy-agent', 'proxy-from-env'],
+    external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml'],
     module: 'login.module',
   },
+};
+
+// inversify's ES module build, so esbuild hoists its ~150 small modules into one
+// scope instead of wrapping each CommonJS module: a smaller bundle and code cache
+// (about 2 ms off `auth token`, README "Speed"). Its own imports are ES modules too.
+const ALIAS = {
+  inversify: require.resolve('inversify').replace(`${path.sep}cjs${path.sep}`, `${path.sep}esm${path.sep}`),
 };
 
 function onlyModule(keep) {
@@ -64,6 +72,7 @@ async function build(name, bundle) {
     minifyWhitespace: true,
     minifySyntax: true,
     external: bundle.external,
+    alias: ALIAS,
     plugins: [onlyModule(bundle.module)],
     logLevel: 'warning',
   });

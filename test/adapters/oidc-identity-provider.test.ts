@@ -2,7 +2,7 @@ import { OidcIdentityProvider } from '../../src/adapters/login/outbound/identity
 import { HttpClient } from '../../src/adapters/login/helpers/http-client';
 import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
 import { identityProviderContract, IdentityProviderWorld } from '../contract/identity-provider.contract';
-import { FakeIdentityProvider } from '../fakes/fake-identity-provider';
+import { FakeIdentityProvider } from '../../src/adapters/login/testing/fake-identity-provider';
 import { formFields, HttpStub } from '../support/http-stub';
 
 identityProviderContract('FakeIdentityProvider', async () => {

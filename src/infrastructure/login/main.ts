@@ -1,6 +1,7 @@
-import 'reflect-metadata';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// The lite build: inversify's ES module build imports it too, so the bundle holds one
+// copy of the polyfill, not two.
+import 'reflect-metadata/lite';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
@@ -44,8 +45,23 @@ export function parseAuthArgs(argv: readonly string[]): FastAuthCall | undefined
   return { verb, domain: values.domain, context: values.context, json };
 }
 
-function print(stream: NodeJS.WriteStream, lines: readonly string[]): void {
-  stream.write(`${lines.join('\n')}\n`);
+/**
+ * Writes straight to the file descriptor: process.stdout and process.stderr would
+ * first load Node's stream and socket modules, a few milliseconds for one line.
+ * A non-blocking descriptor that is full (EAGAIN) gets the rest through the stream.
+ */
+function print(fd: 1 | 2, lines: readonly string[]): void {
+  const bytes = Buffer.from(`${lines.join('\n')}\n`);
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+      (fd === 1 ? process.stdout : process.stderr).write(bytes.subarray(offset));
+      return;
+    }
+  }
 }
 
 /**
@@ -61,15 +77,15 @@ async function answer(call: FastAuthCall): Promise<void> {
   try {
     const container = buildContainer({ login: authPaths() });
     if (call.verb === 'token') {
-      print(process.stdout, [await container.get(GetToken).execute(target)]);
+      print(1, [await container.get(GetToken).execute(target)]);
     } else {
       const report = await container.get(Status).execute(target);
-      print(process.stdout, call.json ? [JSON.stringify(report, null, 2)] : statusLines(report));
+      print(1, call.json ? [JSON.stringify(report, null, 2)] : statusLines(report));
     }
   } catch (err) {
     const report = errorReport(err);
-    if (call.json) print(process.stdout, [JSON.stringify({ error: report }, null, 2)]);
-    else print(process.stderr, [`skiff: ${report.message}`]);
+    if (call.json) print(1, [JSON.stringify({ error: report }, null, 2)]);
+    else print(2, [`skiff: ${report.message}`]);
     process.exitCode = report.exitCode;
   }
 }
@@ -80,6 +96,7 @@ async function answer(call: FastAuthCall): Promise<void> {
  * path (YAML parsing, the container, the cache read), not only the module tops.
  */
 export async function warmUp(): Promise<void> {
+  const { tmpdir } = require('node:os') as typeof import('node:os');
   const dir = mkdtempSync(join(tmpdir(), 'skiff-warm-'));
   try {
     const paths = { authDir: join(dir, 'auth'), configFile: join(dir, 'config.yaml') };

@@ -1,12 +1,12 @@
 import { GetToken } from '../../../src/application/login/auth/get-token.use-case';
 import { IdentityError, NetworkError } from '../../../src/domain/shared/errors';
-import { authHarness } from '../../support/auth-harness';
+import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, expiringIn, NOW } from '../../support/tokens';
 
 /** The sign-in state table (docs/login-contract.md), row by row, for get_token. */
 describe('get_token', () => {
   it('no cache file: not logged in, advising `skiff auth login`', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     const err = await h
       .get(GetToken)
       .execute({})
@@ -17,7 +17,7 @@ describe('get_token', () => {
   });
 
   it('unreadable or unparsable cache: not logged in, naming the file', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.markCorrupt('example.com');
     const err = await h
       .get(GetToken)
@@ -29,7 +29,7 @@ describe('get_token', () => {
   });
 
   it('valid (more than 60 s left): the access token, no network call, cache unchanged', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(61));
     await expect(h.get(GetToken).execute({})).resolves.toBe('access-1');
     expect(h.provider.discoveries).toHaveLength(0);
@@ -39,7 +39,7 @@ describe('get_token', () => {
   });
 
   it('expiring within 60 s, refresh succeeds: new record written, new token returned', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(60, { giteaToken: 'git-1' }));
     h.provider.tokenReplies = [{ accessToken: 'access-2', refreshToken: 'refresh-2', expiresIn: 600 }];
     await expect(h.get(GetToken).execute({})).resolves.toBe('access-2');
@@ -60,7 +60,7 @@ describe('get_token', () => {
   });
 
   it('expired, refresh succeeds without a new refresh token: the old one is kept', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(-3600));
     h.provider.tokenReplies = [{ accessToken: 'access-2' }];
     await h.get(GetToken).execute({});
@@ -68,7 +68,7 @@ describe('get_token', () => {
   });
 
   it("refresh discovers the token endpoint from the cached record's domain", async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     h.cache.records.set('', expiringIn(-1, { domain: 'recorded.org' }));
     h.provider.tokenReplies = [{ accessToken: 'access-2' }];
     await h.get(GetToken).execute({});
@@ -77,7 +77,7 @@ describe('get_token', () => {
   });
 
   it('expired, refresh fails: a warning with the failure, then session expired; cache unchanged', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     const before = expiringIn(-10);
     h.cache.records.set('example.com', before);
     h.provider.tokenReplies = [400];
@@ -93,7 +93,7 @@ describe('get_token', () => {
   });
 
   it('expired, discovery unreachable: same warning-then-expired path', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(-10));
     h.provider.discoveryStatus = 503;
     await expect(h.get(GetToken).execute({})).rejects.toThrow(/session expired/);
@@ -102,7 +102,7 @@ describe('get_token', () => {
   });
 
   it('expired or expiring with an empty refresh token: session expired, no network', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     for (const seconds of [30, -30]) {
       h.cache.records.set('example.com', expiringIn(seconds, { refreshToken: '' }));
       await expect(h.get(GetToken).execute({})).rejects.toThrow(/session expired/);
@@ -112,7 +112,7 @@ describe('get_token', () => {
   });
 
   it('re-reads the cache once the lock is held: another process refreshed meanwhile, no second refresh', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(-10));
     h.lock.onAcquire = () => {
       h.cache.records.set('example.com', aRecord({ accessToken: 'refreshed-elsewhere', refreshToken: 'rotated' }));
@@ -122,7 +122,7 @@ describe('get_token', () => {
   });
 
   it('concurrent callers in one process refresh once', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(-10));
     h.provider.tokenReplies = [{ accessToken: 'access-2', refreshToken: 'refresh-2' }];
     const tokens = await Promise.all(Array.from({ length: 5 }, () => h.get(GetToken).execute({})));
@@ -131,7 +131,7 @@ describe('get_token', () => {
   });
 
   it('uses the file of --domain, else of the context', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('other.org', aRecord({ accessToken: 'other', domain: 'other.org' }));
     h.cache.records.set('example.com', aRecord());
     await expect(h.get(GetToken).execute({ domain: 'other.org' })).resolves.toBe('other');
@@ -139,7 +139,7 @@ describe('get_token', () => {
   });
 
   it('never puts a token in its errors or warnings', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(-10));
     h.provider.tokenReplies = [401];
     h.provider.failureBody = 'nope';

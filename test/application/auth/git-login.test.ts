@@ -2,12 +2,12 @@ import { GetGiteaToken } from '../../../src/application/login/auth/get-gitea-tok
 import { GitLogin } from '../../../src/application/login/auth/git-login.use-case';
 import { SetGiteaToken } from '../../../src/application/login/auth/set-gitea-token.use-case';
 import { IdentityError } from '../../../src/domain/shared/errors';
-import { authHarness } from '../../support/auth-harness';
+import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, NOW } from '../../support/tokens';
 
 describe('git login (git steps 1-4)', () => {
   it('step 1: prints the token page, advises all scopes, tries the browser', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.prompt.answer = 'git-token-1';
     await h.get(GitLogin).execute({ target: {}, openBrowser: true });
     expect(h.notifier.all).toContain('https://src.example.com/user/settings/applications');
@@ -16,7 +16,7 @@ describe('git login (git steps 1-4)', () => {
   });
 
   it('step 2: the input is trimmed; empty input is an identity error "no token provided"', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.prompt.answer = '  git-token-1 \n';
     await expect(h.get(GitLogin).execute({ target: {}, openBrowser: false })).resolves.toMatchObject({
       login: 'alice',
@@ -32,7 +32,7 @@ describe('git login (git steps 1-4)', () => {
   });
 
   it('step 3: verified at https://src.<domain>; a rejected token is an identity error stating the status, nothing stored', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.prompt.answer = 'wrong';
     h.gitHost.rejectStatus = 403;
     const err = (await h
@@ -47,7 +47,7 @@ describe('git login (git steps 1-4)', () => {
   });
 
   it("step 3: shows the reply's login, or unknown", async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.prompt.answer = 'git-token-1';
     h.gitHost.login = undefined;
     await expect(h.get(GitLogin).execute({ target: {}, openBrowser: false })).resolves.toMatchObject({
@@ -56,7 +56,7 @@ describe('git login (git steps 1-4)', () => {
   });
 
   it('step 4 / state table: with a cache, gitea_token is set and everything else unchanged', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     const before = aRecord();
     h.cache.records.set('example.com', before);
     h.prompt.answer = 'git-token-1';
@@ -72,7 +72,7 @@ describe('git login (git steps 1-4)', () => {
   });
 
   it('step 4: without a cache, starts from empty tokens expiring now with the resolved domain', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.prompt.answer = 'git-token-1';
     await h.get(GitLogin).execute({ target: {}, openBrowser: false });
     const record = h.cache.records.get('example.com');
@@ -87,14 +87,14 @@ describe('git login (git steps 1-4)', () => {
   });
 
   it('step 4: sets the domain only when the record has none', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord({ domain: '' }));
     await h.get(SetGiteaToken).execute({ target: {}, token: 'git-token-1' });
     expect(h.cache.records.get('example.com')?.domain).toBe('example.com');
   });
 
   it('step 4: an unreadable cache is replaced, with a warning naming it', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.markCorrupt('example.com');
     await h.get(SetGiteaToken).execute({ target: {}, token: 'git-token-1' });
     expect(h.notifier.warnings[0]).toContain('/fake/auth/example.com.json');
@@ -102,7 +102,7 @@ describe('git login (git steps 1-4)', () => {
   });
 
   it('set-gitea-token verifies before saving, like git login', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     await expect(h.get(SetGiteaToken).execute({ target: {}, token: 'bad' })).rejects.toBeInstanceOf(IdentityError);
     expect(h.cache.writes).toBe(0);
   });
@@ -110,12 +110,12 @@ describe('git login (git steps 1-4)', () => {
 
 describe('get_gitea_token (git step 5)', () => {
   it('no cache: identity error advising login', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     await expect(h.get(GetGiteaToken).execute({})).rejects.toThrow(/not logged in.*skiff auth login/);
   });
 
   it('cache without gitea_token: identity error advising login or the set-token command', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     const err = (await h
       .get(GetGiteaToken)
@@ -127,7 +127,7 @@ describe('get_gitea_token (git step 5)', () => {
   });
 
   it('returns the stored token', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord({ giteaToken: 'git-token-1' }));
     await expect(h.get(GetGiteaToken).execute({})).resolves.toBe('git-token-1');
   });

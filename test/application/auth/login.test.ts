@@ -1,11 +1,11 @@
 import { AuthScopes } from '../../../src/application/login/auth/auth-scopes';
 import { Login } from '../../../src/application/login/auth/login.use-case';
-import { authHarness } from '../../support/auth-harness';
+import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, idToken } from '../../support/tokens';
 
 describe('auth login', () => {
   it('resolves the domain once, SSO with the redirect to the git token page, then git login for the same domain', async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     h.cache.records.set('', aRecord({ domain: 'cached.org' }));
     h.provider.tokenReplies = [{ accessToken: 'a', idToken: idToken({ email: 'alice@example.com' }) }];
     h.browser.onOpen = (url) => h.listener.deliver(`/callback?code=c&state=${new URL(url).searchParams.get('state')}`);
@@ -29,7 +29,7 @@ describe('auth login', () => {
 
 describe('domain resolution through the ports', () => {
   it('prints a notice when the cached domain is used', async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     h.cache.records.set('', aRecord({ domain: 'cached.org' }));
     const scopes = h.get(AuthScopes);
     await expect(scopes.resolveDomain(await scopes.scope({}))).resolves.toBe('cached.org');
@@ -37,7 +37,7 @@ describe('domain resolution through the ports', () => {
   });
 
   it('asks cluster discovery last', async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     h.discovery.domain = 'found.org';
     const scopes = h.get(AuthScopes);
     await expect(scopes.resolveDomain(await scopes.scope({}))).resolves.toBe('found.org');
@@ -45,7 +45,7 @@ describe('domain resolution through the ports', () => {
   });
 
   it('the --domain flag locates the cache file; --context picks the context', async () => {
-    const h = authHarness({
+    const h = skiffTestbed({
       contexts: [
         { name: 'a', domain: 'a.org' },
         { name: 'local', domain: 'l.org' },

@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { SsoLogin, SsoLoginInput } from '../../../src/application/login/auth/sso-login.use-case';
 import { CALLBACK_WAIT_MS } from '../../../src/domain/login/auth/callback-request';
 import { ConfigurationError, IdentityError, NetworkError } from '../../../src/domain/shared/errors';
-import { AuthHarness, authHarness } from '../../support/auth-harness';
+import { SkiffTestbed, skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, idToken, NOW } from '../../support/tokens';
 
 const input = (over: Partial<SsoLoginInput> = {}): SsoLoginInput => ({ target: {}, openBrowser: true, ...over });
 
 /** The browser side: once the URL is opened, come back with this code and the URL's state (or another). */
 function userCompletes(
-  h: AuthHarness,
+  h: SkiffTestbed,
   callback: (url: URL) => string = (u) => `/callback?code=the-code&state=${u.searchParams.get('state')}`,
 ) {
   h.browser.onOpen = (url) => h.listener.deliver(callback(new URL(url)));
@@ -26,7 +26,7 @@ function loggedInReply() {
 
 describe('SSO login (steps 1-13)', () => {
   it('completes: discovery, PKCE, callback, code exchange, cache written with gitea_token absent', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord({ giteaToken: 'old-git' }));
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
@@ -39,7 +39,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('step 1: prints the resolved domain', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
     await h.get(SsoLogin).execute(input());
@@ -47,7 +47,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('step 2: discovery at https://auth.<domain>; a failure status is a network error and nothing listens', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.discoveryStatus = 500;
     await expect(h.get(SsoLogin).execute(input())).rejects.toBeInstanceOf(NetworkError);
     expect(h.provider.discoveries).toEqual(['https://auth.example.com']);
@@ -55,7 +55,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('steps 3-6: 32 + 16 random bytes; the URL carries the S256 challenge of the verifier sent at step 11', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
     await h.get(SsoLogin).execute(input());
@@ -74,7 +74,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('step 7: the URL is printed even when the browser opens, and without --no-browser only', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
     await h.get(SsoLogin).execute(input());
@@ -82,7 +82,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('--no-browser: no browser, the URL printed; a failing browser is not fatal', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply()];
     h.listener.onListen = () => undefined;
     const run = h.get(SsoLogin).execute(input({ openBrowser: false }));
@@ -95,7 +95,7 @@ describe('SSO login (steps 1-13)', () => {
     await run;
     expect(h.browser.opened).toHaveLength(0);
 
-    const h2 = authHarness();
+    const h2 = skiffTestbed();
     h2.provider.tokenReplies = [loggedInReply()];
     h2.browser.works = false;
     userCompletes(h2);
@@ -104,7 +104,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('--port pins the callback port, the redirect URI follows it', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
     await h.get(SsoLogin).execute(input({ port: 43123 }));
@@ -113,7 +113,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('step 8: waits with a clear line; after 300 s without a callback: login timed out after 5 minutes', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     const run = h
       .get(SsoLogin)
       .execute(input())
@@ -138,7 +138,7 @@ describe('SSO login (steps 1-13)', () => {
   ])(
     'step 9: a callback with %s is an identity error; the browser gets a failure page; nothing is exchanged',
     async (_, callback, message) => {
-      const h = authHarness();
+      const h = skiffTestbed();
       userCompletes(h, callback);
       const err = (await h
         .get(SsoLogin)
@@ -154,7 +154,7 @@ describe('SSO login (steps 1-13)', () => {
   );
 
   it('step 10: success page without a redirect for `auth sso`, with the meta refresh when asked', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply(), loggedInReply()];
     userCompletes(h);
     await h.get(SsoLogin).execute(input());
@@ -164,7 +164,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('step 11: the token request carries the code as received, the redirect URI, the client id and the verifier', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h, (u) => `/callback?code=a%2Fb&state=${u.searchParams.get('state')}`);
     await h.get(SsoLogin).execute(input());
@@ -176,7 +176,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('step 11: a refused exchange is an identity error with status and body; the cache is not touched', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [400];
     userCompletes(h);
     await expect(h.get(SsoLogin).execute(input())).rejects.toThrow(/HTTP 400.*invalid_grant/);
@@ -184,7 +184,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('step 12: defaults 3600 s and an empty refresh token; step 13: no email without a readable id_token', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.provider.tokenReplies = [{ accessToken: 'a' }];
     userCompletes(h);
     const result = await h.get(SsoLogin).execute(input());
@@ -195,7 +195,7 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('uses the domain given by `auth login` without resolving again', async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
     await expect(h.get(SsoLogin).execute(input({ domain: 'given.org' }))).resolves.toMatchObject({
@@ -206,12 +206,12 @@ describe('SSO login (steps 1-13)', () => {
   });
 
   it('without any domain source: the configuration error of step 5', async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     await expect(h.get(SsoLogin).execute(input())).rejects.toBeInstanceOf(ConfigurationError);
   });
 
   it('a context overriding the identity provider is used for its own domain', async () => {
-    const h = authHarness({
+    const h = skiffTestbed({
       currentContext: 'dev',
       contexts: [{ name: 'dev', domain: 'dev.org', identityProviderUrl: 'http://127.0.0.1:5556' }],
     });

@@ -1,11 +1,11 @@
 import { Logout, REVOKE_BUDGET_MS } from '../../../src/application/login/auth/logout.use-case';
 import { Status } from '../../../src/application/login/auth/status.use-case';
-import { authHarness } from '../../support/auth-harness';
+import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, expiringIn } from '../../support/tokens';
 
 describe('status', () => {
   it('reports the facts of the active domain', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(-5));
     await expect(h.get(Status).execute({})).resolves.toMatchObject({
       loggedIn: true,
@@ -16,7 +16,7 @@ describe('status', () => {
   });
 
   it('not logged in is not an error; an unreadable cache is reported with its path', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     await expect(h.get(Status).execute({})).resolves.toEqual({ loggedIn: false });
     h.cache.markCorrupt('example.com');
     await expect(h.get(Status).execute({})).resolves.toMatchObject({
@@ -28,7 +28,7 @@ describe('status', () => {
 
 describe('logout (state table)', () => {
   it('cache file exists: removed, logged out; the refresh token is revoked when discovery lists an endpoint', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     h.boardCredentials.records.set('example.com', { boardToken: 'b' });
     h.provider.metadata = { ...h.provider.metadata, revocationEndpoint: 'https://auth.example.com/revoke' };
@@ -39,14 +39,14 @@ describe('logout (state table)', () => {
   });
 
   it('no revocation endpoint: still logged out', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     await expect(h.get(Logout).execute({})).resolves.toMatchObject({ loggedOut: true, revoked: false });
     expect(h.provider.revocations).toHaveLength(0);
   });
 
   it('an unreachable provider never blocks the local logout (warned, bounded)', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     h.provider.discoveryStatus = 502;
     await expect(h.get(Logout).execute({})).resolves.toMatchObject({ loggedOut: true, revoked: false });
@@ -54,7 +54,7 @@ describe('logout (state table)', () => {
   });
 
   it('a silent provider: logout ends after the revocation budget', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     h.provider.hangDiscovery = true;
     const run = h.get(Logout).execute({});
@@ -65,13 +65,13 @@ describe('logout (state table)', () => {
   });
 
   it('no cache file: not logged in, not an error, no network', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     await expect(h.get(Logout).execute({})).resolves.toMatchObject({ loggedOut: false, revoked: false });
     expect(h.provider.discoveries).toHaveLength(0);
   });
 
   it('an unreadable cache file is removed too', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.markCorrupt('example.com');
     await expect(h.get(Logout).execute({})).resolves.toMatchObject({ loggedOut: true });
     await expect(h.cache.read('example.com')).resolves.toBeUndefined();

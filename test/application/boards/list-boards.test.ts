@@ -1,12 +1,12 @@
 import { ListBoards } from '../../../src/application/login/boards/list-boards.use-case';
 import { SetBoardApiKey } from '../../../src/application/login/boards/set-board-api-key.use-case';
 import { ConfigurationError, IdentityError } from '../../../src/domain/shared/errors';
-import { authHarness } from '../../support/auth-harness';
+import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord } from '../../support/tokens';
 
 describe('boards list', () => {
   it('exchanges the access token, keeps the board token, lists every board with its project, ids as strings', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     const boards = await h.get(ListBoards).execute({});
     expect(boards).toEqual([
@@ -17,7 +17,7 @@ describe('boards list', () => {
   });
 
   it('uses the stored board token without exchanging again', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     await h.get(ListBoards).execute({});
     await h.get(ListBoards).execute({});
@@ -25,7 +25,7 @@ describe('boards list', () => {
   });
 
   it('re-exchanges once on a 401, then succeeds', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     h.boardCredentials.records.set('example.com', { boardToken: 'stale' });
     await expect(h.get(ListBoards).execute({})).resolves.toHaveLength(1);
@@ -34,7 +34,7 @@ describe('boards list', () => {
   });
 
   it('only once: a second 401 is an identity error', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     h.boardTool.accepted.add = () => h.boardTool.accepted; // the tool issues tokens it then refuses
     await expect(h.get(ListBoards).execute({})).rejects.toBeInstanceOf(IdentityError);
@@ -42,7 +42,7 @@ describe('boards list', () => {
   });
 
   it('no exchange endpoint (404): a configuration error pointing to set-api-key; then the key is used', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     h.cache.records.set('example.com', aRecord());
     h.boardTool.exchangeAvailable = false;
     const err = (await h
@@ -58,7 +58,7 @@ describe('boards list', () => {
   });
 
   it('needs a login to exchange', async () => {
-    const h = authHarness();
+    const h = skiffTestbed();
     await expect(h.get(ListBoards).execute({})).rejects.toThrow(/not logged in/);
   });
 });

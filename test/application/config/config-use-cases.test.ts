@@ -5,11 +5,11 @@ import { SetHost } from '../../../src/application/login/contexts/set-host.use-ca
 import { UseContext } from '../../../src/application/login/contexts/use-context.use-case';
 import { ViewConfig } from '../../../src/application/login/contexts/view-config.use-case';
 import { ConfigurationError } from '../../../src/domain/shared/errors';
-import { authHarness } from '../../support/auth-harness';
+import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 
 describe('config use cases', () => {
   it('set --host, set-context, use-context, get-contexts, delete-context, view', async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     await expect(h.get(SetHost).execute('example.com')).resolves.toEqual({ context: 'local' });
     await expect(
       h.get(SetContext).execute('dev', { domain: 'dev.org', identityProviderUrl: 'http://127.0.0.1:1' }),
@@ -26,7 +26,7 @@ describe('config use cases', () => {
   });
 
   it('refuses an unusable domain', async () => {
-    const h = authHarness({ contexts: [] });
+    const h = skiffTestbed({ contexts: [] });
     await expect(h.get(SetHost).execute('bad domain')).rejects.toBeInstanceOf(ConfigurationError);
     await expect(h.get(SetContext).execute('x', { domain: 'a\tb' })).rejects.toBeInstanceOf(ConfigurationError);
     expect(h.configStore.saves).toBe(0);

@@ -10,7 +10,6 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { dirname } from 'node:path';
 import { symlinkRefused, UnsafeFileError } from './no-follow-file';
 
@@ -56,6 +55,8 @@ export function writeFileAtomic(path: string, data: string, mode = 0o600): void 
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   refuseUnsafeTarget(path);
+  // node:crypto is loaded here, not at the top: reading the cache never needs it.
+  const { randomBytes } = require('node:crypto') as typeof import('node:crypto');
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   try {

@@ -29,15 +29,19 @@ export class GetToken {
   ) {}
 
   async execute(target: AuthTarget): Promise<string> {
-    const scope = await this.scopes.scope(target);
+    return (await this.tokens(await this.scopes.scope(target))).accessToken;
+  }
+
+  /** The whole record behind that token (plugins read its id token's claims too). */
+  async tokens(scope: AuthScope): Promise<AuthTokens> {
     const tokens = await this.usable(scope);
-    if (tokens.freshness(this.clock.now()) === 'valid') return tokens.accessToken;
+    if (tokens.freshness(this.clock.now()) === 'valid') return tokens;
     if (!tokens.canRefresh()) throw sessionExpired();
     return this.lock.withLock(scope.cacheDomain, async () => {
       const current = await this.usable(scope);
-      if (current.freshness(this.clock.now()) === 'valid') return current.accessToken;
+      if (current.freshness(this.clock.now()) === 'valid') return current;
       if (!current.canRefresh()) throw sessionExpired();
-      return (await this.refresh(scope, current)).accessToken;
+      return this.refresh(scope, current);
     });
   }
 

@@ -3,6 +3,7 @@ import { ConfigurationError } from '../../../../domain/shared/errors';
 import { ConfigStore } from '../../../../application/login/ports/config-store.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
 import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { parsePlainYaml } from './plain-yaml';
 
 /** A contexts file is a few kilobytes. */
 const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -52,7 +53,7 @@ export class YamlConfigStore implements ConfigStore {
     if (text === undefined) return EMPTY_CONFIG;
     let doc: unknown;
     try {
-      doc = yaml().parse(text);
+      doc = parsePlainYaml(text) ?? yaml().parse(text);
     } catch (err) {
       throw this.problem(`is not valid YAML (${String((err as Error).message).split('\n')[0]})`);
     }

@@ -4,7 +4,12 @@ const FRAMES = ['|', '/', '-', '\\'];
 
 /** Lines for the person at the terminal, on stderr (stdout carries results only). */
 export class StderrNotifier implements Notifier {
-  constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
+  constructor(private readonly given?: NodeJS.WriteStream) {}
+
+  /** process.stderr is made on first use: a command that prints nothing never opens it. */
+  private get stream(): NodeJS.WriteStream {
+    return this.given ?? process.stderr;
+  }
 
   info(line: string): void {
     this.stream.write(`${line}\n`);

@@ -1,7 +1,7 @@
-import { AuthTokens } from '../../src/domain/login/auth/auth-tokens';
-import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
-import { cacheFileName } from '../../src/domain/login/auth/safe-domain';
-import { TokenCache } from '../../src/application/login/ports/token-cache.port';
+import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
+import { cacheFileName } from '../../../domain/login/auth/safe-domain';
+import { TokenCache } from '../../../application/login/ports/token-cache.port';
 
 /** The token cache in memory; a domain can be marked corrupt like an unparsable file. */
 export class FakeTokenCache implements TokenCache {

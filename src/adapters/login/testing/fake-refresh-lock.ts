@@ -1,4 +1,4 @@
-import { RefreshLock } from '../../src/application/login/ports/refresh-lock.port';
+import { RefreshLock } from '../../../application/login/ports/refresh-lock.port';
 
 /** A per-domain mutex in memory; `onAcquire` runs once the lock is held (to simulate another process). */
 export class FakeRefreshLock implements RefreshLock {

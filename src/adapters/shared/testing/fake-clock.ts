@@ -1,4 +1,4 @@
-import { Clock } from '../../src/application/shared/ports/clock.port';
+import { Clock } from '../../../application/shared/ports/clock.port';
 
 /** A clock that moves only when told; sleepers wake when `advance` passes their time. */
 export class FakeClock implements Clock {

@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import { SkiffConfig, EMPTY_CONFIG } from '../../src/domain/login/contexts/contexts';
-import { gitTokenRejected } from '../../src/domain/login/auth/auth-errors';
-import { Browser } from '../../src/application/login/ports/browser.port';
-import { ClusterDiscovery } from '../../src/application/login/ports/cluster-discovery.port';
-import { ConfigStore } from '../../src/application/login/ports/config-store.port';
-import { GitHost } from '../../src/application/login/ports/git-host.port';
-import { Hasher } from '../../src/application/login/ports/hasher.port';
-import { Notifier } from '../../src/application/login/ports/notifier.port';
-import { Prompt } from '../../src/application/login/ports/prompt.port';
-import { Random } from '../../src/application/login/ports/random.port';
-import { BoardCredentialRecord, BoardCredentials } from '../../src/application/login/ports/board-credentials.port';
+import { SkiffConfig, EMPTY_CONFIG } from '../../../domain/login/contexts/contexts';
+import { gitTokenRejected } from '../../../domain/login/auth/auth-errors';
+import { Browser } from '../../../application/login/ports/browser.port';
+import { ClusterDiscovery } from '../../../application/login/ports/cluster-discovery.port';
+import { ConfigStore } from '../../../application/login/ports/config-store.port';
+import { GitHost } from '../../../application/login/ports/git-host.port';
+import { Hasher } from '../../../application/login/ports/hasher.port';
+import { Notifier } from '../../../application/login/ports/notifier.port';
+import { Prompt } from '../../../application/login/ports/prompt.port';
+import { Random } from '../../../application/login/ports/random.port';
+import { BoardCredentialRecord, BoardCredentials } from '../../../application/login/ports/board-credentials.port';
 
 export class FakeBrowser implements Browser {
   readonly opened: string[] = [];

@@ -1,5 +1,5 @@
-import { BoardExchangeUnavailableError, BoardTokenRejectedError } from '../../src/domain/login/boards/board-errors';
-import { BoardAuth, BoardTool, ProjectsAndBoards } from '../../src/application/login/ports/board-tool.port';
+import { BoardExchangeUnavailableError, BoardTokenRejectedError } from '../../../domain/login/boards/board-errors';
+import { BoardAuth, BoardTool, ProjectsAndBoards } from '../../../application/login/ports/board-tool.port';
 
 /** A board tool in memory: it issues board tokens and accepts the ones it issued (or one API key). */
 export class FakeBoardTool implements BoardTool {

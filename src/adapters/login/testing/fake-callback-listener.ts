@@ -1,5 +1,5 @@
-import { CallbackPage } from '../../src/domain/login/auth/callback-page';
-import { CallbackListener, CallbackServer } from '../../src/application/login/ports/callback-listener.port';
+import { CallbackPage } from '../../../domain/login/auth/callback-page';
+import { CallbackListener, CallbackServer } from '../../../application/login/ports/callback-listener.port';
 
 /** A callback listener whose "browser" is the test: `deliver(target)` sends the callback. */
 export class FakeCallbackListener implements CallbackListener {

@@ -1,10 +1,10 @@
-import { TokenResponse } from '../../src/domain/login/auth/token-response';
-import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
+import { TokenResponse } from '../../../domain/login/auth/token-response';
+import { IdentityError, NetworkError } from '../../../domain/shared/errors';
 import {
   CodeExchange,
   IdentityProvider,
   ProviderMetadata,
-} from '../../src/application/login/ports/identity-provider.port';
+} from '../../../application/login/ports/identity-provider.port';
 
 export type TokenCall =
   | { readonly grant: 'authorization_code'; readonly endpoint: string; readonly request: CodeExchange }
