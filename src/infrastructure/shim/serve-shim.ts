@@ -1,5 +1,7 @@
 import 'reflect-metadata';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { FailedPreconditionError } from '../../domain/shared/errors';
+import { fsReason, makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
@@ -16,7 +18,14 @@ export const STOP_GRACE_MS = 2000;
  * socket accepts connections; the process exits 0 after stopping.
  */
 export async function serveShim(config: ShimConfig): Promise<GrpcTaskServer> {
-  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  try {
+    makeDirs(config.stateDir, 0o700);
+  } catch (err) {
+    throw new FailedPreconditionError(
+      `cannot create --state-dir ${config.stateDir}: ${fsReason(err)}`,
+      'SHIM.STATE_DIR',
+    );
+  }
   const host = new ShimProcessHost(skiffVersion());
   const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
   const service = container.get(TaskService);

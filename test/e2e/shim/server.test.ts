@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
+import { bindFailed } from '../../../src/adapters/shim/inbound/grpc/grpc-server';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { SKIFF_BIN, socketAccepts, startShim, waitFor } from '../support/shim-process';
 
@@ -66,6 +68,63 @@ describe('the shim process (socket, shutdown, signals)', () => {
     expect(result.status).not.toBe(0);
     expect(result.stderr).toContain('not a socket');
     expect(statSync(path).isFile()).toBe(true);
+  });
+
+  describe('an address or state directory it cannot use: one line naming the path and why, exit 2, at once', () => {
+    const serve = (address: string, stateDir = join(scratch, 's'), asNobody = false) => {
+      const argv = [SKIFF_BIN, 'shim', 'serve', '--address', address, '--state-dir', stateDir];
+      // Root may write anywhere: a permission test runs the shim as nobody.
+      const [file, args] = asNobody
+        ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv]]
+        : [process.execPath, argv];
+      const started = Date.now();
+      const result = spawnSync(file, args, { encoding: 'utf8', timeout: 15_000 });
+      return { ...result, ms: Date.now() - started };
+    };
+    const expectOneLine = (result: ReturnType<typeof serve>, text: RegExp) => {
+      expect(result.signal).toBeNull(); // not killed by the time-out: it did not spin
+      expect(result.status).toBe(2);
+      expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(text)]);
+      expect(result.stderr).not.toMatch(/No address added|\n\s+at /);
+    };
+
+    it("a directory under /proc (Node's recursive mkdir spins there)", () => {
+      expectOneLine(
+        serve('/proc/nope/s.sock'),
+        /^skiff shim serve: cannot make the socket \/proc\/nope\/s\.sock: its directory \/proc\/nope: no such file or directory \(ENOENT\); choose another --address$/,
+      );
+      expectOneLine(
+        serve(join(scratch, 'ok.sock'), '/proc/nope/state'),
+        /cannot create --state-dir \/proc\/nope\/state: no such file/,
+      );
+    });
+
+    it('a directory that is a file', () => {
+      const file = join(scratch, 'a-file');
+      writeFileSync(file, '');
+      expectOneLine(serve(join(file, 's.sock')), /its directory .*a-file: not a directory \(ENOTDIR\)/);
+    });
+
+    it('a directory it may not write', () => {
+      const readOnly = join(scratch, 'read-only');
+      mkdirSync(readOnly, { mode: 0o555 });
+      chmodSync(scratch, 0o755);
+      const asRoot = process.getuid?.() === 0;
+      const stateDir = join(scratch, 'state-anyone-may-write');
+      mkdirSync(stateDir);
+      chmodSync(stateDir, 0o777);
+      const result = serve(join(readOnly, 's.sock'), stateDir, asRoot);
+      expectOneLine(result, /its directory .*read-only: permission denied \(EACCES\); choose another --address$/);
+    });
+
+    it("a bind grpc-js refuses is told in the shim's words", async () => {
+      const err = await new Promise<Error>((resolve) =>
+        new Server().bindAsync('unix:/proc/nope/x.sock', ServerCredentials.createInsecure(), (e) => resolve(e!)),
+      );
+      expect(bindFailed('/proc/nope/x.sock', err).message).toMatch(
+        /^cannot listen on \/proc\/nope\/x\.sock: [a-z ]+ \(E[A-Z]+\); choose another --address$/,
+      );
+    });
   });
 
   it('keeps serving after Shutdown while a task is left, exits 0 and removes its socket once none is', async () => {

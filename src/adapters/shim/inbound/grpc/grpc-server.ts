@@ -1,4 +1,4 @@
-import { Server, ServerCredentials } from '@grpc/grpc-js';
+import { logVerbosity, Server, ServerCredentials, setLogVerbosity } from '@grpc/grpc-js';
 import { chmodSync, lstatSync, rmSync } from 'node:fs';
 import { FailedPreconditionError } from '../../../../domain/shared/errors';
 import { TaskService } from '../../../../application/shim/task/task-service';
@@ -22,6 +22,8 @@ export class GrpcTaskServer {
   ) {}
 
   static async listen(address: string, service: TaskService): Promise<GrpcTaskServer> {
+    // grpc-js logs its failures on stderr itself; the shim reports each one once, in its own words.
+    if (process.env.GRPC_VERBOSITY === undefined) setLogVerbosity(logVerbosity.NONE);
     const path = socketPath(address);
     await prepareSocketPath(path);
     const server = new Server(SERVER_OPTIONS);
@@ -30,7 +32,9 @@ export class GrpcTaskServer {
     const previousUmask = process.umask(0o177);
     try {
       await new Promise<void>((resolve, reject) => {
-        server.bindAsync(`unix:${path}`, ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+        server.bindAsync(`unix:${path}`, ServerCredentials.createInsecure(), (err) =>
+          err ? reject(bindFailed(path, err)) : resolve(),
+        );
       });
     } finally {
       process.umask(previousUmask);
@@ -63,4 +67,11 @@ export class GrpcTaskServer {
     });
     rmSync(this.path, { force: true });
   }
+}
+
+/** grpc-js says "No address added out of total 1 resolved errors: [listen EACCES: permission denied /x]". */
+export function bindFailed(path: string, err: Error): FailedPreconditionError {
+  const cause = /listen (\w+): ([^/\]]+)/.exec(err.message);
+  const reason = cause === null ? 'the socket could not be bound' : `${cause[2].trim()} (${cause[1]})`;
+  return new FailedPreconditionError(`cannot listen on ${path}: ${reason}; choose another --address`, 'SOCKET.BIND');
 }

@@ -1,6 +1,7 @@
-import { lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, lstatSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { AlreadyExistsError, FailedPreconditionError, InvalidArgumentError } from '../../../../domain/shared/errors';
+import { fsReason, makeDirs } from '../../../shared/helpers/make-dirs';
 import { socketAccepts } from '../../helpers/socket-accepts';
 
 /** Unix socket paths are limited to 107 bytes plus NUL (sun_path). */
@@ -30,7 +31,7 @@ export function socketPath(address: string): string {
  * or a file that is not a socket, is never touched.
  */
 export async function prepareSocketPath(path: string): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  usableDirectory(dirname(path), path);
   let stats;
   try {
     stats = lstatSync(path);
@@ -50,4 +51,17 @@ export async function prepareSocketPath(path: string): Promise<void> {
     );
   }
   rmSync(path, { force: true });
+}
+
+/** The socket's directory exists (created 0700) and a socket can be made in it; else one line saying why. */
+function usableDirectory(dir: string, path: string): void {
+  try {
+    makeDirs(dir, 0o700);
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw new FailedPreconditionError(
+      `cannot make the socket ${path}: its directory ${dir}: ${fsReason(err)}; choose another --address`,
+      'SOCKET.DIRECTORY',
+    );
+  }
 }
