@@ -5,7 +5,7 @@ import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
 import { isDomainError } from '../../domain/shared/errors';
 import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
-import { defaultStateDir, isRuntimeName, ShimConfig } from './shim-config';
+import { ADDRESS_VARIABLE, defaultAddress, defaultStateDir, isRuntimeName, ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
 import { serveShim } from './serve-shim';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
@@ -26,8 +26,9 @@ export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined 
     values[match[1]] = value;
   }
   const runtime = values.runtime ?? 'native';
-  if (values.address === undefined || !isRuntimeName(runtime)) return undefined;
-  return { address: values.address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
+  if (!isRuntimeName(runtime)) return undefined;
+  const address = values.address ?? (process.env[ADDRESS_VARIABLE] || defaultAddress());
+  return { address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
 }
 
 /** Serves, or prints one line and exits with the contract's code when the shim cannot start. */

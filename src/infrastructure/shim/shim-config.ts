@@ -11,11 +11,24 @@ export interface ShimConfig {
   readonly stateDir: string;
 }
 
-/** $XDG_RUNTIME_DIR/skiff, else /run/skiff for root, else <tmp>/skiff-<uid>. */
-export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+/** The environment variable naming the shim's socket, as CONTAINERD_ADDRESS does for ctr. */
+export const ADDRESS_VARIABLE = 'SKIFF_ADDRESS';
+
+/** skiff's runtime files: $XDG_RUNTIME_DIR/skiff, else /run/skiff for root, else <tmp>/skiff-<uid>. */
+export function runtimeDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'skiff');
   const uid = process.getuid?.() ?? 0;
   return uid === 0 ? '/run/skiff' : join(tmpdir(), `skiff-${uid}`);
+}
+
+/** The socket `skiff shim serve` and `skiff task` use without --address or $SKIFF_ADDRESS. */
+export function defaultAddress(env: NodeJS.ProcessEnv = process.env): string {
+  return join(runtimeDir(env), 'shim.sock');
+}
+
+/** The state directory of a shim started without --state-dir. */
+export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return join(runtimeDir(env), 'state');
 }
 
 export function isRuntimeName(value: string): value is RuntimeName {

@@ -1,3 +1,4 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
@@ -76,6 +77,38 @@ describe('skiff task <verb> against a running shim', () => {
     await task('kill', '--id', 'c3', '--signal', '9');
     await task('wait', '--id', 'c3');
     await task('delete', '--id', 'c3');
+  });
+
+  it('resolves --stdout, --stderr and --stdin against the current directory, as --bundle', async () => {
+    const dir = mkdtempSync(join(shim.dir, 'cwd-'));
+    writeFileSync(join(dir, 'in.txt'), 'from a relative stdin\n');
+    const bundle = fx.bundle(['sh', '-c', 'cat; echo to-stderr >&2']);
+    const created = await skiff(
+      [
+        'task',
+        'create',
+        '--address',
+        shim.socket,
+        '--id',
+        'rel',
+        '--bundle',
+        bundle,
+        '--stdin',
+        'in.txt',
+        '--stdout',
+        'out.log',
+        '--stderr',
+        'err.log',
+      ],
+      { cwd: dir },
+    );
+    expect(created.code).toBe(0);
+    await task('start', '--id', 'rel');
+    await task('wait', '--id', 'rel');
+    expect(JSON.parse((await task('state', '--id', 'rel', '--json')).stdout).stdout).toBe(join(dir, 'out.log'));
+    await task('delete', '--id', 'rel');
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('from a relative stdin\n');
+    expect(readFileSync(join(dir, 'err.log'), 'utf8')).toBe('to-stderr\n');
   });
 
   it('maps the shim status codes to exit codes once, one line each (README, "Exit codes")', async () => {

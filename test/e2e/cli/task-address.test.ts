@@ -1,0 +1,74 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { skiff } from '../support/cli';
+import { nativeFixture, RuntimeFixture } from '../support/runtimes';
+import { SKIFF_BIN, socketAccepts, waitFor } from '../support/shim-process';
+
+/** `skiff shim serve` with `args`, in an environment of its own; resolves once `socket` accepts. */
+async function serve(args: string[], env: NodeJS.ProcessEnv, socket: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [SKIFF_BIN, 'shim', 'serve', ...args], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+  await waitFor(async () => existsSync(socket) && (await socketAccepts(socket)), `a shim on ${socket}`);
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+describe('the shim address: --address, else $SKIFF_ADDRESS, else the default socket', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-address-'));
+  // XDG_RUNTIME_DIR of their own: the default socket is <dir>/runtime/skiff/shim.sock.
+  const env = { XDG_RUNTIME_DIR: join(dir, 'runtime'), SKIFF_ADDRESS: '' };
+  const defaultSocket = join(dir, 'runtime', 'skiff', 'shim.sock');
+  let fx: RuntimeFixture;
+  beforeAll(() => (fx = nativeFixture()));
+  afterAll(() => {
+    fx.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('`skiff shim serve` and `skiff task` meet on the default socket, state in state/ beside it', async () => {
+    const shim = await serve([], env, defaultSocket);
+    try {
+      const created = await skiff(['task', 'create', '--id', 'd1', '--bundle', fx.bundle(['true'])], { env });
+      expect(created.code).toBe(0);
+      expect(existsSync(join(dir, 'runtime', 'skiff', 'state'))).toBe(true);
+      const state = await skiff(['task', 'state', '--id', 'd1', '--json'], { env });
+      expect(JSON.parse(state.stdout)).toMatchObject({ id: 'd1', status: 'CREATED' });
+      expect((await skiff(['task', 'delete', '--id', 'd1'], { env })).code).toBe(0);
+    } finally {
+      await stop(shim);
+    }
+  });
+
+  it('$SKIFF_ADDRESS names the socket for both, and --address wins over it', async () => {
+    const socket = join(dir, 'elsewhere', 'shim.sock');
+    const withVariable = { ...env, SKIFF_ADDRESS: socket };
+    const shim = await serve([], withVariable, socket);
+    try {
+      expect(
+        (await skiff(['task', 'create', '--id', 'v1', '--bundle', fx.bundle(['true'])], { env: withVariable })).code,
+      ).toBe(0);
+      const other = join(dir, 'nobody.sock');
+      const overridden = await skiff(['task', 'state', '--id', 'v1', '--address', other], { env: withVariable });
+      expect(overridden.code).toBe(5);
+      expect(overridden.stderr).toContain(`cannot reach the shim at ${other}`);
+      expect((await skiff(['task', 'delete', '--id', 'v1'], { env: withVariable })).code).toBe(0);
+    } finally {
+      await stop(shim);
+    }
+  });
+
+  it('without a shim, the default socket is named in the error', async () => {
+    const result = await skiff(['task', 'state', '--id', 'x'], { env });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(`cannot reach the shim at ${defaultSocket}: there is no socket there`);
+  });
+});
