@@ -12,14 +12,19 @@ import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-pro
 
 /**
  * The fast start of `skiff shim serve` (bundled as dist/shim.bundle.js and called
- * by bin/run.js without loading oclif). It understands exactly the contract's
- * flags; anything else returns undefined and the command goes through oclif,
+ * by bin/run.js without loading oclif). It understands exactly the flags of
+ * `skiff shim serve` (the hidden ones of `skiff run`'s shims too); anything else returns undefined and the command goes through oclif,
  * which owns help and usage errors.
  */
 export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined {
   const values: Record<string, string> = {};
+  let lifeline = false;
   for (let i = 0; i < argv.length; i++) {
-    const match = /^--(address|runtime|state-dir)(?:=(.*))?$/.exec(argv[i]);
+    if (argv[i] === '--lifeline') {
+      lifeline = true;
+      continue;
+    }
+    const match = /^--(address|runtime|state-dir|run-dir)(?:=(.*))?$/.exec(argv[i]);
     if (match === null) return undefined;
     const value = match[2] ?? argv[++i];
     if (value === undefined) return undefined;
@@ -28,7 +33,7 @@ export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined 
   const runtime = values.runtime ?? 'native';
   if (!isRuntimeName(runtime)) return undefined;
   const address = values.address ?? (process.env[ADDRESS_VARIABLE] || defaultAddress());
-  return { address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
+  return { address, runtime, stateDir: values['state-dir'] ?? defaultStateDir(), runDir: values['run-dir'], lifeline };
 }
 
 /** Serves, or prints one line and exits with the contract's code when the shim cannot start. */

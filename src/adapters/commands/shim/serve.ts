@@ -31,6 +31,15 @@ export default class ShimServe extends BaseCommand {
       default: 'native',
       description: 'Process runtime: native host processes or runc containers.',
     }),
+    'run-dir': Flags.string({
+      hidden: true,
+      description: 'The shim of one `skiff run`: the run directory, removed when the shim exits.',
+    }),
+    lifeline: Flags.boolean({
+      hidden: true,
+      default: false,
+      description: 'Exit, ending every task, when standard input reaches end-of-file (`skiff run --rm`).',
+    }),
     'state-dir': Flags.string({
       description:
         'Directory for per-task files [default: $XDG_RUNTIME_DIR/skiff/state, /run/skiff/state as root, else /tmp/skiff-<uid>/state].',
@@ -44,6 +53,8 @@ export default class ShimServe extends BaseCommand {
       address: flags.address ?? defaultAddress(),
       runtime,
       stateDir: flags['state-dir'] ?? defaultStateDir(),
+      runDir: flags['run-dir'],
+      lifeline: flags.lifeline,
     });
     // Serving continues on the event loop until Shutdown or a signal exits the process.
     await new Promise<never>(() => undefined);

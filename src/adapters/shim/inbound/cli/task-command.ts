@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { resolve } from 'node:path';
+import { RUN_DIRECTORY, RunDirectory } from '../../../../application/shim/ports/run-directory.port';
 import {
   TASK_CLIENT_FACTORY,
   TaskClient,
@@ -16,7 +17,8 @@ export abstract class TaskCommand extends BaseCommand {
     address: Flags.string({
       env: ADDRESS_VARIABLE,
       description:
-        'Socket of the shim (the --address given to `skiff shim serve`) [default: the default socket of `skiff shim serve`].',
+        'Socket of the shim (the --address of `skiff shim serve`) [default: the shim of the `skiff run` ' +
+        'whose --id this is, else the default socket of `skiff shim serve`].',
     }),
   };
 
@@ -31,9 +33,15 @@ export abstract class TaskCommand extends BaseCommand {
     return this.connection;
   }
 
-  /** --address, else $SKIFF_ADDRESS (oclif reads it into the flag), else the default socket. */
+  /** --address, else $SKIFF_ADDRESS (oclif reads it into the flag), else the run with this id, else the default socket. */
   protected address(flags: { address?: string; id?: string }): string {
-    return flags.address ?? defaultAddress();
+    return flags.address ?? this.runAddress(flags) ?? defaultAddress();
+  }
+
+  /** The socket of the `skiff run` whose task this is, when no address was given. */
+  protected runAddress(flags: { address?: string; id?: string }): string | undefined {
+    if (flags.address !== undefined || flags.id === undefined) return undefined;
+    return this.resolve<RunDirectory>(RUN_DIRECTORY).addressOf(flags.id);
   }
 
   protected override async finally(err: Error | undefined): Promise<void> {

@@ -1,0 +1,25 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { RunDirectory, RunEntry } from '../../../../application/shim/ports/run-directory.port';
+import { runDir, runSocket } from '../../helpers/run-layout';
+
+/** The runs of `skiff run`, one directory each under `runs` (see run-layout.ts). */
+export class FsRunDirectory implements RunDirectory {
+  constructor(private readonly runs: string) {}
+
+  list(): RunEntry[] {
+    let ids: string[];
+    try {
+      ids = readdirSync(this.runs).sort();
+    } catch {
+      return [];
+    }
+    return ids.map((id) => ({ id, address: runSocket(runDir(this.runs, id)) }));
+  }
+
+  addressOf(id: string): string | undefined {
+    // An id that is not a plain name never names a run (and never leaves the directory).
+    if (id === '' || id.includes('/') || id === '.' || id === '..') return undefined;
+    const address = runSocket(runDir(this.runs, id));
+    return existsSync(address) ? address : undefined;
+  }
+}
