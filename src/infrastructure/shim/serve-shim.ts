@@ -1,11 +1,14 @@
 import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { FailedPreconditionError } from '../../domain/shared/errors';
 import { fsReason, makeDirs } from '../../adapters/shared/helpers/make-dirs';
+import { ensurePrivateDir } from '../../adapters/shared/helpers/private-dir';
+import { socketPath } from '../../adapters/shim/inbound/grpc/unix-socket';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
-import { ShimConfig } from './shim-config';
+import { runtimeDir, ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
@@ -19,6 +22,10 @@ export const STOP_GRACE_MS = 2000;
  * socket accepts connections; the process exits 0 after stopping.
  */
 export async function serveShim(config: ShimConfig): Promise<GrpcTaskServer> {
+  // skiff's own directory (the default socket's and state's) must be nobody else's (private-dir.ts).
+  const shared = runtimeDir();
+  const inShared = (path: string) => path === shared || path.startsWith(`${shared}/`);
+  if (inShared(dirname(socketPath(config.address))) || inShared(config.stateDir)) ensurePrivateDir(shared);
   try {
     makeDirs(config.stateDir, 0o700);
   } catch (err) {

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skiff } from '../support/cli';
@@ -63,6 +63,24 @@ describe('the shim address: --address, else $SKIFF_ADDRESS, else the default soc
       expect((await skiff(['task', 'delete', '--id', 'v1'], { env: withVariable })).code).toBe(0);
     } finally {
       await stop(shim);
+    }
+  });
+
+  it('refuses a runtime directory others may write in (its sockets and FIFOs could be swapped for theirs)', async () => {
+    const shared = join(dir, 'shared');
+    mkdirSync(join(shared, 'skiff'), { recursive: true });
+    chmodSync(join(shared, 'skiff'), 0o777);
+    const sharedEnv = { XDG_RUNTIME_DIR: shared, SKIFF_ADDRESS: '' };
+    const expected = `${join(shared, 'skiff')} is not a private directory of yours (others may write in it (mode 777))`;
+    for (const args of [
+      ['task', 'state', '--id', 'x'],
+      ['task', 'ls'],
+      ['run', '--bundle', fx.bundle(['true'])],
+      ['shim', 'serve'],
+    ]) {
+      const result = await skiff(args, { env: sharedEnv });
+      expect(result.code).toBe(3);
+      expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(expected)]);
     }
   });
 

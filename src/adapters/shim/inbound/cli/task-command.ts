@@ -1,5 +1,5 @@
 import { Flags } from '@oclif/core';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { RUN_DIRECTORY, RunDirectory } from '../../../../application/shim/ports/run-directory.port';
 import {
   TASK_CLIENT_FACTORY,
@@ -8,6 +8,7 @@ import {
 } from '../../../../application/shim/ports/task-client.port';
 import { AppConfig } from '../../../../infrastructure/shared/app-config';
 import { ADDRESS_VARIABLE, defaultAddress } from '../../../../infrastructure/shim/shim-config';
+import { checkPrivateDir } from '../../../shared/helpers/private-dir';
 import { BaseCommand } from '../../../shared/inbound/cli/base-command';
 
 /** Flags every `skiff task` command shares, and the connection to the shim. */
@@ -35,7 +36,10 @@ export abstract class TaskCommand extends BaseCommand {
 
   /** --address, else $SKIFF_ADDRESS (oclif reads it into the flag), else the run with this id, else the default socket. */
   protected address(flags: { address?: string; id?: string }): string {
-    return flags.address ?? this.runAddress(flags) ?? defaultAddress();
+    const chosen = flags.address ?? this.runAddress(flags);
+    if (chosen !== undefined) return chosen;
+    checkPrivateDir(dirname(defaultAddress()));
+    return defaultAddress();
   }
 
   /** The socket of the `skiff run` whose task this is, when no address was given. */

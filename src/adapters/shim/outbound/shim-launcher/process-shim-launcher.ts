@@ -1,9 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AlreadyExistsError, InternalError, InvalidArgumentError } from '../../../../domain/shared/errors';
 import { LaunchedShim, RunShimOptions, ShimLauncher } from '../../../../application/shim/ports/shim-launcher.port';
-import { fsReason, makeDirs } from '../../../shared/helpers/make-dirs';
+import { fsReason } from '../../../shared/helpers/make-dirs';
+import { ensurePrivateDir } from '../../../shared/helpers/private-dir';
 import { packageRoot } from '../../../shared/helpers/package-info';
 import { RUN_FILES, runDir, runSocket } from '../../helpers/run-layout';
 import { socketAccepts } from '../../helpers/socket-accepts';
@@ -67,8 +68,9 @@ export class ProcessShimLauncher implements ShimLauncher {
         'RUN.ID_TOO_LONG',
       );
     }
+    ensurePrivateDir(dirname(this.runs));
+    ensurePrivateDir(this.runs);
     try {
-      makeDirs(this.runs, 0o700);
       if (await socketAccepts(runSocket(dir))) {
         throw new AlreadyExistsError(
           `a run with id ${id} is live (see \`skiff task ls\`); choose another --id, or end it with \`skiff task kill --id ${id}\``,
