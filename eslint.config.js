@@ -18,7 +18,7 @@ module.exports = tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
       ],
       // Lazy require() is deliberate in the composition root and the fast paths: a
-      // module is loaded only by the command that needs it (start-up time, see README).
+      // module is loaded only by the command that needs it (start-up time, see docs/performance.md).
       '@typescript-eslint/no-require-imports': 'off',
       // prettier wraps code at 120; only text a reader searches for whole (messages) may run longer.
       'max-len': [

@@ -4,7 +4,7 @@
 const argv = process.argv.slice(2);
 
 // `skiff shim serve` is started once per container by a runtime: it skips oclif and
-// loads one pre-compiled bundle (see README, "Start-up time"). Anything the fast
+// loads one pre-compiled bundle (docs/performance.md, "Start-up time"). Anything the fast
 // path does not understand (help, bad flags) falls through to oclif.
 if (argv[0] === 'shim' && argv[1] === 'serve') {
   const shim = require('./bundle-loader').loadBundle('shim');

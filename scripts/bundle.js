@@ -1,7 +1,7 @@
 'use strict';
 // Build step: bundle the fast paths into dist/<name>.bundle.js and write their V8
 // code caches. One file with a code cache starts ~40% faster than the same code
-// loaded module by module (figures in the README). bin/run.js loads them with
+// loaded module by module (docs/performance.md). bin/run.js loads them with
 // bin/bundle-loader.js for `skiff shim serve` and `skiff auth token|status`.
 const esbuild = require('esbuild');
 const path = require('node:path');

@@ -52,7 +52,7 @@ describe('FsTokenCache on disk', () => {
     return (err as Error).message;
   };
 
-  it('writes pretty-printed JSON with exactly the seed fields, in order, optional ones omitted', async () => {
+  it('writes pretty-printed JSON with exactly the documented fields, in order, optional ones omitted', async () => {
     await cache.write('example.com', aRecord({ idToken: undefined }));
     const text = readFileSync(cache.location('example.com'), 'utf8');
     expect(text).toBe(

@@ -69,7 +69,7 @@ describe('the loopback callback listener', () => {
     expect(s2.port).toBeGreaterThan(0);
   });
 
-  it('uses the seed ports 9876-9880 by default', () => {
+  it('uses the ports 9876-9880 by default', () => {
     expect(
       require('../../src/adapters/login/outbound/callback-listener/loopback-callback-listener').PREFERRED_PORTS,
     ).toEqual([9876, 9877, 9878, 9879, 9880]);

@@ -45,7 +45,7 @@ export function identityProviderContract(name: string, make: () => Promise<Ident
       expect((err as Error).message).toContain('503');
     });
 
-    it('exchanges a code with the seed fields and maps the reply', async () => {
+    it('exchanges a code with the fields of SSO step 11 and maps the reply', async () => {
       world.serveToken(200, {
         access_token: 'at',
         refresh_token: 'rt',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { nativeFixture, RuntimeFixture } from '../e2e/support/runtimes';
 import { RunningShim, startShim } from '../e2e/support/shim-process';
 import { TaskTestClient } from '../e2e/support/task-client';
-import { figure, SOAK } from './scale';
+import { figure, machine, SOAK } from './scale';
 import { openFds, rssMiB, shimUsage, zombieChildren } from './shim-probe';
 
 const CLIENTS = 16;
@@ -63,6 +63,7 @@ describe(`shim under load: ${CLIENTS} clients, ${LIFECYCLES} lifecycles with exe
       const zombies = zombieChildren(pid);
       for (const c of clients) c.close();
 
+      figure(`measured on ${machine()}`);
       figure(
         `${LIFECYCLES} lifecycles (${LIFECYCLES / 4} with an exec) by ${CLIENTS} clients in ${seconds.toFixed(1)} s = ${(LIFECYCLES / seconds).toFixed(0)} lifecycles/s`,
       );

@@ -1,6 +1,6 @@
 /**
  * One error taxonomy for the whole program. Each transport maps `kind` once:
- * gRPC codes in adapters/inbound/grpc/to-grpc-status.ts, exit codes in the CLI
+ * gRPC codes in adapters/shim/inbound/grpc/to-grpc-status.ts, exit codes in the CLI
  * base command. Never choose a mapping by reading the message text.
  */
 export type ErrorKind =

@@ -9,7 +9,7 @@ export interface ProcessExit {
   readonly signal: number | null;
 }
 
-/** The status the service reports: the exit code, or 128+signal (CONTRACT.md). */
+/** The status the service reports: the exit code, or 128+signal (docs/shim-contract.md, "Exit statuses"). */
 export interface ExitStatus {
   readonly status: number;
   readonly exitedAt: Date;

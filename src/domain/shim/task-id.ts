@@ -1,10 +1,10 @@
 import { InvalidArgumentError } from '../shared/errors';
 
 /**
- * containerd's identifier rule (CONTRACT.md): 1 to 76 characters, runs of letters
- * and digits separated by single '.', '_' or '-'. This keeps ids safe to use as
- * path components: no '/', no '..', no leading or trailing separator, no control
- * characters.
+ * containerd's identifier rule (pkg/identifiers/validate.go; docs/shim-contract.md,
+ * "Ids"): 1 to 76 characters, runs of letters and digits separated by single '.', '_'
+ * or '-'. This keeps ids safe to use as path components: no '/', no '..', no leading or
+ * trailing separator, no control characters.
  */
 const ID_PATTERN = /^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$/;
 export const MAX_ID_LENGTH = 76;

@@ -1,6 +1,6 @@
 import { isAbsolute, join } from 'node:path';
 
-/** Where the login flow keeps its files (CONTRACT.md, "Login flow"). */
+/** Where the login flow keeps its files (docs/login-contract.md, "Files" and "Contexts"). */
 export interface AuthPaths {
   /** <data_dir>/skiff/auth: token caches, refresh locks, board credentials. */
   readonly authDir: string;

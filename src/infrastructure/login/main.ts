@@ -49,7 +49,7 @@ function print(stream: NodeJS.WriteStream, lines: readonly string[]): void {
 }
 
 /**
- * Runs the call and sets the contract's exit code; output matches the oclif
+ * Runs the call and sets its kind's exit code; output matches the oclif
  * commands', and so does the guard against work left pending on an empty loop.
  */
 export function runAuth(call: FastAuthCall): Promise<void> {

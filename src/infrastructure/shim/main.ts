@@ -13,8 +13,9 @@ import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-pro
 /**
  * The fast start of `skiff shim serve` (bundled as dist/shim.bundle.js and called
  * by bin/run.js without loading oclif). It understands exactly the flags of
- * `skiff shim serve` (the hidden ones of `skiff run`'s shims too); anything else returns undefined and the command goes through oclif,
- * which owns help and usage errors.
+ * `skiff shim serve`: --address, --runtime, --state-dir, and the hidden --run-dir and
+ * --lifeline that `skiff run` gives its shims; anything else returns undefined and the
+ * command goes through oclif, which owns help and usage errors.
  */
 export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined {
   const values: Record<string, string> = {};
@@ -36,7 +37,7 @@ export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined 
   return { address, runtime, stateDir: values['state-dir'] ?? defaultStateDir(), runDir: values['run-dir'], lifeline };
 }
 
-/** Serves, or prints one line and exits with the contract's code when the shim cannot start. */
+/** Serves, or prints one line and exits with its kind's exit code when the shim cannot start. */
 export function runServe(config: ShimConfig): void {
   serveShim(config).catch((err: unknown) => {
     const message = err instanceof Error ? err.message : String(err);

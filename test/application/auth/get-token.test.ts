@@ -3,7 +3,7 @@ import { IdentityError, NetworkError } from '../../../src/domain/shared/errors';
 import { authHarness } from '../../support/auth-harness';
 import { aRecord, expiringIn, NOW } from '../../support/tokens';
 
-/** The seed's state table, row by row, for get_token. */
+/** The sign-in state table (docs/login-contract.md), row by row, for get_token. */
 describe('get_token', () => {
   it('no cache file: not logged in, advising `skiff auth login`', async () => {
     const h = authHarness();

@@ -5,7 +5,7 @@ import { IdentityError } from '../../../src/domain/shared/errors';
 import { authHarness } from '../../support/auth-harness';
 import { aRecord, NOW } from '../../support/tokens';
 
-describe('git login (seed git steps 1-4)', () => {
+describe('git login (git steps 1-4)', () => {
   it('step 1: prints the token page, advises all scopes, tries the browser', async () => {
     const h = authHarness();
     h.prompt.answer = 'git-token-1';
@@ -108,7 +108,7 @@ describe('git login (seed git steps 1-4)', () => {
   });
 });
 
-describe('get_gitea_token (seed git step 5)', () => {
+describe('get_gitea_token (git step 5)', () => {
   it('no cache: identity error advising login', async () => {
     const h = authHarness();
     await expect(h.get(GetGiteaToken).execute({})).rejects.toThrow(/not logged in.*skiff auth login/);

@@ -24,7 +24,7 @@ function loggedInReply() {
   };
 }
 
-describe('SSO login (seed steps 1-13)', () => {
+describe('SSO login (steps 1-13)', () => {
   it('completes: discovery, PKCE, callback, code exchange, cache written with gitea_token absent', async () => {
     const h = authHarness();
     h.cache.records.set('example.com', aRecord({ giteaToken: 'old-git' }));

@@ -249,7 +249,7 @@ describe('TaskService exec processes', () => {
   });
 });
 
-describe('TaskService errors (CONTRACT.md mapping)', () => {
+describe('TaskService errors (docs/shim-contract.md, "Errors")', () => {
   it('answers NOT_FOUND for an unknown id before judging anything else', async () => {
     const { service } = setup();
     const ref = { id: 'nope', execId: '' };

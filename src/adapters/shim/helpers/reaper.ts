@@ -4,12 +4,13 @@ import { nativeAddon } from './native-addon';
 import { listProcStats, readProcStat } from './proc-fs';
 
 /**
- * The shim as a child subreaper (containerd's reaper, §1.5/§7 of the protocol notes).
- * `runc create` and `runc exec --detach` exit and leave the container's processes
- * re-parented to the shim; each one the shim knows is watched by pid (a pidfd, reaped by
- * exactly that pid), as are the helper programs it starts itself (runc, mount: see
- * run-program.ts). Any other orphan that lands here (a container child whose parent
- * died) is reaped on SIGCHLD so that it never stays a zombie.
+ * The shim as a child subreaper (as containerd's shim is; docs/runtimes.md, "The shim
+ * is the parent"). `runc create` and `runc exec --detach` exit and leave the
+ * container's processes re-parented to the shim; each one the shim knows is watched by
+ * pid (a pidfd, reaped by exactly that pid), as are the helper programs it starts
+ * itself (runc, mount: see run-program.ts). Any other orphan that lands here (a
+ * container child whose parent died) is reaped on SIGCHLD so that it never stays a
+ * zombie.
  */
 export class Reaper {
   private static instance: Reaper | undefined;

@@ -22,9 +22,9 @@ export interface AuthScope {
 export type CacheRead = { readonly tokens?: AuthTokens; readonly problem?: TokenCacheError };
 
 /**
- * Where a command signs in: the active context (--context, current-context,
- * `local`), the cache file it uses, the domain (the seed's resolution order) and
- * the service URLs (the context's overrides for its own domain).
+ * Where a command signs in: the active context (--context, current-context, `local`),
+ * the cache file it uses, the domain (docs/login-contract.md, "Which domain") and the
+ * service URLs (the context's overrides for its own domain).
  */
 @injectable()
 export class AuthScopes {

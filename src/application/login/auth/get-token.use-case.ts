@@ -11,10 +11,11 @@ import { AuthScope, AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 
 /**
- * get_token (the seed's state table): a valid access token from the cache, refreshed
- * under the domain's lock when it expires within 60 seconds. The cache is read again
- * once the lock is held, so commands that waited for another one's refresh use its
- * result instead of spending the (possibly rotated) refresh token a second time.
+ * get_token (docs/login-contract.md, "Sign-in states"): a valid access token from the
+ * cache, refreshed under the domain's lock when it expires within 60 seconds. The cache
+ * is read again once the lock is held, so commands that waited for another one's
+ * refresh use its result instead of spending the (possibly rotated) refresh token a
+ * second time.
  */
 @injectable()
 export class GetToken {

@@ -35,7 +35,7 @@ export interface SsoLoginResult {
 
 const TIMED_OUT: unique symbol = Symbol('timed out');
 
-/** SSO login: the seed's steps 1-13 (authorization code flow with PKCE, loopback callback). */
+/** SSO login: steps 1-13 of docs/login-contract.md (authorization code flow with PKCE, loopback callback). */
 @injectable()
 export class SsoLogin {
   constructor(

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../../../domain/shared/errors';
 import { AnyPayload } from './task-messages';
 
-/** type_url of an OCI Process carried as JSON (containerd's exec spec, CONTRACT.md). */
+/** type_url of an OCI Process carried as JSON (containerd's exec spec; docs/shim-contract.md, "The RPCs"). */
 export const OCI_PROCESS_TYPE_URL = 'types.containerd.io/opencontainers/runtime-spec/1/Process';
 /** type_url of OCI LinuxResources carried as JSON (containerd's Update payload). */
 export const OCI_RESOURCES_TYPE_URL = 'types.containerd.io/opencontainers/runtime-spec/1/LinuxResources';

@@ -43,7 +43,7 @@ export interface UpdateInput {
 
 export interface ExitView {
   readonly exitStatus: number;
-  /** Unset until the process has exited (CONTRACT.md). */
+  /** Unset until the process has exited (docs/shim-contract.md, "Exit statuses"). */
   readonly exitedAt: Date | undefined;
 }
 

@@ -1,7 +1,7 @@
 import { ConfigurationError, IdentityError } from '../../shared/errors';
 
 /**
- * The login flow's errors with the seed's message content (errors table). Each
+ * The login flow's errors (docs/login-contract.md, "Errors and exit codes"). Each
  * names what to do next; none carries a token.
  */
 export const LOGIN_COMMAND = 'skiff auth login';

@@ -1,12 +1,12 @@
 import { expiryOf, TokenResponse } from './token-response';
 
-/** Seed: a token counts as valid only while more than 60 seconds remain. */
+/** A token counts as valid only while more than 60 seconds remain (docs/login-contract.md, "Sign-in states"). */
 export const FRESHNESS_MARGIN_MS = 60_000;
 
 /** valid: more than 60 s left; expiring: 60 s or less left; expired: past its expiry. */
 export type Freshness = 'valid' | 'expiring' | 'expired';
 
-/** The fields of the cached record (seed: AuthTokens). */
+/** The fields of the cached record (docs/login-contract.md, "Files"). */
 export interface AuthTokenFields {
   readonly accessToken: string;
   /** '' when the provider issued none. */
@@ -37,7 +37,7 @@ export class AuthTokens {
     Object.freeze(this);
   }
 
-  /** Seed step 12: the record of a completed SSO login (`gitea_token` absent). */
+  /** SSO step 12: the record of a completed SSO login (`gitea_token` absent). */
   static fromLogin(reply: TokenResponse, domain: string, now: Date): AuthTokens {
     return new AuthTokens({
       accessToken: reply.accessToken,

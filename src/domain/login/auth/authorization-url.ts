@@ -1,7 +1,7 @@
 import { CHALLENGE_METHOD } from './pkce';
 import { percentEncode } from './percent-encoding';
 
-/** The OAuth 2.0 client identifier (CONTRACT.md): a public client, no secret. */
+/** The OAuth 2.0 client identifier: a public client, no secret (RFC 6749 §2.1). */
 export const CLIENT_ID = 'skiff-cli';
 /** Scopes asked for, space-separated (sent percent-encoded). */
 export const SCOPE = 'openid email profile offline_access';
@@ -14,10 +14,10 @@ export interface AuthorizationRequest {
 }
 
 /**
- * Seed step 6: the endpoint, '?', then exactly client_id, redirect_uri,
- * response_type=code, scope, code_challenge, code_challenge_method=S256, state.
- * Every value goes through the seed's percent-encoding (the challenge and state are
- * base64url, which it leaves as they are).
+ * SSO step 6 (docs/login-contract.md; RFC 6749 §4.1.1, RFC 7636 §4.3): the endpoint,
+ * '?', then exactly client_id, redirect_uri, response_type=code, scope,
+ * code_challenge, code_challenge_method=S256, state. Every value goes through
+ * percentEncode (the challenge and state are base64url, which it leaves as they are).
  */
 export function authorizationUrl(request: AuthorizationRequest): string {
   const params: Array<[string, string]> = [
@@ -32,7 +32,7 @@ export function authorizationUrl(request: AuthorizationRequest): string {
   return `${request.authorizationEndpoint}?${params.map(([k, v]) => `${k}=${percentEncode(v)}`).join('&')}`;
 }
 
-/** Seed step 5: the redirect URI names `localhost`, while the listener binds 127.0.0.1. */
+/** SSO step 5 (RFC 8252 §7.3): the redirect URI names `localhost`, while the listener binds 127.0.0.1. */
 export function redirectUriFor(port: number): string {
   return `http://localhost:${port}/callback`;
 }

@@ -1,4 +1,4 @@
-/** The page the browser shows after the callback (seed step 10). */
+/** The page the browser shows after the callback (SSO step 10 of docs/login-contract.md). */
 export interface CallbackPage {
   readonly status: 200 | 400;
   readonly html: string;
@@ -38,7 +38,7 @@ export function successPage(redirectTo?: string): CallbackPage {
   };
 }
 
-/** A callback that failed the seed's checks: the reason, without any token. */
+/** A callback that failed the checks of SSO step 9: the reason, without any token. */
 export function failurePage(reason: string): CallbackPage {
   return {
     status: 400,

@@ -1,9 +1,9 @@
 import { IdentityError } from '../../shared/errors';
 
-/** Seed limits: one read of at most 4096 bytes; the path the redirect URI names. */
+/** Limits (docs/login-contract.md): one read of at most 4096 bytes; the path the redirect URI names. */
 export const CALLBACK_READ_LIMIT = 4096;
 export const CALLBACK_PATH = '/callback';
-/** Seed limits: the callback is awaited for 300 seconds. */
+/** Limits (docs/login-contract.md): the callback is awaited for 300 seconds. */
 export const CALLBACK_WAIT_MS = 300_000;
 
 /** What the listener does with one request it read. */
@@ -12,9 +12,9 @@ export type RequestVerdict =
   | { readonly kind: 'ignore'; readonly status: 400 | 404 | 405; readonly reason: string };
 
 /**
- * Sorts a request head (the bytes read) into the one the seed judges, `GET /callback...`,
- * and everything else (a browser's preconnect or favicon request, a stray client),
- * which is answered with an error status and does not end the wait.
+ * Sorts a request head (the bytes read) into the one SSO step 9 judges,
+ * `GET /callback...`, and everything else (a browser's preconnect or favicon request,
+ * a stray client), which is answered with an error status and does not end the wait.
  */
 export function classifyRequest(head: string): RequestVerdict {
   const end = head.search(/\r?\n/);
@@ -48,10 +48,10 @@ function providerError(params: Map<string, string>): string {
 }
 
 /**
- * Seed steps 8-9: the query of the callback's request target, `code` and `state`
- * taken as they stand (not percent-decoded). A missing query, code or state is an
- * identity error naming the missing part; a state other than the one generated is
- * an identity error mentioning possible CSRF.
+ * SSO steps 8-9 (docs/login-contract.md): the query of the callback's request target,
+ * `code` and `state` taken as they stand (not percent-decoded). A missing query, code
+ * or state is an identity error naming the missing part; a state other than the one
+ * generated is an identity error mentioning possible CSRF.
  */
 export function judgeCallback(target: string, expectedState: string): CallbackParameters {
   if (target === '') fail('the callback request was empty', 'AUTH.CALLBACK_EMPTY');

@@ -10,8 +10,9 @@ export interface ResolvedDomain {
 }
 
 /**
- * The seed's sources in order. Later ones are asked only when the earlier ones gave
- * nothing (reading the cache or asking the cluster costs I/O).
+ * The sources of docs/login-contract.md, "Which domain", in order. Later ones are asked
+ * only when the earlier ones gave nothing (reading the cache or asking the cluster
+ * costs I/O).
  */
 export interface DomainSources {
   readonly flag?: string;

@@ -3,9 +3,9 @@ import { fromBase64url, utf8Text } from './encoding';
 
 /**
  * The `email` claim of a JWT id_token, read from its payload without verifying the
- * signature (the seed uses it for display only). Fewer than two dot-separated
- * segments is an identity error; so is a payload that is not base64url JSON.
- * Returns undefined when the payload has no string `email`.
+ * signature (it is shown, never trusted: SSO step 13 of docs/login-contract.md). Fewer
+ * than two dot-separated segments is an identity error; so is a payload that is not
+ * base64url JSON. Returns undefined when the payload has no string `email`.
  */
 export function emailClaim(idToken: string): string | undefined {
   const segments = idToken.split('.');

@@ -4,9 +4,9 @@ const UNRESERVED = /^[A-Za-z0-9\-_.~]$/;
 const HEX = '0123456789ABCDEF';
 
 /**
- * The seed's percent-encoding: of the UTF-8 bytes, A-Z a-z 0-9 '-' '_' '.' '~' stay,
- * every other byte becomes '%' and two uppercase hexadecimal digits (so a space is
- * %20, never '+').
+ * The percent-encoding of SSO step 6 (RFC 3986 §2.1, §2.3): of the UTF-8 bytes, A-Z a-z
+ * 0-9 '-' '_' '.' '~' stay, every other byte becomes '%' and two uppercase hexadecimal
+ * digits (so a space is %20, never '+').
  */
 export function percentEncode(text: string): string {
   let out = '';

@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from '../../shared/errors';
 import { asciiBytes, base64url } from './encoding';
 
-/** Random bytes behind a PKCE verifier (seed: 32 bytes -> 43 characters). */
+/** Random bytes behind a PKCE verifier (32 bytes -> 43 characters, RFC 7636 §4.1). */
 export const VERIFIER_BYTES = 32;
-/** Random bytes behind the `state` parameter (seed: 16 bytes -> 22 characters). */
+/** Random bytes behind the `state` parameter (16 bytes -> 22 characters, SSO step 4). */
 export const STATE_BYTES = 16;
 export const CHALLENGE_METHOD = 'S256';
 

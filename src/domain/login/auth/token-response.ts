@@ -1,4 +1,4 @@
-/** What a token endpoint answered (seed: TokenResponse), already checked for shape. */
+/** What a token endpoint answered (RFC 6749 §5.1), already checked for shape. */
 export interface TokenResponse {
   readonly accessToken: string;
   /** Absent when the provider issued none. */
@@ -8,7 +8,7 @@ export interface TokenResponse {
   readonly idToken?: string;
 }
 
-/** Seed: 3600 seconds are used when `expires_in` is absent. */
+/** 3600 seconds are used when `expires_in` is absent (SSO step 12). */
 export const DEFAULT_TOKEN_LIFETIME_S = 3600;
 
 /** The absolute expiry of a reply received at `now`. */

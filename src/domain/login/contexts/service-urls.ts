@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../shared/errors';
 
-/** Base URLs a context may override (CONTRACT.md). */
+/** Base URLs a context may override (docs/login-contract.md, "Contexts"). */
 export interface UrlOverrides {
   readonly identityProviderUrl?: string;
   readonly gitHostUrl?: string;
@@ -19,7 +19,7 @@ const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 
 /**
  * A base URL a user configured: https anywhere, plain http only for loopback hosts
- * (CONTRACT.md), no credentials, query or fragment. Returned without a trailing '/'.
+ * (docs/login-contract.md, "Contexts"), no credentials, query or fragment. Returned without a trailing '/'.
  */
 export function checkServiceUrl(url: string, what: string): string {
   let parsed: URL;

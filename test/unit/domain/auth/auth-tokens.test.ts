@@ -4,7 +4,7 @@ import { aRecord, expiringIn, NOW } from '../../../support/tokens';
 
 const at = (ms: number) => new Date(NOW.getTime() + ms);
 
-describe('token freshness (seed: 60-second margin)', () => {
+describe('token freshness (60-second margin)', () => {
   it('is valid while more than 60 s remain', () => {
     expect(FRESHNESS_MARGIN_MS).toBe(60_000);
     expect(expiringIn(61).freshness(NOW)).toBe('valid');
@@ -27,7 +27,7 @@ describe('token freshness (seed: 60-second margin)', () => {
   });
 });
 
-describe('the record of an SSO login (seed step 12)', () => {
+describe('the record of an SSO login (SSO step 12)', () => {
   it('expires after expires_in seconds', () => {
     const tokens = AuthTokens.fromLogin(
       { accessToken: 'a', refreshToken: 'r', expiresIn: 120, idToken: 'h.p.s' },
@@ -85,7 +85,7 @@ describe('the refresh merge rule', () => {
   });
 });
 
-describe('git login record (seed git step 4)', () => {
+describe('git login record (git step 4)', () => {
   it('starts from empty tokens expiring now for the resolved domain', () => {
     const empty = AuthTokens.empty('example.com', NOW);
     expect(empty).toMatchObject({ accessToken: '', refreshToken: '', domain: 'example.com' });

@@ -5,7 +5,7 @@ import {
   SCOPE,
 } from '../../../../src/domain/login/auth/authorization-url';
 
-describe('authorization URL (seed SSO steps 5-6)', () => {
+describe('authorization URL (SSO steps 5-6)', () => {
   const url = authorizationUrl({
     authorizationEndpoint: 'https://auth.example.com/oauth/authorize',
     redirectUri: redirectUriFor(9877),
@@ -13,7 +13,7 @@ describe('authorization URL (seed SSO steps 5-6)', () => {
     state: 'ABAgMEBQYHCAkKCwwNDg8A',
   });
 
-  it('is the endpoint, ?, then the seven parameters in the seed order, percent-encoded', () => {
+  it('is the endpoint, ?, then the seven parameters in the documented order, percent-encoded', () => {
     expect(url).toBe(
       'https://auth.example.com/oauth/authorize?client_id=skiff-cli' +
         '&redirect_uri=http%3A%2F%2Flocalhost%3A9877%2Fcallback' +

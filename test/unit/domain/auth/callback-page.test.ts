@@ -1,6 +1,6 @@
 import { failurePage, successPage } from '../../../../src/domain/login/auth/callback-page';
 
-describe('the callback page (seed step 10)', () => {
+describe('the callback page (SSO step 10)', () => {
   it('with a redirect target: a meta refresh after 1 second, a fallback link and the git token setup named', () => {
     const page = successPage('https://src.example.com/user/settings/applications');
     expect(page.status).toBe(200);

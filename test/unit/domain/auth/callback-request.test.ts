@@ -43,7 +43,7 @@ describe('which requests are judged', () => {
   });
 });
 
-describe('judging the callback (seed steps 8-9)', () => {
+describe('judging the callback (SSO steps 8-9)', () => {
   it('extracts code and state without percent-decoding', () => {
     expect(judgeCallback(`/callback?code=ab%2Fc%3D&state=${STATE}`, STATE)).toEqual({
       code: 'ab%2Fc%3D',

@@ -1,6 +1,6 @@
 import { formEncode, percentEncode } from '../../../../src/domain/login/auth/percent-encoding';
 
-describe('percent-encoding (seed SSO step 6)', () => {
+describe('percent-encoding (SSO step 6)', () => {
   it('leaves A-Z a-z 0-9 - _ . ~ as they are', () => {
     const unreserved = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~';
     expect(percentEncode(unreserved)).toBe(unreserved);

@@ -10,7 +10,7 @@ const RFC_OCTETS = [
   88, 5, 88, 83, 132, 141, 121,
 ];
 
-describe('PKCE (seed SSO step 3)', () => {
+describe('PKCE (SSO step 3)', () => {
   it('derives the RFC 7636 appendix B verifier and S256 challenge', () => {
     const pkce = derivePkce(Uint8Array.from(RFC_OCTETS), sha256);
     expect(pkce.verifier).toBe('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk');
@@ -37,7 +37,7 @@ describe('PKCE (seed SSO step 3)', () => {
   });
 });
 
-describe('state (seed SSO step 4)', () => {
+describe('state (SSO step 4)', () => {
   it('is 22 characters of base64url from 16 random bytes', () => {
     expect(deriveState(Uint8Array.from({ length: 16 }, (_, i) => i * 16))).toBe('ABAgMEBQYHCAkKCwwNDg8A');
     expect(deriveState(new Uint8Array(16).fill(0xff))).toHaveLength(22);

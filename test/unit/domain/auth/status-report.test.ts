@@ -1,7 +1,7 @@
 import { formatUtc, statusReport } from '../../../../src/domain/login/auth/status-report';
 import { aRecord, expiringIn, idToken, NOW } from '../../../support/tokens';
 
-describe('status facts (seed: status output)', () => {
+describe('status facts (docs/login-contract.md, status output)', () => {
   it('formats times as YYYY-MM-DD HH:MM:SS UTC', () => {
     expect(formatUtc(new Date('2030-02-03T04:05:06.789Z'))).toBe('2030-02-03 04:05:06 UTC');
   });

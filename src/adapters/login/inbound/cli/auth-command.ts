@@ -5,7 +5,7 @@ import { AppConfig } from '../../../../infrastructure/shared/app-config';
 import { authPaths } from '../../../../infrastructure/login/auth-paths';
 import { BaseCommand } from '../../../shared/inbound/cli/base-command';
 
-/** The seed removed --env; contexts replace it. */
+/** --env was removed; contexts replace it (docs/login-contract.md, "Commands"). */
 export function rejectEnvFlag(argv: readonly string[]): void {
   const end = argv.indexOf('--');
   if ((end < 0 ? argv : argv.slice(0, end)).some((arg) => arg === '--env' || arg.startsWith('--env='))) {

@@ -8,10 +8,10 @@ import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
 import { MAX_CACHE_BYTES } from '../token-cache/fs-token-cache';
 
 /**
- * The board tool's credentials per domain, `<safe_domain>.boards.json` beside the
- * token cache (whose fields the specification fixes), 0600, written atomically.
- * An unreadable file counts as empty: the next exchange replaces it; but a link or
- * a shared inode where the file belongs is refused (never read through, never
+ * The board tool's credentials per domain, `<safe_domain>.boards.json` beside the token
+ * cache (whose fields are fixed: docs/login-contract.md, "Files"), 0600, written
+ * atomically. An unreadable file counts as empty: the next exchange replaces it; but a
+ * link or a shared inode where the file belongs is refused (never read through, never
  * chmodded), as for the token cache.
  */
 export class FsBoardCredentials implements BoardCredentials {

@@ -4,7 +4,7 @@ import { CALLBACK_READ_LIMIT, classifyRequest } from '../../../../domain/login/a
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { CallbackListener, CallbackServer } from '../../../../application/login/ports/callback-listener.port';
 
-/** Seed: ports 9876 to 9880 in order, then an ephemeral one. */
+/** SSO step 5: ports 9876 to 9880 in order, then an ephemeral one. */
 export const PREFERRED_PORTS = [9876, 9877, 9878, 9879, 9880] as const;
 export const LOOPBACK_HOST = '127.0.0.1';
 

@@ -1,8 +1,8 @@
 import { AuthTokens } from '../../../../domain/login/auth/auth-tokens';
 
 /**
- * The cache file's JSON (seed: AuthTokens): exactly these fields, `id_token` and
- * `gitea_token` omitted when absent, `expires_at` in RFC 3339 UTC.
+ * The cache file's JSON (docs/login-contract.md, "Files"): exactly these fields,
+ * `id_token` and `gitea_token` omitted when absent, `expires_at` in RFC 3339 UTC.
  */
 export interface TokenRecordJson {
   access_token: string;
@@ -16,7 +16,7 @@ export interface TokenRecordJson {
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
 export function encodeRecord(tokens: AuthTokens): string {
-  // Built field by field so the file keeps the seed's order.
+  // Built field by field so the file keeps the documented order.
   const json: Record<keyof TokenRecordJson, string | undefined> = {
     access_token: tokens.accessToken,
     refresh_token: tokens.refreshToken,

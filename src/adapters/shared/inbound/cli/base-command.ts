@@ -11,7 +11,7 @@ type CommandError = Error & { oclif?: { exit?: number } };
 /**
  * The base of every command: builds the container once (only the parts the command
  * asks for), resolves what the command uses, and turns every error into one line
- * on stderr and the contract's exit code (never a stack trace). From init to
+ * on stderr and its kind's exit code (never a stack trace). From init to
  * finally a command whose work is left pending on an empty event loop fails with
  * exit 1 instead of exiting 0 (see guardUnfinished).
  */

@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { isDomainError } from '../../../../domain/shared/errors';
 import { EXIT, exitCodeFor } from './exit-codes';
 
-/** How a failed command reports: one line (or `{"error": ...}` with --json) and the contract's exit code. */
+/** How a failed command reports: one line (or `{"error": ...}` with --json) and its kind's exit code. */
 export interface ErrorReport {
   readonly kind: string;
   readonly message: string;

@@ -1,6 +1,9 @@
 import { ErrorKind } from '../../../../domain/shared/errors';
 
-/** Process exit codes: 0 ok, 1 unexpected, 2 usage, 3 configuration, 4 identity, 5 network. */
+/**
+ * Process exit codes (README, "Exit codes and errors"): 0 ok, 1 unexpected, 2 usage,
+ * 3 configuration, 4 identity, 5 network.
+ */
 export const EXIT = { ok: 0, unexpected: 1, usage: 2, configuration: 3, identity: 4, network: 5 } as const;
 
 /**

@@ -1,9 +1,9 @@
 import { ServiceDefinition } from '@grpc/grpc-js';
 
 /**
- * A request whose bytes did not decode. grpc-js would answer INTERNAL; the contract
- * says malformed input is INVALID_ARGUMENT, so decoding never throws and the handler
- * adapter answers with that instead.
+ * A request whose bytes did not decode. grpc-js would answer INTERNAL; malformed
+ * input is INVALID_ARGUMENT (docs/shim-contract.md, "Transport"), so decoding never
+ * throws and the handler adapter answers with that instead.
  */
 export class MalformedRequest {
   constructor(

@@ -1,7 +1,7 @@
 import { Metadata, status as GrpcCode, StatusObject } from '@grpc/grpc-js';
 import { ErrorKind, isDomainError } from '../../../../domain/shared/errors';
 
-/** Each error kind's gRPC code, in one place (CONTRACT.md "Error mapping"). */
+/** Each error kind's gRPC code, in one place (docs/shim-contract.md, "Errors"). */
 const CODE_BY_KIND: Record<ErrorKind, GrpcCode> = {
   NotFound: GrpcCode.NOT_FOUND,
   AlreadyExists: GrpcCode.ALREADY_EXISTS,

@@ -13,7 +13,7 @@ import { StartGate } from './start-gate';
 
 /**
  * Runs a bundle's `process` (args, env, cwd) as plain host processes: no isolation,
- * no root needed, the rootfs is not entered (CONTRACT.md). The embedded default.
+ * no root needed, the rootfs is not entered (docs/runtimes.md). The embedded default.
  */
 export class NativeRuntime implements ProcessRuntime {
   readonly name = 'native';

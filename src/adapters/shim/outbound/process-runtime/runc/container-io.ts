@@ -6,11 +6,12 @@ import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
 import { ConsoleSocket } from './console-socket';
 
 /**
- * The stdio of one container process, shared by the init and execs (protocol notes §3.3).
- * Without a terminal the FIFO and file descriptors are runc's own stdio, which runc hands
- * to the process, and the shim keeps only its FIFO holders and stdin writer (as on the
- * native runtime). With a terminal runc gets /dev/null and a console socket, and the shim
- * copies between the master it receives and the FIFOs.
+ * The stdio of one container process, shared by the init and execs
+ * (docs/shim-contract.md, "stdio"; containerd's pkg/process/io.go). Without a terminal
+ * the FIFO and file descriptors are runc's own stdio, which runc hands to the process,
+ * and the shim keeps only its FIFO holders and stdin writer (as on the native runtime).
+ * With a terminal runc gets /dev/null and a console socket, and the shim copies between
+ * the master it receives and the FIFOs.
  */
 export class ContainerIo {
   readonly runcStdio: readonly [ChildStdio, ChildStdio, ChildStdio];

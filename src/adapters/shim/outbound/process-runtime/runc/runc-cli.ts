@@ -43,7 +43,7 @@ export function findRunc(env: NodeJS.ProcessEnv = process.env): string {
 
 /**
  * Runs runc with an argv array (never a shell): `runc --root <dir> --log <bundle>/log.json
- * --log-format json <args>`, started like every helper program (os/run-program).
+ * --log-format json <args>`, started like every helper program (helpers/run-program).
  */
 export class RuncCli {
   constructor(

@@ -32,8 +32,9 @@ const ENVIRONMENT =
 const BAD_VALUE = /invalid|cannot unmarshal|unknown|out of range|must be/i;
 
 /**
- * Translates a runc failure into the domain's error at the adapter's edge (STYLE.md 5):
- * the kind comes from what runc said, the message is runc's own, naming the subject.
+ * Translates a runc failure into the domain's error at the adapter's edge: the kind
+ * comes from what runc said, the message is runc's own, naming the subject. Kill's
+ * rules are containerd's (pkg/process/utils.go, checkKillError).
  */
 export function fromRuncFailure(err: unknown, action: RuncAction, subject: string): unknown {
   if (!(err instanceof RuncFailure)) return err;

@@ -28,8 +28,9 @@ export interface RuncTaskHandleParts {
 }
 
 /**
- * A task on runc: every RPC is one runc subcommand on the container (protocol notes §3.1).
- * The shim's state machine has already judged the request; runc does the OS work.
+ * A task on runc: every RPC is one runc subcommand on the container, as in containerd's
+ * runtime/v2/runc/task/service.go (docs/runtimes.md). The shim's state machine has
+ * already judged the request; runc does the OS work.
  */
 export class RuncTaskHandle implements TaskHandle {
   private readonly init: ContainerProcess;

@@ -6,7 +6,7 @@ import { resolveStdioTarget, StdioTarget } from './stdio-target';
 
 export type ChildStdio = number | 'ignore';
 
-/** Opens an output file the way CONTRACT.md says: appended to, created 0600. */
+/** Opens an output file: appended to, created 0600 (docs/shim-contract.md, "stdio"). */
 export function openOutputFile(path: string): number {
   return openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
 }

@@ -5,7 +5,7 @@ import { InvalidArgumentError, UnimplementedError } from '../../../../../domain/
 
 export type StreamName = 'stdin' | 'stdout' | 'stderr';
 
-/** What a stdio string names (CONTRACT.md): nothing, a FIFO, or a regular file. */
+/** What a stdio string names (docs/shim-contract.md, "stdio"): nothing, a FIFO, or a regular file. */
 export type StdioTarget =
   | { readonly kind: 'none' }
   | { readonly kind: 'fifo'; readonly path: string }
