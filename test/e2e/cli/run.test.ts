@@ -7,6 +7,9 @@ import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { SKIFF_BIN, waitFor } from '../support/shim-process';
 
+// Each test runs the built CLI several times: on a loaded 2-core machine that takes a while.
+jest.setTimeout(90_000);
+
 const EXAMPLES = join(__dirname, '../../../examples');
 
 describe('skiff run', () => {

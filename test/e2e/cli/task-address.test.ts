@@ -6,6 +6,9 @@ import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { SKIFF_BIN, socketAccepts, waitFor } from '../support/shim-process';
 
+// Each test runs the built CLI several times: on a loaded 2-core machine that takes a while.
+jest.setTimeout(90_000);
+
 /** `skiff shim serve` with `args`, in an environment of its own; resolves once `socket` accepts. */
 async function serve(args: string[], env: NodeJS.ProcessEnv, socket: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, [SKIFF_BIN, 'shim', 'serve', ...args], {

@@ -4,6 +4,9 @@ import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { RunningShim, startShim } from '../support/shim-process';
 
+// Each test runs the built CLI several times: on a loaded 2-core machine that takes a while.
+jest.setTimeout(90_000);
+
 describe('skiff task <verb> against a running shim', () => {
   let shim: RunningShim;
   let fx: RuntimeFixture;

@@ -2,6 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { CliHome, CliResult } from '../support/skiff-home';
 import { SKIFF_BIN } from '../support/shim-process';
 
+// Each test runs the built CLI several times: on a loaded 2-core machine that takes a while.
+jest.setTimeout(90_000);
+
 /** One line on stderr, `skiff: ` first, no stack trace. */
 function expectOneLine(result: CliResult): string {
   const lines = result.stderr.trimEnd().split('\n');
