@@ -7,8 +7,11 @@ export class FakeConsole implements Console, AttachedConsole {
   closed = false;
   outputWaited = false;
 
-  async attach(terminal: boolean): Promise<AttachedConsole> {
+  dir: string | undefined;
+
+  async attach(terminal: boolean, dir: string): Promise<AttachedConsole> {
     this.stdio = { ...this.stdio, terminal };
+    this.dir = dir;
     return this;
   }
 

@@ -1,7 +1,16 @@
 import { isDomainError } from '../../domain/shared/errors';
 import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
-import { bindSocket, BoundSocket } from '../../adapters/shim/inbound/task-rpc/unix-socket';
-import { defaultStateDir, isRuntimeName, ShimConfig } from './shim-config';
+import { dirname } from 'node:path';
+import { ensurePrivateDir } from '../../adapters/shared/helpers/private-dir';
+import { bindSocket, BoundSocket, socketPath } from '../../adapters/shim/inbound/task-rpc/unix-socket';
+import {
+  ADDRESS_VARIABLE,
+  defaultAddress,
+  defaultStateDir,
+  isRuntimeName,
+  runtimeDir,
+  ShimConfig,
+} from './shim-config';
 
 /**
  * The first step of `skiff shim serve` (bundled alone as dist/shim-listen.bundle.js):
@@ -12,25 +21,37 @@ import { defaultStateDir, isRuntimeName, ShimConfig } from './shim-config';
  */
 
 /**
- * The contract's flags, and exactly those; anything else returns undefined and the
- * command goes through oclif, which owns help and usage errors.
+ * The flags of `skiff shim serve`, and exactly those: --address, --runtime, --state-dir,
+ * and the hidden --run-dir and --lifeline that `skiff run` gives its shims; anything else
+ * returns undefined and the command goes through oclif, which owns help and usage errors.
  */
 export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined {
   const values: Record<string, string> = {};
+  let lifeline = false;
   for (let i = 0; i < argv.length; i++) {
-    const match = /^--(address|runtime|state-dir)(?:=(.*))?$/.exec(argv[i]);
+    if (argv[i] === '--lifeline') {
+      lifeline = true;
+      continue;
+    }
+    const match = /^--(address|runtime|state-dir|run-dir)(?:=(.*))?$/.exec(argv[i]);
     if (match === null) return undefined;
     const value = match[2] ?? argv[++i];
     if (value === undefined) return undefined;
     values[match[1]] = value;
   }
   const runtime = values.runtime ?? 'native';
-  if (values.address === undefined || !isRuntimeName(runtime)) return undefined;
-  return { address: values.address, runtime, stateDir: values['state-dir'] ?? defaultStateDir() };
+  if (!isRuntimeName(runtime)) return undefined;
+  const address = values.address ?? (process.env[ADDRESS_VARIABLE] || defaultAddress());
+  return { address, runtime, stateDir: values['state-dir'] ?? defaultStateDir(), runDir: values['run-dir'], lifeline };
 }
 
 /** Binds the socket with the native addon: node:net, ~4 ms to load, is not needed yet. */
 export function listenFirst(config: ShimConfig): Promise<BoundSocket> {
+  // skiff's own directory (the default socket's and state's) must be nobody else's
+  // (private-dir.ts): checked before a socket is made in it.
+  const shared = runtimeDir();
+  const inShared = (path: string) => path === shared || path.startsWith(`${shared}/`);
+  if (inShared(dirname(socketPath(config.address))) || inShared(config.stateDir)) ensurePrivateDir(shared);
   return bindSocket(config.address);
 }
 

@@ -1,5 +1,7 @@
 import 'reflect-metadata';
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { FailedPreconditionError } from '../../domain/shared/errors';
+import { fsReason, makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
@@ -10,6 +12,7 @@ import { ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
+import { removeRunDir } from '../../adapters/shim/helpers/run-layout';
 
 /** On SIGTERM/SIGINT live processes get SIGTERM, then SIGKILL after this long. */
 export const STOP_GRACE_MS = 2000;
@@ -39,7 +42,14 @@ export async function serveShim(
   let service: TaskService;
   let runtime: ProcessRuntime;
   try {
-    mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+    try {
+      makeDirs(config.stateDir, 0o700);
+    } catch (err) {
+      throw new FailedPreconditionError(
+        `cannot create --state-dir ${config.stateDir}: ${fsReason(err)}`,
+        'SHIM.STATE_DIR',
+      );
+    }
     host = new ShimProcessHost(skiffVersion());
     const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
     service = container.get(TaskService);
@@ -61,13 +71,26 @@ export async function serveShim(
     await service.stopEverything(graceMs).catch(() => undefined);
     await server.stop();
     await runtime.shutdown().catch(() => undefined);
+    if (config.runDir !== undefined) removeRunDir(config.runDir);
     process.exit(0);
   };
   host.whenExitRequested(() => void stop(0));
   process.on('SIGUSR2', () => process.stderr.write(`${usageLine(service.taskCount)}\n`));
   process.on('SIGTERM', () => void stop(STOP_GRACE_MS));
   process.on('SIGINT', () => void stop(STOP_GRACE_MS));
+  if (config.lifeline === true) onLifelineEnd(() => void stop(STOP_GRACE_MS));
   return server;
+}
+
+/**
+ * `skiff run --rm` holds the write end of this shim's stdin and never writes: end-of-file
+ * (or an error) means it is gone, even killed with SIGKILL, and nobody is left to end
+ * the task, so the shim does it as on SIGTERM.
+ */
+function onLifelineEnd(end: () => void): void {
+  process.stdin.once('end', end);
+  process.stdin.once('error', end);
+  process.stdin.resume();
 }
 
 /**

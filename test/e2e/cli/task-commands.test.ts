@@ -1,7 +1,11 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { RunningShim, startShim } from '../support/shim-process';
+
+// Each test runs the built CLI several times: on a loaded 2-core machine that takes a while.
+jest.setTimeout(90_000);
 
 describe('skiff task <verb> against a running shim', () => {
   let shim: RunningShim;
@@ -78,27 +82,88 @@ describe('skiff task <verb> against a running shim', () => {
     await task('delete', '--id', 'c3');
   });
 
-  it('maps errors to one line and the contract exit codes', async () => {
+  it('resolves --stdout, --stderr and --stdin against the current directory, as --bundle', async () => {
+    const dir = mkdtempSync(join(shim.dir, 'cwd-'));
+    writeFileSync(join(dir, 'in.txt'), 'from a relative stdin\n');
+    const bundle = fx.bundle(['sh', '-c', 'cat; echo to-stderr >&2']);
+    const created = await skiff(
+      [
+        'task',
+        'create',
+        '--address',
+        shim.socket,
+        '--id',
+        'rel',
+        '--bundle',
+        bundle,
+        '--stdin',
+        'in.txt',
+        '--stdout',
+        'out.log',
+        '--stderr',
+        'err.log',
+      ],
+      { cwd: dir },
+    );
+    expect(created.code).toBe(0);
+    await task('start', '--id', 'rel');
+    await task('wait', '--id', 'rel');
+    expect(JSON.parse((await task('state', '--id', 'rel', '--json')).stdout).stdout).toBe(join(dir, 'out.log'));
+    await task('delete', '--id', 'rel');
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('from a relative stdin\n');
+    expect(readFileSync(join(dir, 'err.log'), 'utf8')).toBe('to-stderr\n');
+  });
+
+  it('maps the shim status codes to exit codes once, one line each (README, "Exit codes")', async () => {
     const notFound = await task('state', '--id', 'ghost');
-    expect(notFound.code).toBe(1);
+    expect(notFound.code).toBe(2);
     expect(notFound.stderr.trim()).toBe('skiff: task "ghost" not found');
 
     const badBundle = await task('create', '--id', 'c4', '--bundle', '/no/such/bundle');
     expect(badBundle.code).toBe(2);
     expect(badBundle.stderr).toContain('/no/such/bundle');
 
-    const unreachable = await skiff(['task', 'state', '--address', join(shim.dir, 'nobody.sock'), '--id', 'x']);
-    expect(unreachable.code).toBe(5);
-    expect(unreachable.stderr).toContain('cannot reach the shim');
+    await task('create', '--id', 'c5', '--bundle', fx.bundle(['sleep', '100']));
+    await task('start', '--id', 'c5');
+    const exists = await task('create', '--id', 'c5', '--bundle', fx.bundle(['true']));
+    expect(exists.code).toBe(2);
+    expect(exists.stderr).toMatch(/already exists/);
+    const running = await task('delete', '--id', 'c5');
+    expect(running.code).toBe(2);
+    expect(running.stderr).toMatch(/running state/);
+    const unimplemented = await task('checkpoint', '--id', 'c5', '--path', join(shim.dir, 'cp'));
+    expect(unimplemented.code).toBe(3);
+    expect(unimplemented.stderr).toMatch(/--runtime runc/);
+    await task('kill', '--id', 'c5', '--signal', 'KILL');
+    await task('wait', '--id', 'c5');
+    await task('delete', '--id', 'c5');
 
     const usage = await task('kill', '--id', 'x', '--signal', 'NOPE');
     expect(usage.code).toBe(2);
-    const missingFlag = await skiff(['task', 'state', '--id', 'x']);
+    const missingFlag = await task('state');
     expect(missingFlag.code).toBe(2);
+    expect(missingFlag.stderr).toMatch(/missing required flag --id/);
 
     const json = await task('state', '--id', 'ghost', '--json');
-    expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout).error).toMatchObject({ kind: 'NotFound', exitCode: 1 });
-    for (const r of [notFound, badBundle, unreachable, usage]) expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).error).toMatchObject({ kind: 'NotFound', exitCode: 2 });
+    for (const r of [notFound, badBundle, exists, running, unimplemented, usage]) {
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+
+  it("says why a shim cannot be reached, without grpc-js's internals", async () => {
+    const missing = join(shim.dir, 'nobody.sock');
+    const unreachable = await skiff(['task', 'state', '--address', missing, '--id', 'x']);
+    expect(unreachable.code).toBe(5);
+    expect(unreachable.stderr.trim()).toBe(
+      `skiff: cannot reach the shim at ${missing}: there is no socket there; start one with ` +
+        `\`skiff shim serve --address ${missing}\`, or point --address or SKIFF_ADDRESS at a running one`,
+    );
+    const notSocket = await skiff(['task', 'state', '--address', fx.bundle(['true']), '--id', 'x']);
+    expect(notSocket.code).toBe(5);
+    expect(notSocket.stderr).toMatch(/is not a socket/);
+    for (const r of [unreachable, notSocket]) expect(r.stderr).not.toMatch(/Resolution note|Last error|No connection/);
   });
 });

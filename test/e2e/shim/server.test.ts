@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,6 +68,54 @@ describe('the shim process (socket, shutdown, signals)', () => {
     expect(statSync(path).isFile()).toBe(true);
   });
 
+  describe('an address or state directory it cannot use: one line naming the path and why, exit 2, at once', () => {
+    const serve = (address: string, stateDir = join(scratch, 's'), asNobody = false) => {
+      const argv = [SKIFF_BIN, 'shim', 'serve', '--address', address, '--state-dir', stateDir];
+      // Root may write anywhere: a permission test runs the shim as nobody.
+      const [file, args] = asNobody
+        ? ['setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, ...argv]]
+        : [process.execPath, argv];
+      const started = Date.now();
+      const result = spawnSync(file, args, { encoding: 'utf8', timeout: 15_000 });
+      return { ...result, ms: Date.now() - started };
+    };
+    const expectOneLine = (result: ReturnType<typeof serve>, text: RegExp) => {
+      expect(result.signal).toBeNull(); // not killed by the time-out: it did not spin
+      expect(result.status).toBe(2);
+      expect(result.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(text)]);
+      expect(result.stderr).not.toMatch(/No address added|\n\s+at /);
+    };
+
+    it("a directory under /proc (Node's recursive mkdir spins there)", () => {
+      expectOneLine(
+        serve('/proc/nope/s.sock'),
+        /^skiff shim serve: cannot make the socket \/proc\/nope\/s\.sock: its directory \/proc\/nope: no such file or directory \(ENOENT\); choose another --address$/,
+      );
+      expectOneLine(
+        serve(join(scratch, 'ok.sock'), '/proc/nope/state'),
+        /cannot create --state-dir \/proc\/nope\/state: no such file/,
+      );
+    });
+
+    it('a directory that is a file', () => {
+      const file = join(scratch, 'a-file');
+      writeFileSync(file, '');
+      expectOneLine(serve(join(file, 's.sock')), /its directory .*a-file: not a directory \(ENOTDIR\)/);
+    });
+
+    it('a directory it may not write', () => {
+      const readOnly = join(scratch, 'read-only');
+      mkdirSync(readOnly, { mode: 0o555 });
+      chmodSync(scratch, 0o755);
+      const asRoot = process.getuid?.() === 0;
+      const stateDir = join(scratch, 'state-anyone-may-write');
+      mkdirSync(stateDir);
+      chmodSync(stateDir, 0o777);
+      const result = serve(join(readOnly, 's.sock'), stateDir, asRoot);
+      expectOneLine(result, /its directory .*read-only: permission denied \(EACCES\); choose another --address$/);
+    });
+  });
+
   it('binds its socket before loading the rest, and removes it again when it cannot start after all', () => {
     const blocker = join(scratch, 'a-file');
     writeFileSync(blocker, '');
@@ -77,7 +125,7 @@ describe('the shim process (socket, shutdown, signals)', () => {
       [SKIFF_BIN, 'shim', 'serve', '--address', socket, '--state-dir', join(blocker, 'state')],
       { encoding: 'utf8' },
     );
-    expect(result.status).toBe(1);
+    expect(result.status).toBe(2);
     expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^skiff shim serve: .*a-file/)]);
     expect(existsSync(socket)).toBe(false);
   });

@@ -1,4 +1,5 @@
 import { Args } from '@oclif/core';
+import { noGitToken } from '../../../domain/login/auth/auth-errors';
 import { SetGiteaToken } from '../../../application/login/auth/set-gitea-token.use-case';
 import { PROMPT, Prompt } from '../../../application/login/ports/prompt.port';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
@@ -24,6 +25,11 @@ export default class AuthSetGiteaToken extends AuthCommand {
     const { args, flags } = await this.parse(AuthSetGiteaToken);
     const token =
       args.token && args.token !== '-' ? args.token : await this.resolve<Prompt>(PROMPT).secret('Git token: ');
+    if (token.trim() === '') {
+      throw noGitToken(
+        'expected a git access token as the argument or on standard input (printf %s "$TOKEN" | skiff auth set-gitea-token)',
+      );
+    }
     const result = await this.resolve(SetGiteaToken).execute({ target: this.target(flags), token });
     this.log(`Git token of ${result.login} stored for ${result.domain}.`);
   }

@@ -1,5 +1,10 @@
 import { Flags } from '@oclif/core';
-import { defaultStateDir, RUNTIME_NAMES } from '../../../infrastructure/shim/shim-config';
+import {
+  ADDRESS_VARIABLE,
+  defaultAddress,
+  defaultStateDir,
+  RUNTIME_NAMES,
+} from '../../../infrastructure/shim/shim-config';
 import { serveShim } from '../../../infrastructure/shim/serve-shim';
 import { BaseCommand } from '../../shared/inbound/cli/base-command';
 
@@ -10,29 +15,47 @@ export default class ShimServe extends BaseCommand {
     'directory 0700 when missing. Exits 0 after a Shutdown that ends it, or on SIGTERM/SIGINT (live processes ' +
     'get SIGTERM, then SIGKILL after 2 s), removing the socket.';
   static override examples = [
+    '<%= config.bin %> shim serve',
     '<%= config.bin %> shim serve --address /run/skiff/shim.sock',
     '<%= config.bin %> shim serve --address /tmp/s.sock --runtime runc --state-dir /run/skiff/state',
   ];
   static override flags = {
     address: Flags.string({
-      required: true,
-      description: 'Path of the unix socket to serve (unix:/path also accepted).',
+      env: ADDRESS_VARIABLE,
+      description:
+        'Path of the unix socket to serve (unix:/path also accepted) ' +
+        '[default: $XDG_RUNTIME_DIR/skiff/shim.sock, /run/skiff/shim.sock as root, else /tmp/skiff-<uid>/shim.sock].',
     }),
     runtime: Flags.string({
       options: [...RUNTIME_NAMES],
       default: 'native',
       description: 'Process runtime: native host processes or runc containers.',
     }),
+    'run-dir': Flags.string({
+      hidden: true,
+      description: 'The shim of one `skiff run`: the run directory, removed when the shim exits.',
+    }),
+    lifeline: Flags.boolean({
+      hidden: true,
+      default: false,
+      description: 'Exit, ending every task, when standard input reaches end-of-file (`skiff run --rm`).',
+    }),
     'state-dir': Flags.string({
       description:
-        'Directory for per-task files [default: $XDG_RUNTIME_DIR/skiff, /run/skiff as root, else /tmp/skiff-<uid>].',
+        'Directory for per-task files [default: $XDG_RUNTIME_DIR/skiff/state, /run/skiff/state as root, else /tmp/skiff-<uid>/state].',
     }),
   };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ShimServe);
     const runtime = flags.runtime === 'runc' ? 'runc' : 'native';
-    await serveShim({ address: flags.address, runtime, stateDir: flags['state-dir'] ?? defaultStateDir() });
+    await serveShim({
+      address: flags.address ?? defaultAddress(),
+      runtime,
+      stateDir: flags['state-dir'] ?? defaultStateDir(),
+      runDir: flags['run-dir'],
+      lifeline: flags.lifeline,
+    });
     // Serving continues on the event loop until Shutdown or a signal exits the process.
     await new Promise<never>(() => undefined);
   }

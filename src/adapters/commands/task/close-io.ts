@@ -2,11 +2,11 @@ import { execIdFlag, idFlag, TaskCommand } from '../../shim/inbound/cli/task-com
 
 export default class TaskCloseIo extends TaskCommand {
   static override summary = "Close a process's stdin (CloseIO): it reads end-of-file once your writer is closed too.";
-  static override examples = ['<%= config.bin %> task close-io --address /run/skiff/shim.sock --id web'];
+  static override examples = ['<%= config.bin %> task close-io --id web'];
   static override flags = { id: idFlag, 'exec-id': execIdFlag };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskCloseIo);
-    await this.client(flags.address).closeIO({ id: flags.id, execId: flags['exec-id'], stdin: true });
+    await this.client(flags).closeIO({ id: flags.id, execId: flags['exec-id'], stdin: true });
   }
 }

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../domain/shared/errors';
 import { OCI_PROCESS_TYPE_URL } from '../../../application/shim/task/any-payload';
-import { idFlag, TaskCommand } from '../../shim/inbound/cli/task-command';
+import { idFlag, stdioOf, TaskCommand } from '../../shim/inbound/cli/task-command';
 
 const DEFAULT_ENV = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'];
 
@@ -11,8 +11,8 @@ export default class TaskExec extends TaskCommand {
   static override description =
     'The process is an OCI Process: from --spec (a JSON file), or built from the arguments after `--` with --cwd and --env.';
   static override examples = [
-    '<%= config.bin %> task exec --address /run/skiff/shim.sock --id web --exec-id ls1 --stdout /tmp/ls.log -- ls -l /',
-    '<%= config.bin %> task exec --address /run/skiff/shim.sock --id web --exec-id e2 --spec process.json',
+    '<%= config.bin %> task exec --id web --exec-id ls1 --stdout /tmp/ls.log -- ls -l /',
+    '<%= config.bin %> task exec --id web --exec-id e2 --spec process.json',
   ];
   static override strict = false;
   static override args = {
@@ -40,13 +40,11 @@ export default class TaskExec extends TaskCommand {
       flags.spec === undefined
         ? this.fromArgs(argv as string[], flags.cwd, flags.env, flags.terminal)
         : readSpec(flags.spec);
-    await this.client(flags.address).exec({
+    await this.client(flags).exec({
       id: flags.id,
       execId: flags['exec-id'],
       terminal: flags.terminal,
-      stdin: flags.stdin,
-      stdout: flags.stdout,
-      stderr: flags.stderr,
+      ...stdioOf(flags),
       spec: { typeUrl: OCI_PROCESS_TYPE_URL, value: new TextEncoder().encode(process) },
     });
   }

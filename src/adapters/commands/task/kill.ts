@@ -19,8 +19,8 @@ export function parseSignal(value: string): number {
 export default class TaskKill extends TaskCommand {
   static override summary = 'Send a signal to a process, or with --all to every process of the task (Kill).';
   static override examples = [
-    '<%= config.bin %> task kill --address /run/skiff/shim.sock --id web --signal TERM',
-    '<%= config.bin %> task kill --address /run/skiff/shim.sock --id web --signal 9 --all',
+    '<%= config.bin %> task kill --id web --signal TERM',
+    '<%= config.bin %> task kill --id web --signal 9 --all',
   ];
   static override flags = {
     id: idFlag,
@@ -31,7 +31,7 @@ export default class TaskKill extends TaskCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskKill);
-    await this.client(flags.address).kill({
+    await this.client(flags).kill({
       id: flags.id,
       execId: flags['exec-id'],
       signal: parseSignal(flags.signal),

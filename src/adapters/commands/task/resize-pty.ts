@@ -3,9 +3,7 @@ import { execIdFlag, idFlag, TaskCommand } from '../../shim/inbound/cli/task-com
 
 export default class TaskResizePty extends TaskCommand {
   static override summary = 'Resize the terminal of a process started with terminal=true (ResizePty).';
-  static override examples = [
-    '<%= config.bin %> task resize-pty --address /run/skiff/shim.sock --id web --width 120 --height 40',
-  ];
+  static override examples = ['<%= config.bin %> task resize-pty --id web --width 120 --height 40'];
   static override flags = {
     id: idFlag,
     'exec-id': execIdFlag,
@@ -15,7 +13,7 @@ export default class TaskResizePty extends TaskCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskResizePty);
-    await this.client(flags.address).resizePty({
+    await this.client(flags).resizePty({
       id: flags.id,
       execId: flags['exec-id'],
       width: flags.width,

@@ -4,10 +4,7 @@ import { TaskCommand } from '../../shim/inbound/cli/task-command';
 
 export default class TaskShutdown extends TaskCommand {
   static override summary = 'Ask the shim to exit (Shutdown): it does once no task is left, or at once with --now.';
-  static override examples = [
-    '<%= config.bin %> task shutdown --address /run/skiff/shim.sock',
-    '<%= config.bin %> task shutdown --address /run/skiff/shim.sock --now',
-  ];
+  static override examples = ['<%= config.bin %> task shutdown', '<%= config.bin %> task shutdown --now'];
   static override flags = {
     id: Flags.string({ default: '', description: 'Task id (containerd sends it; the shim does not need it).' }),
     now: Flags.boolean({ default: false, description: 'Kill the processes left and exit at once.' }),
@@ -15,7 +12,7 @@ export default class TaskShutdown extends TaskCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskShutdown);
-    await this.client(flags.address)
+    await this.client(flags)
       .shutdown({ id: flags.id, now: flags.now })
       .catch((err: unknown) => {
         // The shim may exit before its reply arrives (containerd treats that as success too).

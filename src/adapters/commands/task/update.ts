@@ -9,8 +9,8 @@ export default class TaskUpdate extends TaskCommand {
   static override description =
     'native applies cpu.shares (as a nice value) and answers UNIMPLEMENTED for the rest; runc applies everything `runc update` does.';
   static override examples = [
-    '<%= config.bin %> task update --address /run/skiff/shim.sock --id web --resources \'{"cpu":{"shares":512}}\'',
-    '<%= config.bin %> task update --address /run/skiff/shim.sock --id web --resources @limits.json',
+    '<%= config.bin %> task update --id web --resources \'{"cpu":{"shares":512}}\'',
+    '<%= config.bin %> task update --id web --resources @limits.json',
   ];
   static override flags = {
     id: idFlag,
@@ -30,6 +30,6 @@ export default class TaskUpdate extends TaskCommand {
     );
     const resources =
       text === undefined ? undefined : { typeUrl: OCI_RESOURCES_TYPE_URL, value: new TextEncoder().encode(text) };
-    await this.client(flags.address).update({ id: flags.id, resources, annotations });
+    await this.client(flags).update({ id: flags.id, resources, annotations });
   }
 }

@@ -15,7 +15,10 @@ export class SetBoardApiKey {
   async execute(target: AuthTarget, apiKey: string): Promise<void> {
     const key = apiKey.trim();
     if (key === '')
-      throw new IdentityError('no API key provided: pass it as an argument or on standard input', 'BOARDS.NO_API_KEY');
+      throw new IdentityError(
+        "no API key provided: expected the board tool's API key as the argument or on standard input",
+        'BOARDS.NO_API_KEY',
+      );
     const scope = await this.scopes.scope(target);
     await this.credentials.write(scope.cacheDomain, { apiKey: key });
   }

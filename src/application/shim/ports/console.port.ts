@@ -19,10 +19,11 @@ export interface AttachedConsole {
   connect(events: ConsoleEvents): void;
   /** outputDone: resolves once the task's output reached end-of-file. */
   outputDone(): Promise<void>;
-  /** close: restores the terminal and removes the FIFOs. */
+  /** close: restores the terminal and stops copying. */
   close(): void;
 }
 
 export interface Console {
-  attach(terminal: boolean): Promise<AttachedConsole>;
+  /** attach: makes the FIFOs in `dir` (a run's private directory). */
+  attach(terminal: boolean, dir: string): Promise<AttachedConsole>;
 }

@@ -22,8 +22,9 @@ export function loginTimedOut(): IdentityError {
   );
 }
 
-export function noGitToken(): IdentityError {
-  return new IdentityError('no token provided: paste the git token created on the page above', 'AUTH.GIT_TOKEN_EMPTY');
+/** Empty token input; `whatToDo` says where the token was expected. */
+export function noGitToken(whatToDo = 'paste the git token created on the page above'): IdentityError {
+  return new IdentityError(`no token provided: ${whatToDo}`, 'AUTH.GIT_TOKEN_EMPTY');
 }
 
 export function gitTokenRejected(status: number, host: string): IdentityError {

@@ -3,7 +3,7 @@ import { Command, Errors } from '@oclif/core';
 import { Container } from 'inversify';
 import { AppConfig } from '../../../../infrastructure/shared/app-config';
 import { buildContainer } from '../../../../infrastructure/shared/container';
-import { errorReport } from './error-report';
+import { CommandContext, errorReport } from './error-report';
 import { guardUnfinished, UnfinishedGuard } from './unfinished-work';
 
 type CommandError = Error & { oclif?: { exit?: number } };
@@ -44,12 +44,22 @@ export abstract class BaseCommand extends Command {
 
   protected override async catch(err: CommandError): Promise<never> {
     if (err instanceof Errors.ExitError) throw err;
-    const report = errorReport(err);
+    const report = errorReport(err, this.context());
     if (this.jsonEnabled()) {
       this.logJson({ error: report });
     } else {
       this.logToStderr(`skiff: ${report.message}`);
     }
     return this.exit(report.exitCode);
+  }
+
+  /** The command as typed, and its first example, for the hint after a usage error. */
+  private context(): CommandContext {
+    const first = this.ctor.examples?.[0];
+    const example = typeof first === 'string' ? first : first?.command;
+    return {
+      name: this.id?.split(':').join(' ') ?? '',
+      example: example?.replace(/<%= config\.bin %>/g, this.config.bin),
+    };
   }
 }

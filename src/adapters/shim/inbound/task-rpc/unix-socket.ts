@@ -1,4 +1,4 @@
-import { chmodSync, closeSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, lstatSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import {
   AlreadyExistsError,
@@ -7,6 +7,7 @@ import {
   InvalidArgumentError,
 } from '../../../../domain/shared/errors';
 import { nativeAddon } from '../../helpers/native-addon';
+import { fsReason, makeDirs } from '../../../shared/helpers/make-dirs';
 
 /** Unix socket paths are limited to 107 bytes plus NUL (sun_path). */
 const MAX_SOCKET_PATH = 107;
@@ -35,7 +36,7 @@ export function socketPath(address: string): string {
  * or a file that is not a socket, is never touched.
  */
 export async function prepareSocketPath(path: string): Promise<void> {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  usableDirectory(dirname(path), path);
   let stats;
   try {
     stats = lstatSync(path);
@@ -58,6 +59,19 @@ export async function prepareSocketPath(path: string): Promise<void> {
     );
   }
   rmSync(path, { force: true });
+}
+
+/** The socket's directory exists (created 0700) and a socket can be made in it; else one line saying why. */
+function usableDirectory(dir: string, path: string): void {
+  try {
+    makeDirs(dir, 0o700);
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (err) {
+    throw new FailedPreconditionError(
+      `cannot make the socket ${path}: its directory ${dir}: ${fsReason(err)}; choose another --address`,
+      'SOCKET.DIRECTORY',
+    );
+  }
 }
 
 /**

@@ -1,9 +1,10 @@
-import { constants, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { constants, openSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { constants as os, tmpdir } from 'node:os';
+import { constants as os } from 'node:os';
 import { join } from 'node:path';
 import { AttachedConsole, Console, ConsoleEvents } from '../../../../application/shim/ports/console.port';
 import { nativeAddon } from '../../helpers/native-addon';
+import { RUN_FILES } from '../../helpers/run-layout';
 
 /** Signals `skiff run` passes on to the task instead of dying of them. */
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];
@@ -13,8 +14,8 @@ function readEnd(path: string): Socket {
 }
 
 /**
- * This process's stdin/stdout/stderr connected to a task through FIFOs in a private
- * (0700) temporary directory, the way `ctr run` does it.
+ * This process's stdin/stdout/stderr connected to a task through FIFOs in the run's
+ * private (0700) directory, the way `ctr run` does it.
  */
 class FifoConsole implements AttachedConsole {
   readonly stdio;
@@ -22,7 +23,7 @@ class FifoConsole implements AttachedConsole {
   private readonly outputs: Array<Promise<void>> = [];
 
   constructor(
-    private readonly dir: string,
+    dir: string,
     private readonly terminal: boolean,
   ) {
     const mkfifo = (name: string) => {
@@ -31,9 +32,9 @@ class FifoConsole implements AttachedConsole {
       return path;
     };
     this.stdio = {
-      stdin: mkfifo('stdin'),
-      stdout: mkfifo('stdout'),
-      stderr: terminal ? '' : mkfifo('stderr'),
+      stdin: mkfifo(RUN_FILES.stdin),
+      stdout: mkfifo(RUN_FILES.stdout),
+      stderr: terminal ? '' : mkfifo(RUN_FILES.stderr),
       terminal,
     };
   }
@@ -88,12 +89,11 @@ class FifoConsole implements AttachedConsole {
 
   close(): void {
     for (const cleanup of this.cleanups.splice(0).reverse()) cleanup();
-    rmSync(this.dir, { recursive: true, force: true });
   }
 }
 
 export class FifoConsoleFactory implements Console {
-  async attach(terminal: boolean): Promise<AttachedConsole> {
-    return new FifoConsole(mkdtempSync(join(tmpdir(), 'skiff-run-')), terminal);
+  async attach(terminal: boolean, dir: string): Promise<AttachedConsole> {
+    return new FifoConsole(dir, terminal);
   }
 }
