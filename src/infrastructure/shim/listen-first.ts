@@ -46,7 +46,7 @@ export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined 
 }
 
 /** Binds the socket with the native addon: node:net, ~4 ms to load, is not needed yet. */
-export function listenFirst(config: ShimConfig): Promise<BoundSocket> {
+export async function listenFirst(config: ShimConfig): Promise<BoundSocket> {
   // skiff's own directory (the default socket's and state's) must be nobody else's
   // (private-dir.ts): checked before a socket is made in it.
   const shared = runtimeDir();
