@@ -66,13 +66,13 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      from: { path: '^src', pathNot: '^src/infrastructure/proto/generated' },
+      from: { path: '^src', pathNot: '^src/adapters/shim/helpers/proto/generated' },
       to: { circular: true },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^src/infrastructure/proto/generated' },
+    exclude: { path: '^src/adapters/shim/helpers/proto/generated' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

@@ -13,7 +13,7 @@ module.exports = tseslint.config(
       'build/',
       'coverage/',
       'node_modules/',
-      'src/infrastructure/proto/generated/',
+      'src/adapters/shim/helpers/proto/generated/',
       '.bench-tmp/',
     ],
   },

@@ -64,7 +64,7 @@ async function startShim(dir) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error('the shim did not start');
     await new Promise((r) => setTimeout(r, 10));
   }
-  const { task } = require(path.join(ROOT, 'dist/infrastructure/proto/generated/task/v2/shim'));
+  const { task } = require(path.join(ROOT, 'dist/adapters/shim/helpers/proto/generated/task/v2/shim'));
   const client = new task.v2.TaskClient(`unix:${socket}`, credentials.createInsecure());
   const call = (method, request) =>
     new Promise((resolve, reject) =>

@@ -6,7 +6,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
-const { task } = require('../dist/infrastructure/proto/generated/task/v2/shim');
+const { task } = require('../dist/adapters/shim/helpers/proto/generated/task/v2/shim');
 const { TtrpcClient } = require('../dist/adapters/shim/helpers/ttrpc/ttrpc-client');
 const { TTRPC_TASK_SERVICE } = require('../dist/adapters/shim/helpers/ttrpc/service-names');
 

@@ -75,4 +75,4 @@ function argAfter(argv, flag) {
   return at >= 0 ? argv[at + 1] : undefined;
 }
 
-module.exports = { alive, startTime, processesUnder, otherContainerdRunning, mountsUnder, argAfter };
+module.exports = { alive, startTime, processesUnder, otherContainerdRunning, mountsUnder, argAfter, read };

@@ -5,15 +5,7 @@
 // to check grouping and leaks, the benchmark to sum memory.
 const fs = require('node:fs');
 const path = require('node:path');
-const { alive } = require('./procfs');
-
-function read(file) {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
+const { alive, read } = require('./procfs');
 
 function pids() {
   return fs

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { TTRPC_EVENTS_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
 import { TtrpcServer } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
 import { ForwardedEvents } from '../../../src/adapters/shim/outbound/events/forwarded-events';
-import { containerd as eventsPb } from '../../../src/infrastructure/proto/generated/events/task';
-import { containerd } from '../../../src/infrastructure/proto/generated/events/ttrpc/v1/events';
+import { containerd as eventsPb } from '../../../src/adapters/shim/helpers/proto/generated/events/task';
+import { containerd } from '../../../src/adapters/shim/helpers/proto/generated/events/ttrpc/v1/events';
 import { eventsContract } from '../../contract/events.contract';
 import { RecordingEvents } from '../../fakes/recording-events';
 

@@ -10,7 +10,7 @@ import { GrpcTaskServer } from '../../../src/adapters/shim/inbound/grpc/grpc-ser
 import { encodeGrpcMessage, frameMessage } from '../../../src/adapters/shim/inbound/grpc/grpc-framing';
 import { ShimProcessHost } from '../../../src/adapters/shim/outbound/shim-host/shim-process-host';
 import { buildContainer } from '../../../src/infrastructure/shared/container';
-import { task } from '../../../src/infrastructure/proto/generated/task/v2/shim';
+import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
 import { BundleFactory } from '../../support/bundles';
 
 const pb = task.v2;

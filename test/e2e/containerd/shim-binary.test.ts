@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { task } from '../../../src/infrastructure/proto/generated/task/v2/shim';
+import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
 import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
 import { groupServerPids } from './skiff-support';
 

@@ -18,7 +18,7 @@ import { TtrpcTaskClient } from '../../../src/adapters/shim/outbound/task-client
 import { forwardEvent } from '../../../src/adapters/shim/outbound/events/forward-event';
 import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
 import { TtrpcError } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-error';
-import { task } from '../../../src/infrastructure/proto/generated/task/v2/shim';
+import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
 import { mkfifo } from '../support/fifo';
 import { nativeFixture } from '../support/runtimes';

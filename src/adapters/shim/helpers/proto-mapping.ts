@@ -1,8 +1,8 @@
 import { ProcessStatus } from '../../../domain/shim/lifecycle';
 import { AnyPayload } from '../../../application/shim/task/task-messages';
-import { google as anyPb } from '../../../infrastructure/proto/generated/google/protobuf/any';
-import { google as timestampPb } from '../../../infrastructure/proto/generated/google/protobuf/timestamp';
-import { v1 } from '../../../infrastructure/proto/generated/v1/types/task';
+import { google as anyPb } from './proto/generated/google/protobuf/any';
+import { google as timestampPb } from './proto/generated/google/protobuf/timestamp';
+import { v1 } from './proto/generated/v1/types/task';
 
 const STATUS: Record<ProcessStatus, v1.types.Status> = {
   created: v1.types.Status.CREATED,

@@ -1,7 +1,7 @@
 import { connect, Socket } from 'node:net';
 import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from './frame';
 import { FrameReader } from './frame-reader';
-import { ttrpc } from '../../../../infrastructure/proto/generated/ttrpc/request';
+import { ttrpc } from '../proto/generated/ttrpc/request';
 import { RpcCode } from './rpc-code';
 import { TtrpcError } from './ttrpc-error';
 

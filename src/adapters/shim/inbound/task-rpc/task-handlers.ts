@@ -1,8 +1,8 @@
 import { TaskService } from '../../../../application/shim/task/task-service';
-import { google as emptyPb } from '../../../../infrastructure/proto/generated/google/protobuf/empty';
-import { skiff } from '../../../../infrastructure/proto/generated/skiff/v1/skiff';
-import { task } from '../../../../infrastructure/proto/generated/task/v2/shim';
-import { v1 } from '../../../../infrastructure/proto/generated/v1/types/task';
+import { google as emptyPb } from '../../helpers/proto/generated/google/protobuf/empty';
+import { skiff } from '../../helpers/proto/generated/skiff/v1/skiff';
+import { task } from '../../helpers/proto/generated/task/v2/shim';
+import { v1 } from '../../helpers/proto/generated/v1/types/task';
 import { InvalidArgumentError } from '../../../../domain/shared/errors';
 import { PROCESS_DETAILS_TYPE_URL, TASK_STATS_TYPE_URL } from '../../helpers/type-urls';
 import { fromAny, toAny, toProtoStatus, toTimestamp } from '../../helpers/proto-mapping';

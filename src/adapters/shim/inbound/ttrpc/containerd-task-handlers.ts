@@ -1,8 +1,8 @@
 import { TaskService } from '../../../../application/shim/task/task-service';
-import { io } from '../../../../infrastructure/proto/generated/containerd/cgroups-v1';
-import { containerd } from '../../../../infrastructure/proto/generated/containerd/runc';
-import { task } from '../../../../infrastructure/proto/generated/task/v2/shim';
-import { v1 } from '../../../../infrastructure/proto/generated/v1/types/task';
+import { io } from '../../helpers/proto/generated/containerd/cgroups-v1';
+import { containerd } from '../../helpers/proto/generated/containerd/runc';
+import { task } from '../../helpers/proto/generated/task/v2/shim';
+import { v1 } from '../../helpers/proto/generated/v1/types/task';
 import { toAny } from '../../helpers/proto-mapping';
 import { TaskHandlers, taskHandlers, unary } from '../task-rpc/task-handlers';
 

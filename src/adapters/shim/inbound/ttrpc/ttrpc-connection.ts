@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
 import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from '../../helpers/ttrpc/frame';
 import { FrameReader } from '../../helpers/ttrpc/frame-reader';
-import { ttrpc } from '../../../../infrastructure/proto/generated/ttrpc/request';
+import { ttrpc } from '../../helpers/proto/generated/ttrpc/request';
 import { RpcCode } from '../../helpers/ttrpc/rpc-code';
 import { dispatch, statusResponse, TtrpcServices } from './ttrpc-dispatch';
 

@@ -1,5 +1,5 @@
-import { google as statusPb } from '../../../../infrastructure/proto/generated/google/rpc/status';
-import { ttrpc } from '../../../../infrastructure/proto/generated/ttrpc/request';
+import { google as statusPb } from '../../helpers/proto/generated/google/rpc/status';
+import { ttrpc } from '../../helpers/proto/generated/ttrpc/request';
 import { RpcCode } from '../../helpers/ttrpc/rpc-code';
 import { toRpcStatus } from '../task-rpc/rpc-status';
 

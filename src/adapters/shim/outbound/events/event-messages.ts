@@ -1,7 +1,7 @@
 import { TaskEvent } from '../../../../application/shim/ports/events.port';
 import { AnyPayload } from '../../../../application/shim/task/task-messages';
-import { containerd } from '../../../../infrastructure/proto/generated/events/task';
-import { types as mountPb } from '../../../../infrastructure/proto/generated/types/mount';
+import { containerd } from '../../helpers/proto/generated/events/task';
+import { types as mountPb } from '../../helpers/proto/generated/types/mount';
 import { toTimestamp } from '../../helpers/proto-mapping';
 
 const ev = containerd.events;

@@ -1,7 +1,7 @@
 import { AnyPayload } from '../../../../application/shim/task/task-messages';
-import { containerd } from '../../../../infrastructure/proto/generated/events/ttrpc/v1/events';
-import { google as anyPb } from '../../../../infrastructure/proto/generated/google/protobuf/any';
-import { google as timestampPb } from '../../../../infrastructure/proto/generated/google/protobuf/timestamp';
+import { containerd } from '../../helpers/proto/generated/events/ttrpc/v1/events';
+import { google as anyPb } from '../../helpers/proto/generated/google/protobuf/any';
+import { google as timestampPb } from '../../helpers/proto/generated/google/protobuf/timestamp';
 import { TTRPC_EVENTS_SERVICE } from '../../helpers/ttrpc/service-names';
 import { TtrpcClient } from '../../helpers/ttrpc/ttrpc-client';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
-import { containerd } from '../../../../../infrastructure/proto/generated/containerd/runc';
+import { containerd } from '../../../helpers/proto/generated/containerd/runc';
 import { findInPath, DEFAULT_PATH } from '../../../helpers/find-executable';
 import { runcMissingError } from './runc-cli';
 
