@@ -1,7 +1,7 @@
 // The lite build: inversify's ES module build imports it too, so the bundle holds one
 // copy of the polyfill, not two.
 import 'reflect-metadata/lite';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
@@ -10,6 +10,7 @@ import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { statusLines } from '../../adapters/login/inbound/cli/status-text';
 import { authPaths } from './auth-paths';
 import { buildContainer } from '../shared/container';
+import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 
 /** A call the fast path understands exactly; anything else goes through oclif. */
 export interface FastAuthCall {
@@ -100,7 +101,7 @@ export async function warmUp(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-warm-'));
   try {
     const paths = { authDir: join(dir, 'auth'), configFile: join(dir, 'config.yaml') };
-    mkdirSync(paths.authDir, { recursive: true });
+    makeDirs(paths.authDir, 0o777);
     writeFileSync(
       paths.configFile,
       'current-context: local\ncontexts:\n  - name: local\n    context:\n      domain: warm.test\n',

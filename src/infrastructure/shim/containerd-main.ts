@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeSync } from 'node:fs';
+import { rmSync, writeSync } from 'node:fs';
 import { TaskService } from '../../application/shim/task/task-service';
 import { containerdTaskHandlers } from '../../adapters/shim/inbound/ttrpc/containerd-task-handlers';
 import { TaskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
@@ -8,6 +8,7 @@ import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-pro
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { buildContainer } from '../shared/container';
 import { STOP_GRACE_MS } from './serve-shim';
+import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim.c). */
 export interface GroupServerConfig {
@@ -58,7 +59,7 @@ function logLine(line: string): void {
  * with the runc runtime and events forwarded to containerd. Exits 0 when it leaves.
  */
 export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFromEnv()): Promise<void> {
-  mkdirSync(config.stateDir, { recursive: true, mode: 0o700 });
+  makeDirs(config.stateDir, 0o700);
   // `start` ran in the first container's bundle, which goes with that container: programs
   // spawned from a removed working directory fail.
   process.chdir(config.stateDir);

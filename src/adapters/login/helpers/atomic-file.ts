@@ -4,7 +4,6 @@ import {
   fchmodSync,
   fsyncSync,
   lstatSync,
-  mkdirSync,
   openSync,
   renameSync,
   unlinkSync,
@@ -12,6 +11,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { symlinkRefused, UnsafeFileError } from './no-follow-file';
+import { makeDirs } from '../../shared/helpers/make-dirs';
 
 /**
  * The rename would replace a link rather than write through it, but a link there
@@ -53,7 +53,7 @@ function fsyncDirectory(dir: string): void {
  */
 export function writeFileAtomic(path: string, data: string, mode = 0o600): void {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  makeDirs(dir, 0o700);
   refuseUnsafeTarget(path);
   // node:crypto is loaded here, not at the top: reading the cache never needs it.
   const { randomBytes } = require('node:crypto') as typeof import('node:crypto');

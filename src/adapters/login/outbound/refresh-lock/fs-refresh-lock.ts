@@ -1,10 +1,11 @@
-import { closeSync, constants, lstatSync, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { safeDomain } from '../../../../domain/login/auth/safe-domain';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { RefreshLock } from '../../../../application/login/ports/refresh-lock.port';
 import { describeFsError } from '../../helpers/atomic-file';
 import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { makeDirs } from '../../../shared/helpers/make-dirs';
 
 /** "<pid> <ms>": a few bytes; more is not a lock of ours. */
 const MAX_LOCK_BYTES = 4096;
@@ -79,7 +80,7 @@ export class FsRefreshLock implements RefreshLock {
   private tryCreate(path: string, ownerContent = `${process.pid} ${Date.now()}`): string | undefined {
     let fd: number;
     try {
-      mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
+      makeDirs(join(path, '..'), 0o700);
       fd = openSync(path, CREATE_FLAGS, 0o600);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return undefined;

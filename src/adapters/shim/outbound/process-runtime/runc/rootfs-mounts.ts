@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InternalError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { RootfsMount } from '../../../../../application/shim/ports/process-runtime.port';
 import { nativeAddon } from '../../../helpers/native-addon';
 import { MNT_DETACH, parseMountOptions } from './mount-options';
+import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
 const MS_BIND = 0x1000;
 const MS_REC = 0x4000;
@@ -23,7 +23,7 @@ export class RootfsMounts {
     const target = join(bundle, 'rootfs');
     const stack = new RootfsMounts(target);
     if (mounts.length === 0) return stack;
-    mkdirSync(target, { recursive: true });
+    makeDirs(target, 0o777);
     try {
       for (const m of mounts) await stack.mountOne(m, subject);
     } catch (err) {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import {
@@ -17,6 +17,7 @@ import { RuncContainer } from './runc-container';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
 import { RuncTaskHandle } from './runc-task-handle';
+import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
 /**
  * Real OCI containers through the runc binary (`--runtime runc`). The shim becomes a child
@@ -39,7 +40,7 @@ export class RuncRuntime implements ProcessRuntime {
     const binary = findRunc();
     this.reaper = Reaper.shared();
     const root = join(stateDir, 'runc');
-    mkdirSync(root, { recursive: true, mode: 0o700 });
+    makeDirs(root, 0o700);
     this.cli = new RuncCli(binary, root);
   }
 
@@ -50,7 +51,7 @@ export class RuncRuntime implements ProcessRuntime {
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
     const options = readRuncOptions(spec.options, subject);
     const taskDir = join(this.stateDir, spec.id);
-    mkdirSync(taskDir, { recursive: true, mode: 0o700 });
+    makeDirs(taskDir, 0o700);
     const cli =
       options.binary === undefined && !options.systemdCgroup
         ? this.cli

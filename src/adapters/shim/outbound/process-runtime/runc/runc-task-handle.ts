@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
 import {
@@ -15,6 +15,7 @@ import { RootfsMounts } from './rootfs-mounts';
 import { RuncContainer } from './runc-container';
 import { execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
+import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
 /** What a task needs besides its container: its init, mounts, config and criu. */
 export interface RuncTaskHandleParts {
@@ -60,7 +61,7 @@ export class RuncTaskHandle implements TaskHandle {
     const criu = await this.criuBinary('restore');
     const pidFile = join(this.container.taskDir, 'init.pid');
     const work = join(this.container.taskDir, 'restore-work');
-    mkdirSync(work, { recursive: true });
+    makeDirs(work, 0o777);
     try {
       return await this.init.launch(pidFile, (io) =>
         this.container.run(
@@ -155,8 +156,8 @@ export class RuncTaskHandle implements TaskHandle {
   async checkpoint(path: string): Promise<void> {
     const criu = await this.criuBinary('checkpoint');
     const work = join(this.container.taskDir, 'checkpoint-work');
-    mkdirSync(path, { recursive: true, mode: 0o700 });
-    mkdirSync(work, { recursive: true });
+    makeDirs(path, 0o700);
+    makeDirs(work, 0o777);
     try {
       await this.container.run('checkpoint', [
         '--criu',
