@@ -19,7 +19,7 @@
 #include <sys/eventfd.h>
 #endif
 
-napi_value skiff_throw_errno(napi_env env, const char *syscall, int err);
+#include "errors.h"
 
 #ifdef __linux__
 typedef struct {

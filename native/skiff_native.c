@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include <node_api.h>
+#include "errors.h"
 #include <uv.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -45,40 +46,6 @@
 #define P_PIDFD 3
 #endif
 
-static const char *errno_name(int err) {
-  switch (err) {
-    case EACCES: return "EACCES";
-    case EBADF: return "EBADF";
-    case EEXIST: return "EEXIST";
-    case EINVAL: return "EINVAL";
-    case ENOENT: return "ENOENT";
-    case ENOTDIR: return "ENOTDIR";
-    case ENOTTY: return "ENOTTY";
-    case EPERM: return "EPERM";
-    case ESRCH: return "ESRCH";
-    case ECHILD: return "ECHILD";
-    case EAGAIN: return "EAGAIN";
-    case ENOSYS: return "ENOSYS";
-    case EADDRINUSE: return "EADDRINUSE";
-    case ENAMETOOLONG: return "ENAMETOOLONG";
-    case EMFILE: return "EMFILE";
-    case EBUSY: return "EBUSY";
-    case ENODEV: return "ENODEV";
-    default: return "EUNKNOWN";
-  }
-}
-
-static napi_value throw_errno(napi_env env, const char *syscall, int err) {
-  napi_value msg, code, error;
-  char text[256];
-  snprintf(text, sizeof text, "%s: %s", syscall, strerror(err));
-  napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &msg);
-  napi_create_string_utf8(env, errno_name(err), NAPI_AUTO_LENGTH, &code);
-  napi_create_error(env, code, msg, &error);
-  napi_set_named_property(env, error, "code", code);
-  napi_throw(env, error);
-  return NULL;
-}
 
 static int arg_int32(napi_env env, napi_value value, int32_t *out) {
   return napi_get_value_int32(env, value, out) == napi_ok;
@@ -95,8 +62,8 @@ static napi_value Fionread(napi_env env, napi_callback_info info) {
   int32_t fd;
   int pending = 0;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 1 || !arg_int32(env, argv[0], &fd)) return throw_errno(env, "fionread", EINVAL);
-  if (ioctl(fd, FIONREAD, &pending) != 0) return throw_errno(env, "ioctl(FIONREAD)", errno);
+  if (argc < 1 || !arg_int32(env, argv[0], &fd)) return skiff_throw_errno(env, "fionread", EINVAL);
+  if (ioctl(fd, FIONREAD, &pending) != 0) return skiff_throw_errno(env, "ioctl(FIONREAD)", errno);
   napi_value result;
   napi_create_int32(env, pending, &result);
   return result;
@@ -109,9 +76,9 @@ static napi_value Mkfifo(napi_env env, napi_callback_info info) {
   int32_t mode;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 2 || !arg_path(env, argv[0], path, sizeof path) || !arg_int32(env, argv[1], &mode)) {
-    return throw_errno(env, "mkfifo", EINVAL);
+    return skiff_throw_errno(env, "mkfifo", EINVAL);
   }
-  if (mkfifo(path, (mode_t)mode) != 0) return throw_errno(env, "mkfifo", errno);
+  if (mkfifo(path, (mode_t)mode) != 0) return skiff_throw_errno(env, "mkfifo", errno);
   return NULL;
 }
 
@@ -135,10 +102,10 @@ static napi_value exit_object(napi_env env, const siginfo_t *si) {
 static napi_value SetChildSubreaper(napi_env env, napi_callback_info info) {
   (void)info;
 #ifdef __linux__
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return skiff_throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", errno);
   return NULL;
 #else
-  return throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", ENOSYS);
+  return skiff_throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", ENOSYS);
 #endif
 }
 
@@ -148,9 +115,9 @@ static napi_value Reap(napi_env env, napi_callback_info info) {
   int32_t pid;
   siginfo_t si;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 1 || !arg_int32(env, argv[0], &pid) || pid <= 0) return throw_errno(env, "reap", EINVAL);
+  if (argc < 1 || !arg_int32(env, argv[0], &pid) || pid <= 0) return skiff_throw_errno(env, "reap", EINVAL);
   memset(&si, 0, sizeof si);
-  if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG) != 0) return throw_errno(env, "waitid", errno);
+  if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG) != 0) return skiff_throw_errno(env, "waitid", errno);
   if (si.si_pid == 0) {
     napi_get_null(env, &result);
     return result;
@@ -191,7 +158,7 @@ static void deliver_exit(exit_watch *w, const siginfo_t *si, int err) {
   } else {
     napi_value code, msg;
     napi_get_null(env, &argv[0]);
-    napi_create_string_utf8(env, errno_name(err), NAPI_AUTO_LENGTH, &code);
+    napi_create_string_utf8(env, skiff_errno_name(err), NAPI_AUTO_LENGTH, &code);
     napi_create_string_utf8(env, strerror(err), NAPI_AUTO_LENGTH, &msg);
     napi_create_error(env, code, msg, &argv[1]);
     napi_set_named_property(env, argv[1], "code", code);
@@ -229,17 +196,17 @@ static napi_value WatchExit(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   int32_t pid;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 2 || !arg_int32(env, argv[0], &pid) || pid <= 0) return throw_errno(env, "watchExit", EINVAL);
+  if (argc < 2 || !arg_int32(env, argv[0], &pid) || pid <= 0) return skiff_throw_errno(env, "watchExit", EINVAL);
 #ifdef __linux__
   uv_loop_t *loop;
   napi_value name;
   int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-  if (pidfd < 0) return throw_errno(env, "pidfd_open", errno);
+  if (pidfd < 0) return skiff_throw_errno(env, "pidfd_open", errno);
   fcntl(pidfd, F_SETFD, FD_CLOEXEC);
   exit_watch *w = calloc(1, sizeof *w);
   if (w == NULL) {
     close(pidfd);
-    return throw_errno(env, "watchExit", ENOMEM);
+    return skiff_throw_errno(env, "watchExit", ENOMEM);
   }
   w->pidfd = pidfd;
   w->env = env;
@@ -262,10 +229,10 @@ static napi_value WatchExit(napi_env env, napi_callback_info info) {
     close(pidfd);
     free(w);
   }
-  if (rc != 0) return throw_errno(env, "uv_poll_start", -rc);
+  if (rc != 0) return skiff_throw_errno(env, "uv_poll_start", -rc);
   return NULL;
 #else
-  return throw_errno(env, "pidfd_open", ENOSYS);
+  return skiff_throw_errno(env, "pidfd_open", ENOSYS);
 #endif
 }
 
@@ -275,18 +242,18 @@ static napi_value ListenUnix(napi_env env, napi_callback_info info) {
   struct sockaddr_un addr;
   int32_t backlog = 4;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc >= 2 && !arg_int32(env, argv[1], &backlog)) return throw_errno(env, "listenUnix", EINVAL);
+  if (argc >= 2 && !arg_int32(env, argv[1], &backlog)) return skiff_throw_errno(env, "listenUnix", EINVAL);
   memset(&addr, 0, sizeof addr);
   addr.sun_family = AF_UNIX;
   if (argc < 1 || !arg_path(env, argv[0], addr.sun_path, sizeof addr.sun_path)) {
-    return throw_errno(env, "listenUnix", ENAMETOOLONG);
+    return skiff_throw_errno(env, "listenUnix", ENAMETOOLONG);
   }
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return throw_errno(env, "socket", errno);
+  if (fd < 0) return skiff_throw_errno(env, "socket", errno);
   if (bind(fd, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(fd, backlog) != 0) {
     int err = errno;
     close(fd);
-    return throw_errno(env, "bind/listen", err);
+    return skiff_throw_errno(env, "bind/listen", err);
   }
   napi_create_int32(env, fd, &result);
   return result;
@@ -301,13 +268,13 @@ static napi_value ReceiveFd(napi_env env, napi_callback_info info) {
   struct iovec iov = { data, sizeof data };
   struct msghdr msg;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 1 || !arg_int32(env, argv[0], &listen_fd)) return throw_errno(env, "receiveFd", EINVAL);
+  if (argc < 1 || !arg_int32(env, argv[0], &listen_fd)) return skiff_throw_errno(env, "receiveFd", EINVAL);
 #ifndef __linux__
   (void)result; (void)data; (void)control; (void)iov; (void)msg;
-  return throw_errno(env, "receiveFd", ENOSYS);
+  return skiff_throw_errno(env, "receiveFd", ENOSYS);
 #else
   int conn = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-  if (conn < 0) return throw_errno(env, "accept", errno);
+  if (conn < 0) return skiff_throw_errno(env, "accept", errno);
   memset(&msg, 0, sizeof msg);
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
@@ -316,10 +283,10 @@ static napi_value ReceiveFd(napi_env env, napi_callback_info info) {
   ssize_t n = recvmsg(conn, &msg, MSG_CMSG_CLOEXEC);
   int err = errno;
   close(conn);
-  if (n < 0) return throw_errno(env, "recvmsg", err);
+  if (n < 0) return skiff_throw_errno(env, "recvmsg", err);
   struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
   if (cmsg == NULL || cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS) {
-    return throw_errno(env, "recvmsg(SCM_RIGHTS)", EBADF);
+    return skiff_throw_errno(env, "recvmsg(SCM_RIGHTS)", EBADF);
   }
   int fd;
   memcpy(&fd, CMSG_DATA(cmsg), sizeof fd);
@@ -336,13 +303,13 @@ static napi_value SetWindowSize(napi_env env, napi_callback_info info) {
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 3 || !arg_int32(env, argv[0], &fd) || !arg_int32(env, argv[1], &cols) || !arg_int32(env, argv[2], &rows) ||
       cols < 0 || rows < 0 || cols > 65535 || rows > 65535) {
-    return throw_errno(env, "setWindowSize", EINVAL);
+    return skiff_throw_errno(env, "setWindowSize", EINVAL);
   }
   struct winsize size;
   memset(&size, 0, sizeof size);
   size.ws_col = (unsigned short)cols;
   size.ws_row = (unsigned short)rows;
-  if (ioctl(fd, TIOCSWINSZ, &size) != 0) return throw_errno(env, "ioctl(TIOCSWINSZ)", errno);
+  if (ioctl(fd, TIOCSWINSZ, &size) != 0) return skiff_throw_errno(env, "ioctl(TIOCSWINSZ)", errno);
   return NULL;
 }
 
@@ -363,14 +330,14 @@ static napi_value Mount(napi_env env, napi_callback_info info) {
   if (argc < 5 || !arg_path(env, argv[0], source, sizeof source) || !arg_path(env, argv[1], target, sizeof target) ||
       !arg_path(env, argv[2], fstype, sizeof fstype) || !arg_int32(env, argv[3], &flags) ||
       !arg_path(env, argv[4], data, sizeof data)) {
-    return throw_errno(env, "mount", EINVAL);
+    return skiff_throw_errno(env, "mount", EINVAL);
   }
   if (mount(source, target, fstype, (unsigned long)(uint32_t)flags, data[0] ? data : NULL) != 0)
-    return throw_errno(env, "mount", errno);
+    return skiff_throw_errno(env, "mount", errno);
   return NULL;
 #else
   (void)info;
-  return throw_errno(env, "mount", ENOSYS);
+  return skiff_throw_errno(env, "mount", ENOSYS);
 #endif
 }
 
@@ -382,18 +349,13 @@ static napi_value Unmount(napi_env env, napi_callback_info info) {
   int32_t flags;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 2 || !arg_path(env, argv[0], target, sizeof target) || !arg_int32(env, argv[1], &flags))
-    return throw_errno(env, "umount2", EINVAL);
-  if (umount2(target, flags) != 0) return throw_errno(env, "umount2", errno);
+    return skiff_throw_errno(env, "umount2", EINVAL);
+  if (umount2(target, flags) != 0) return skiff_throw_errno(env, "umount2", errno);
   return NULL;
 #else
   (void)info;
-  return throw_errno(env, "umount2", ENOSYS);
+  return skiff_throw_errno(env, "umount2", ENOSYS);
 #endif
-}
-
-/* For the other source files of the addon (spawn.c). */
-napi_value skiff_throw_errno(napi_env env, const char *syscall, int err) {
-  return throw_errno(env, syscall, err);
 }
 
 void skiff_register_spawn(napi_env env, napi_value exports);

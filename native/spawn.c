@@ -22,7 +22,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-napi_value skiff_throw_errno(napi_env env, const char *syscall, int err);
+#include "errors.h"
 
 #define MAX_CHILD_FDS 8
 
