@@ -191,6 +191,11 @@ function startShimBinary(binary, dir, ns) {
 async function lifecycle() {
   const { TtrpcTaskClient } = require('../dist/adapters/shim/outbound/task-client/ttrpc-task-client');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-lc-'));
+  // containerd's state dir (/run/containerd) is a tmpfs. containerd-shim-runc-v2 keeps runc's
+  // root there (/run/containerd/runc) whatever its address; skiff keeps its runc root and task
+  // files under the state dir it is given (<state>/skiff): a tmpfs here too, not the disk.
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'mode=0700', 'tmpfs', dir]);
+  if (mounted.status !== 0) throw new Error(`cannot mount a tmpfs on ${dir}: ${mounted.stderr}`);
   const ns = `lc-${process.pid}`;
   const shims = {
     skiff: startShimBinary(path.join(__dirname, '../bin/containerd-shim-skiff-v2'), dir, ns),
@@ -237,7 +242,7 @@ async function lifecycle() {
       }
       fs.closeSync(shims[name].logReader);
     }
-    spawnSync('umount', ['-R', dir]);
+    spawnSync('umount', ['--recursive', '--lazy', dir]);
     fs.rmSync(dir, { recursive: true, force: true });
     // containerd-shim-runc-v2 keeps runc's state under /run/containerd/runc/<namespace> whatever
     // its address: the namespace's directory is left empty there.
