@@ -8,7 +8,7 @@ const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { credentials, Metadata } = require('@grpc/grpc-js');
+const { credentials, makeGenericClientConstructor, Metadata } = require('@grpc/grpc-js');
 const { makeBusyboxBundle } = require('../scripts/busybox-bundle');
 const { median, report } = require('./stats');
 
@@ -65,7 +65,8 @@ async function startShim(dir) {
     await new Promise((r) => setTimeout(r, 10));
   }
   const { task } = require(path.join(ROOT, 'dist/adapters/shim/helpers/proto/generated/task/v2/shim'));
-  const client = new task.v2.TaskClient(`unix:${socket}`, credentials.createInsecure());
+  const TaskClient = makeGenericClientConstructor(task.v2.UnimplementedTaskService.definition, 'Task');
+  const client = new TaskClient(`unix:${socket}`, credentials.createInsecure());
   const call = (method, request) =>
     new Promise((resolve, reject) =>
       client[method](request, new Metadata(), (err, res) => (err ? reject(err) : resolve(res))),

@@ -57,7 +57,8 @@ async function acceptingSoon(socket) {
 /** A client of the shim at `socket`: call(method, request message) resolves with the reply message. */
 function connectClient(transport, socket) {
   if (transport === 'grpc') {
-    const client = new pb.TaskClient(`unix:${socket}`, grpc.credentials.createInsecure());
+    const TaskClient = grpc.makeGenericClientConstructor(pb.UnimplementedTaskService.definition, 'Task');
+    const client = new TaskClient(`unix:${socket}`, grpc.credentials.createInsecure());
     const call = (method, request) =>
       new Promise((resolve, reject) => client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
     return { call, close: () => client.close() };

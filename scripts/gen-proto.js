@@ -14,9 +14,23 @@ const buf = path.join(root, 'node_modules/.bin/buf');
 execFileSync(buf, ['generate'], { cwd: path.join(root, 'proto'), stdio: 'inherit' });
 
 const HEADER = '// Generated from proto/ by scripts/gen-proto.js. DO NOT EDIT.\n// @ts-nocheck\n';
+
+// The generated grpc-js client classes (`<Service>Client extends makeGenericClientConstructor`)
+// are dropped: evaluating one loads all of grpc-js (~0.6 MB, with protobufjs another
+// 0.3 MB) into every bundle that reads the messages, the shim's start-up path included,
+// and skiff has its own gRPC server. grpc-js is then named by types only, so tsc drops
+// the import. A caller that wants the class makes it with grpc-js's
+// makeGenericClientConstructor(<Service>.definition, '<Service>').
+const CLIENT_CLASS = /^ {4}export class \w+Client extends grpc_1\.makeGenericClientConstructor\([\s\S]*?^ {4}\}\n/gm;
+const GRPC_IMPORT = 'import * as grpc_1 from "@grpc/grpc-js";';
+
 for (const file of fs.readdirSync(out, { recursive: true })) {
   const full = path.join(out, String(file));
   if (!full.endsWith('.ts')) continue;
   const text = fs.readFileSync(full, 'utf8');
-  if (!text.startsWith(HEADER)) fs.writeFileSync(full, HEADER + text);
+  const body = text
+    .replace(HEADER, '')
+    .replace(CLIENT_CLASS, '')
+    .replace(GRPC_IMPORT, 'import type * as grpc_1 from "@grpc/grpc-js";');
+  if (HEADER + body !== text) fs.writeFileSync(full, HEADER + body);
 }

@@ -63,8 +63,7 @@ export function processRuntimeContract(
         await task.delete().catch(() => undefined);
       }
     });
-    afterAll(async () => {
-      await runtime.shutdown();
+    afterAll(() => {
       bundles.cleanup();
     });
 

@@ -193,7 +193,6 @@ export class FakeProcessRuntime implements ProcessRuntime {
   readonly name = 'fake';
   readonly tasks = new Map<string, FakeTask>();
   failNextCreateWith: Error | undefined;
-  shutdownCalls = 0;
 
   /** Each task's OOM listener, as the runtime was given it: reportOom(id) calls it. */
   private readonly oomListeners = new Map<string, () => void>();
@@ -217,10 +216,6 @@ export class FakeProcessRuntime implements ProcessRuntime {
   /** The kernel's OOM killer struck in the task (test hook). */
   reportOom(id: string): void {
     this.oomListeners.get(id)?.();
-  }
-
-  async shutdown(): Promise<void> {
-    this.shutdownCalls++;
   }
 
   task(id: string): FakeTask {

@@ -122,7 +122,7 @@ function lingerFromEnv(): number {
   return Number.isFinite(value) && value >= 0 && process.env.SKIFF_SHIM_LINGER_MS !== '' ? value : DEFAULT_LINGER_MS;
 }
 
-/** bin/containerd-daemon.js: serve, or one line on the log and exit 1. */
+/** bin/containerd-daemon.js: serve, or one line on the log and exit 2 (bad arguments) or 1. */
 export function runGroupServer(argv: readonly string[]): void {
   const config = parseGroupServerArgs(argv);
   if (config === undefined) {

@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
 import { FailedPreconditionError } from '../../domain/shared/errors';
 import { fsReason, makeDirs } from '../../adapters/shared/helpers/make-dirs';
-import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
 import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
@@ -40,7 +39,6 @@ export async function serveShim(
   const listener = bound ?? (await SocketListener.listen({ address: config.address }));
   let host: ShimProcessHost;
   let service: TaskService;
-  let runtime: ProcessRuntime;
   try {
     try {
       makeDirs(config.stateDir, 0o700);
@@ -53,7 +51,6 @@ export async function serveShim(
     host = new ShimProcessHost(skiffVersion());
     const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
     service = container.get(TaskService);
-    runtime = container.get<ProcessRuntime>(PROCESS_RUNTIME);
   } catch (err) {
     // A shim that cannot serve leaves no socket behind for its caller to dial.
     listener.close();
@@ -70,7 +67,6 @@ export async function serveShim(
     stopping = true;
     await service.stopEverything(graceMs).catch(() => undefined);
     await server.stop();
-    await runtime.shutdown().catch(() => undefined);
     if (config.runDir !== undefined) removeRunDir(config.runDir);
     process.exit(0);
   };

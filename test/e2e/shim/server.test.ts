@@ -172,6 +172,17 @@ describe('the shim process (socket, shutdown, signals)', () => {
     await shim.stop();
   });
 
+  it('on SIGINT, as on SIGTERM, ends its tasks, exits 0 and removes its socket', async () => {
+    const shim = await startShim();
+    const { pid } = await shim.client.create({ id: 'interrupted', bundle: fx.bundle(['sleep', '100']) });
+    await shim.client.start('interrupted');
+    shim.child.kill('SIGINT');
+    expect(await shim.exited).toBe(0);
+    expect(existsSync(shim.socket)).toBe(false);
+    expect(readProcStat(pid)).toBeUndefined();
+    await shim.stop();
+  });
+
   it('survives malformed bytes sent straight to the socket and keeps serving', async () => {
     const shim = await startShim();
     await new Promise<void>((resolve) => {

@@ -1,11 +1,10 @@
-import { credentials, Metadata, ServiceError, status as Code } from '@grpc/grpc-js';
+import { Client, credentials, Metadata, ServiceError, status as Code } from '@grpc/grpc-js';
 import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
 import { google as anyPb } from '../../../src/adapters/shim/helpers/proto/generated/google/protobuf/any';
 import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
 
 const pb = task.v2;
-type Client = InstanceType<typeof pb.TaskClient>;
 type MethodName = keyof typeof pb.UnimplementedTaskService.definition;
 
 /** How the shim under test serves task.v2.Task. */
@@ -17,7 +16,7 @@ interface Method<Req, Res> {
 }
 
 /**
- * A raw task.v2 client over the socket. Over gRPC: generated stubs only, no skiff
+ * A raw task.v2 client over the socket. Over gRPC: grpc-js and the generated messages, no skiff
  * client code. Over ttrpc: the generated messages on skiff's ttrpc client, itself held
  * to the wire by test/e2e/shim/ttrpc.test.ts and to containerd's own runc shim.
  * A failed call rejects with `code` and `details` either way.
@@ -30,7 +29,7 @@ export class TaskTestClient {
     readonly socketPath: string,
     readonly transport: Transport = 'grpc',
   ) {
-    if (transport === 'grpc') this.grpc = new pb.TaskClient(`unix:${socketPath}`, credentials.createInsecure());
+    if (transport === 'grpc') this.grpc = new Client(`unix:${socketPath}`, credentials.createInsecure());
     else this.ttrpc = new TtrpcClient(socketPath);
   }
 

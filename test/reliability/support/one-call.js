@@ -9,7 +9,8 @@ const { task } = require(path.join(root, 'dist/adapters/shim/helpers/proto/gener
 
 const [socket, method, json] = process.argv.slice(2);
 const Request = { Wait: task.v2.WaitRequest, Create: task.v2.CreateTaskRequest, State: task.v2.StateRequest }[method];
-const client = new task.v2.TaskClient(`unix:${socket}`, grpc.credentials.createInsecure());
+const TaskClient = grpc.makeGenericClientConstructor(task.v2.UnimplementedTaskService.definition, 'Task');
+const client = new TaskClient(`unix:${socket}`, grpc.credentials.createInsecure());
 client[method](new Request(JSON.parse(json)), () => process.exit(0));
 setImmediate(() => process.stdout.write('sent\n'));
 setInterval(() => undefined, 1000);

@@ -94,6 +94,4 @@ export interface ProcessRuntime {
    * start. onOom, where the runtime can tell, hears of each out-of-memory kill in the task.
    */
   create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle>;
-  /** shutdown: releases runtime-wide resources when the shim exits. */
-  shutdown(): Promise<void>;
 }

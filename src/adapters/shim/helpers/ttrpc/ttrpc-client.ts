@@ -4,6 +4,7 @@ import { FrameReader } from './frame-reader';
 import { ttrpc } from '../proto/generated/ttrpc/request';
 import { RpcCode } from './rpc-code';
 import { TtrpcError } from './ttrpc-error';
+import { unixPath } from '../unix-address';
 
 export interface CallOptions {
   /** Fails the call with DEADLINE_EXCEEDED after this long; also sent as the request's timeout_nano. */
@@ -37,7 +38,7 @@ export class TtrpcClient {
 
   /** `address`: a socket path, `unix:/path` or `unix:///path`. Connects at once; calls made meanwhile wait. */
   constructor(readonly address: string) {
-    const path = address.replace(/^unix:(\/\/)?/, '');
+    const path = unixPath(address);
     const reader = new FrameReader({
       frame: (frame) => this.onFrame(frame),
       oversize: (header) =>

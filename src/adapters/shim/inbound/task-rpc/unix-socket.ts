@@ -7,6 +7,7 @@ import {
   InvalidArgumentError,
 } from '../../../../domain/shared/errors';
 import { nativeAddon } from '../../helpers/native-addon';
+import { unixPath } from '../../helpers/unix-address';
 import { fsReason, makeDirs } from '../../../shared/helpers/make-dirs';
 
 /** Unix socket paths are limited to 107 bytes plus NUL (sun_path). */
@@ -14,7 +15,7 @@ const MAX_SOCKET_PATH = 107;
 
 /** The socket path of an address given as `/path`, `unix:/path` or `unix:///path`. */
 export function socketPath(address: string): string {
-  const path = address.replace(/^unix:(\/\/)?/, '');
+  const path = unixPath(address);
   if (!isAbsolute(path)) {
     throw new InvalidArgumentError(
       `address ${JSON.stringify(address)} must be an absolute socket path (unix:/run/skiff/shim.sock)`,

@@ -5,8 +5,6 @@ import { TtrpcServices } from './ttrpc-dispatch';
 /** Calls in flight get this long to finish when the server stops. */
 const STOP_GRACE_MS = 1000;
 
-export type TtrpcListenTarget = ListenTarget;
-
 /** A ttrpc server on a unix socket: any number of connections, each with any number of calls in flight. */
 export class TtrpcServer {
   private readonly connections = new Set<TtrpcConnection>();
@@ -34,7 +32,7 @@ export class TtrpcServer {
     return this.listener.path;
   }
 
-  static async listen(target: TtrpcListenTarget, services: TtrpcServices): Promise<TtrpcServer> {
+  static async listen(target: ListenTarget, services: TtrpcServices): Promise<TtrpcServer> {
     return TtrpcServer.serve(await SocketListener.listen(target), services);
   }
 

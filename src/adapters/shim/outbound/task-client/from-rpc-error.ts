@@ -10,6 +10,7 @@ import {
   UnimplementedError,
 } from '../../../../domain/shared/errors';
 import { RpcCode, rpcCodeName } from '../../helpers/ttrpc/rpc-code';
+import { unixPath } from '../../helpers/unix-address';
 
 type ErrorClass = new (message: string, code: string) => DomainError;
 
@@ -52,7 +53,7 @@ function whyUnreachable(path: string): string {
 /** A status from the shim as a domain error; an unreachable shim is a Network error naming the socket. */
 export function fromRpcError(err: RpcFailure, address: string): DomainError {
   if (err.code === RpcCode.UNAVAILABLE || err.code === RpcCode.DEADLINE_EXCEEDED) {
-    const path = address.replace(/^unix:(\/\/)?/, '');
+    const path = unixPath(address);
     return new NetworkError(
       `cannot reach the shim at ${path}: ${whyUnreachable(path)}; start one with \`skiff shim serve --address ${path}\`, ` +
         'or point --address or SKIFF_ADDRESS at a running one',

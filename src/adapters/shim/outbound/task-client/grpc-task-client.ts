@@ -1,13 +1,13 @@
 import { Client, credentials, ServiceError } from '@grpc/grpc-js';
 import { TaskClient, TaskClientFactory } from '../../../../application/shim/ports/task-client.port';
+import { unixPath } from '../../helpers/unix-address';
 import { RpcTaskClient, UnaryTransport } from './rpc-task-client';
 
 const passBytes = (bytes: Buffer): Buffer => bytes;
 
 /** task.v2.Task calls as gRPC unary calls on `unix:<path>` (path /task.v2.Task/<Method>). */
 function grpcTransport(address: string): UnaryTransport {
-  const path = address.replace(/^unix:(\/\/)?/, '');
-  const client = new Client(`unix:${path}`, credentials.createInsecure());
+  const client = new Client(`unix:${unixPath(address)}`, credentials.createInsecure());
   return {
     call: (method, request) =>
       new Promise((resolve, reject) => {

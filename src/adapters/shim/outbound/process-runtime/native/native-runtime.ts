@@ -37,6 +37,4 @@ export class NativeRuntime implements ProcessRuntime {
     const plan = { file, argv: oci.args, env: oci.env, cwd: oci.cwd, user: runAs, stdio: spec.stdio, subject };
     return new NativeTaskHandle(new NativeProcessHandle(plan, onExit, { gate: new StartGate() }), runAs);
   }
-
-  async shutdown(): Promise<void> {}
 }

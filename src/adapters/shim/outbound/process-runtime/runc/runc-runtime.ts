@@ -91,8 +91,6 @@ export class RuncRuntime implements ProcessRuntime {
     }
   }
 
-  async shutdown(): Promise<void> {}
-
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */
   private async createContainer(container: RuncContainer, init: ContainerProcess): Promise<void> {
     const pidFile = join(container.taskDir, 'init.pid');
