@@ -92,6 +92,18 @@ describe('the command line as a newcomer meets it', () => {
     });
   });
 
+  it.each([
+    [
+      ['task', 'update', '--id', 'x', '--resources', '@/nonexistent/limits.json'],
+      '--resources /nonexistent/limits.json',
+    ],
+    [['task', 'exec', '--id', 'x', '--exec-id', 'e', '--spec', '/nonexistent/p.json'], '--spec /nonexistent/p.json'],
+  ])('a file named by a flag that cannot be read is a usage error naming it: skiff %j', async (args, named) => {
+    const result = await home.run(args);
+    expect(result.code).toBe(2);
+    expect(expectOneLine(result)).toBe(`skiff: cannot read ${named}: no such file or directory (ENOENT)`);
+  });
+
   it('skiff config set --host "" is refused: no context left without its domain after a success', async () => {
     const result = await home.run(['config', 'set', '--host', '']);
     expect(result.code).toBe(3);
