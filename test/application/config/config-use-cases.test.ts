@@ -28,6 +28,7 @@ describe('config use cases', () => {
   it('refuses an unusable domain', async () => {
     const h = skiffTestbed({ contexts: [] });
     await expect(h.get(SetHost).execute('bad domain')).rejects.toBeInstanceOf(ConfigurationError);
+    await expect(h.get(SetHost).execute('')).rejects.toThrow(/^--host needs a domain/);
     await expect(h.get(SetContext).execute('x', { domain: 'a\tb' })).rejects.toBeInstanceOf(ConfigurationError);
     expect(h.configStore.saves).toBe(0);
   });

@@ -92,6 +92,25 @@ describe('the command line as a newcomer meets it', () => {
     });
   });
 
+  it.each([
+    [
+      ['task', 'update', '--id', 'x', '--resources', '@/nonexistent/limits.json'],
+      '--resources /nonexistent/limits.json',
+    ],
+    [['task', 'exec', '--id', 'x', '--exec-id', 'e', '--spec', '/nonexistent/p.json'], '--spec /nonexistent/p.json'],
+  ])('a file named by a flag that cannot be read is a usage error naming it: skiff %j', async (args, named) => {
+    const result = await home.run(args);
+    expect(result.code).toBe(2);
+    expect(expectOneLine(result)).toBe(`skiff: cannot read ${named}: no such file or directory (ENOENT)`);
+  });
+
+  it('skiff config set --host "" is refused: no context left without its domain after a success', async () => {
+    const result = await home.run(['config', 'set', '--host', '']);
+    expect(result.code).toBe(3);
+    expect(expectOneLine(result)).toBe('skiff: --host needs a domain: skiff config set --host example.com');
+    expect((await home.run(['config', 'current-context'])).code).toBe(3);
+  });
+
   describe('empty input is an identity error naming what was expected, never a silent success', () => {
     it('printf "" | skiff auth set-gitea-token', async () => {
       const result = await home.run(['auth', 'set-gitea-token', '--domain', 'example.test'], { input: '' });

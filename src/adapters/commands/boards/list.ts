@@ -1,7 +1,7 @@
 import { ListBoards } from '../../../application/login/boards/list-boards.use-case';
 import { BoardListing } from '../../../domain/login/boards/boards';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
-import { tableLines } from '../../login/inbound/cli/table';
+import { tableLines } from '../../shared/inbound/cli/table';
 
 export default class BoardsList extends AuthCommand {
   static override summary = 'List every board of the board tool with its project.';

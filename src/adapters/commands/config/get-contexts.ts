@@ -1,6 +1,6 @@
 import { ContextList, GetContexts } from '../../../application/login/contexts/get-contexts.use-case';
 import { AppCommand } from '../../login/inbound/cli/auth-command';
-import { tableLines } from '../../login/inbound/cli/table';
+import { tableLines } from '../../shared/inbound/cli/table';
 
 export default class ConfigGetContexts extends AppCommand {
   static override summary = 'List the contexts.';

@@ -1,8 +1,7 @@
 import { Args, Flags } from '@oclif/core';
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../domain/shared/errors';
 import { OCI_PROCESS_TYPE_URL } from '../../../application/shim/task/any-payload';
-import { idFlag, stdioOf, TaskCommand } from '../../shim/inbound/cli/task-command';
+import { idFlag, readFlagFile, stdioOf, TaskCommand } from '../../shim/inbound/cli/task-command';
 
 const DEFAULT_ENV = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'];
 
@@ -39,7 +38,7 @@ export default class TaskExec extends TaskCommand {
     const process =
       flags.spec === undefined
         ? this.fromArgs(argv as string[], flags.cwd, flags.env, flags.terminal)
-        : readSpec(flags.spec);
+        : readFlagFile('--spec', flags.spec);
     await this.client(flags).exec({
       id: flags.id,
       execId: flags['exec-id'],
@@ -53,13 +52,5 @@ export default class TaskExec extends TaskCommand {
     if (args.length === 0) throw new UsageError('name the program to run after --, or give --spec', 'CLI.EXEC_ARGS');
     const hasPath = env.some((e) => e.startsWith('PATH='));
     return JSON.stringify({ args, cwd, env: hasPath ? env : [...DEFAULT_ENV, ...env], terminal });
-  }
-}
-
-function readSpec(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    throw new UsageError(`cannot read --spec ${path}`, 'CLI.SPEC');
   }
 }

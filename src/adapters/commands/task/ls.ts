@@ -1,6 +1,7 @@
 import { ListRuns, RunView } from '../../../application/shim/run/list-runs.use-case';
 import { AppConfig } from '../../../infrastructure/shared/app-config';
 import { BaseCommand } from '../../shared/inbound/cli/base-command';
+import { tableLines } from '../../shared/inbound/cli/table';
 import { stateJson } from '../../shim/inbound/cli/task-output';
 
 function runJson(run: RunView) {
@@ -26,9 +27,7 @@ export default class TaskLs extends BaseCommand {
     await this.parse(TaskLs);
     const tasks = (await this.resolve(ListRuns).execute()).map(runJson);
     const rows = tasks.map((t) => [t.id, t.status, 'pid' in t ? String(t.pid) : '-', 'bundle' in t ? t.bundle : '']);
-    const widths = [0, 1].map((i) => Math.max(i === 0 ? 4 : 6, ...rows.map((r) => r[i].length)));
-    const line = (r: string[]) => `${r[0].padEnd(widths[0])}  ${r[1].padEnd(widths[1])}  ${r[2].padEnd(7)}  ${r[3]}`;
-    if (tasks.length > 0) this.log([line(['TASK', 'STATUS', 'PID', 'BUNDLE']), ...rows.map(line)].join('\n'));
+    if (tasks.length > 0) for (const line of tableLines([['TASK', 'STATUS', 'PID', 'BUNDLE'], ...rows])) this.log(line);
     return { tasks };
   }
 }

@@ -1,8 +1,7 @@
 import { Flags } from '@oclif/core';
-import { readFileSync } from 'node:fs';
 import { UsageError } from '../../../domain/shared/errors';
 import { OCI_RESOURCES_TYPE_URL } from '../../../application/shim/task/any-payload';
-import { idFlag, TaskCommand } from '../../shim/inbound/cli/task-command';
+import { idFlag, readFlagFile, TaskCommand } from '../../shim/inbound/cli/task-command';
 
 export default class TaskUpdate extends TaskCommand {
   static override summary = "Change a task's resources (Update) from OCI LinuxResources JSON.";
@@ -20,7 +19,9 @@ export default class TaskUpdate extends TaskCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskUpdate);
-    const text = flags.resources?.startsWith('@') ? readFileSync(flags.resources.slice(1), 'utf8') : flags.resources;
+    const text = flags.resources?.startsWith('@')
+      ? readFlagFile('--resources', flags.resources.slice(1))
+      : flags.resources;
     const annotations = new Map(
       flags.annotation.map((a) => {
         const eq = a.indexOf('=');

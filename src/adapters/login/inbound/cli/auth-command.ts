@@ -35,13 +35,9 @@ export abstract class AppCommand extends BaseCommand {
   }
 }
 
-/** A command that signs in somewhere: --domain and --context (and the removed --env, refused). */
+/** A command that signs in somewhere: --domain and --context (the removed --env is refused in init). */
 export abstract class AuthCommand extends AppCommand {
-  static override baseFlags = {
-    domain: domainFlag,
-    context: contextFlag,
-    env: Flags.string({ hidden: true, description: 'Removed: use --context.' }),
-  };
+  static override baseFlags = { domain: domainFlag, context: contextFlag };
 
   protected target(flags: { domain?: string; context?: string }): AuthTarget {
     return { domain: flags.domain, context: flags.context };

@@ -1,5 +1,7 @@
 import { Flags } from '@oclif/core';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { UsageError } from '../../../../domain/shared/errors';
 import { RUN_DIRECTORY, RunDirectory } from '../../../../application/shim/ports/run-directory.port';
 import {
   TASK_CLIENT_FACTORY,
@@ -8,6 +10,7 @@ import {
 } from '../../../../application/shim/ports/task-client.port';
 import { AppConfig } from '../../../../infrastructure/shared/app-config';
 import { ADDRESS_VARIABLE, defaultAddress } from '../../../../infrastructure/shim/shim-config';
+import { fsReason } from '../../../shared/helpers/make-dirs';
 import { checkPrivateDir } from '../../../shared/helpers/private-dir';
 import { BaseCommand } from '../../../shared/inbound/cli/base-command';
 
@@ -71,4 +74,13 @@ export function stdioPath(value: string): string {
 /** The three stdio flags of `task create` and `task exec`, resolved. */
 export function stdioOf(flags: { stdin: string; stdout: string; stderr: string }) {
   return { stdin: stdioPath(flags.stdin), stdout: stdioPath(flags.stdout), stderr: stdioPath(flags.stderr) };
+}
+
+/** The text of a file a flag names (`--spec`, `--resources @file`); one that cannot be read is a usage error. */
+export function readFlagFile(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${flag} ${path}: ${fsReason(err)}`, 'CLI.FLAG_FILE');
+  }
 }
