@@ -4,12 +4,13 @@
 //   Wait, Delete over gRPC) against `runc run` of the same bundle (target <= 1.2x);
 // - the shim's resident memory idle and with 10 running runc containers.
 // Needs root, runc and busybox-static; says so and returns otherwise.
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { credentials, Metadata } = require('@grpc/grpc-js');
 const { makeBusyboxBundle } = require('../scripts/busybox-bundle');
+const { missingTools } = require('../scripts/missing-tools');
 const { median, report } = require('./stats');
 
 const ROOT = path.join(__dirname, '..');
@@ -18,10 +19,10 @@ const WARMUP = 20;
 const CONTAINERS = 10;
 
 function missing() {
-  if (process.getuid() !== 0) return 'it needs root';
-  if (spawnSync('runc', ['--version']).status !== 0) return 'runc is not installed (apt-get install runc)';
-  if (!fs.existsSync('/bin/busybox')) return 'busybox-static is not installed';
-  return undefined;
+  const problems = missingTools(['runc']);
+  return problems.length === 0
+    ? undefined
+    : `${problems.join(', ')} (apt-get install runc busybox-static, run as root)`;
 }
 
 function timeProcess(file, args) {

@@ -1,6 +1,3 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-
 /**
  * A private containerd per suite (own root, state, sockets; the repository's bin/ first on
  * its PATH; the busybox and pause images imported offline). The implementation is plain JS
@@ -20,6 +17,12 @@ const config = require('../../scripts/containerd/config.js') as {
 const teardownJs = require('../../scripts/containerd/teardown.js') as {
   runcShimSocket(address: string, key: string): string;
 };
+const ctrJs = require('../../scripts/containerd/ctr.js') as {
+  describe(args: readonly string[], result: CtrResult): string;
+};
+const { missingTools } = require('../../scripts/missing-tools.js') as {
+  missingTools(tools: readonly string[]): string[];
+};
 
 export const BUSYBOX_IMAGE = impl.BUSYBOX_IMAGE;
 export const PAUSE_IMAGE = impl.PAUSE_IMAGE;
@@ -27,6 +30,8 @@ export const CRI_RUNTIMES = config.RUNTIMES;
 export const containerdConfig = config.containerdConfig;
 export const runcShimSocket = teardownJs.runcShimSocket;
 export const sweepStaleContainerds = impl.sweepStale;
+/** One line for an error message: the ctr command and how it ended (exit, signal or time-out, its last stderr line). */
+export const describeCtr = ctrJs.describe;
 
 export interface ContainerdOptions {
   /** Enable the CRI plugin (host-network pods; sandbox_image = the local pause image). */
@@ -104,7 +109,7 @@ export function uniqueNamespace(prefix = 'skiff'): string {
 export function containerdTestsEnabled(): boolean {
   const flag = process.env.SKIFF_CONTAINERD_TESTS;
   if (flag === '0') return false;
-  const problems = missingTools();
+  const problems = missingTools(['containerd', 'ctr', 'runc']);
   if (flag === '1') {
     if (problems.length > 0)
       throw new Error(
@@ -122,21 +127,3 @@ export function containerdTestsEnabled(): boolean {
 }
 
 let noted = false;
-
-function missingTools(): string[] {
-  const problems: string[] = [];
-  if (process.getuid?.() !== 0) problems.push('they must run as root');
-  for (const [tool, args] of [
-    ['containerd', ['--version']],
-    ['ctr', ['--version']],
-    ['runc', ['--version']],
-  ] as const) {
-    try {
-      execFileSync(tool, args, { stdio: 'ignore' });
-    } catch {
-      problems.push(`${tool} is not installed`);
-    }
-  }
-  if (!existsSync('/bin/busybox')) problems.push('/bin/busybox is missing');
-  return problems;
-}

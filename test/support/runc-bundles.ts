@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -11,9 +10,10 @@ const busybox = require('../../scripts/busybox-bundle.js') as {
     options: RuncBundleOptions & { root?: string; cgroupsPath?: string },
   ): Record<string, unknown>;
 };
+const { missingTools } = require('../../scripts/missing-tools.js') as {
+  missingTools(tools: readonly string[]): string[];
+};
 
-/** Debian's busybox-static: the test rootfs's /bin/busybox (a static build, no libraries needed). */
-const BUSYBOX = '/bin/busybox';
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
 /**
@@ -26,7 +26,7 @@ export function runcTestsEnabled(): boolean {
   const flag = process.env.SKIFF_RUNC_TESTS;
   if (flag === '0') return false;
   if (flag === '1') return true;
-  const problems = missingTools();
+  const problems = missingTools(['runc']);
   if (problems.length === 0) return true;
   if (!noted)
     process.stderr.write(
@@ -37,18 +37,6 @@ export function runcTestsEnabled(): boolean {
 }
 
 let noted = false;
-
-function missingTools(): string[] {
-  const problems: string[] = [];
-  if (process.getuid?.() !== 0) problems.push('they must run as root');
-  try {
-    execFileSync('runc', ['--version'], { stdio: 'ignore' });
-  } catch {
-    problems.push('runc is not installed');
-  }
-  if (!existsSync(BUSYBOX)) problems.push(`${BUSYBOX} is missing`);
-  return problems;
-}
 
 export interface RuncBundleOptions {
   readonly env?: string[];
@@ -67,7 +55,7 @@ export interface RuncBundleOptions {
 }
 
 function requireTools(): void {
-  const problems = missingTools();
+  const problems = missingTools(['runc']);
   if (problems.length > 0) {
     throw new Error(
       `the runc test suites cannot run: ${problems.join(', ')}. Install them (apt-get install runc busybox-static criu) and run as root, or leave SKIFF_RUNC_TESTS unset to leave them out.`,

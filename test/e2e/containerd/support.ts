@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { CtrResult, PrivateContainerd } from '../../support/containerd';
+import { CtrResult, describeCtr, PrivateContainerd } from '../../support/containerd';
 
 export interface TaskRow {
   readonly pid: number;
@@ -20,10 +20,7 @@ export async function taskList(env: PrivateContainerd, ns: string): Promise<Map<
 /** Runs ctr and fails with one line (the command, how it ended, its last stderr line) unless it exits 0. */
 export async function ok(env: PrivateContainerd, ns: string, args: readonly string[]): Promise<CtrResult> {
   const result = await env.ctr(ns, args);
-  if (result.status !== 0) {
-    const how = result.timedOut ? 'timed out' : `exited ${result.status ?? result.signal}`;
-    throw new Error(`ctr ${args.join(' ')} ${how}: ${result.stderr.trim().split('\n').pop() ?? ''}`);
-  }
+  if (result.status !== 0) throw new Error(describeCtr(args, result));
   return result;
 }
 
