@@ -4,6 +4,7 @@ import { HttpStub } from '../support/http-stub';
 import { shellScript } from '../support/shell-script';
 import { completeAuthorization, httpRequest, OidcServer } from './support/oidc';
 import { CliHome, finished, waitForStderr } from './support/skiff-home';
+import { AUTHORIZATION_URL, useProvider } from './support/sign-in';
 import { freePort, giteaStandIn, GOOD_GIT_TOKEN } from './support/stand-ins';
 
 // With a browser launcher on the PATH the login commands must still read the token,
@@ -29,22 +30,7 @@ async function homeWithBrowser(): Promise<{ home: CliHome; bin: string; opened: 
   const opened = join(home.dir, 'opened');
   shellScript(bin, 'xdg-open', `printf '%s\\n' "$1" >> '${opened}'`);
   Object.assign(home.env, { PATH: `${bin}:${process.env.PATH}`, BROWSER: '' });
-  expect(
-    (
-      await home.run([
-        'config',
-        'set-context',
-        'e2e',
-        '--domain',
-        'e2e.test',
-        '--auth-url',
-        oidc.issuer,
-        '--git-url',
-        gitea.url,
-      ])
-    ).code,
-  ).toBe(0);
-  expect((await home.run(['config', 'use-context', 'e2e'])).code).toBe(0);
+  await useProvider(home, oidc, { services: ['--git-url', gitea.url] });
   return { home, bin, opened };
 }
 
@@ -92,7 +78,7 @@ describe('a browser launcher on the PATH', () => {
     const child = home.spawn(['auth', 'login', '--port', String(port)]);
     const done = finished(child);
     child.stdin?.end(`${GOOD_GIT_TOKEN}\n`);
-    const [, authorizationUrl] = await waitForStderr(child, /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/);
+    const [, authorizationUrl] = await waitForStderr(child, AUTHORIZATION_URL);
     const page = await httpRequest(await completeAuthorization(authorizationUrl));
     expect(page.status).toBe(200);
     const result = await done;
