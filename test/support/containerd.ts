@@ -20,6 +20,7 @@ const teardownJs = require('../../scripts/containerd/teardown.js') as {
 const ctrJs = require('../../scripts/containerd/ctr.js') as {
   describe(args: readonly string[], result: CtrResult): string;
 };
+const procfs = require('../../scripts/containerd/procfs.js') as { alive(pid: number): boolean };
 const { missingTools } = require('../../scripts/missing-tools.js') as {
   missingTools(tools: readonly string[]): string[];
 };
@@ -32,6 +33,8 @@ export const runcShimSocket = teardownJs.runcShimSocket;
 export const sweepStaleContainerds = impl.sweepStale;
 /** One line for an error message: the ctr command and how it ended (exit, signal or time-out, its last stderr line). */
 export const describeCtr = ctrJs.describe;
+/** Whether a process with that pid runs (and is not a zombie waiting to be reaped). */
+export const processRuns = (pid: number): boolean => procfs.alive(pid);
 
 export interface ContainerdOptions {
   /** Enable the CRI plugin (host-network pods; sandbox_image = the local pause image). */

@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { CtrResult, describeCtr, PrivateContainerd } from '../../support/containerd';
+
+export { processRuns } from '../../support/containerd';
 
 export interface TaskRow {
   readonly pid: number;
@@ -39,14 +40,5 @@ export async function waitForStatus(
     if (Date.now() > deadline)
       throw new Error(`task ${id} is ${row?.status ?? 'absent'}, not ${status}, after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Whether a process with that pid runs (and is not a zombie waiting to be reaped). */
-export function processRuns(pid: number): boolean {
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }
