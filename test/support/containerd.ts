@@ -1,3 +1,5 @@
+import { suitesRunHere } from './suite-gate';
+
 /**
  * A private containerd per suite (own root, state, sockets; the repository's bin/ first on
  * its PATH; the busybox and pause images imported offline). The implementation is plain JS
@@ -21,9 +23,6 @@ const ctrJs = require('../../scripts/containerd/ctr.js') as {
   describe(args: readonly string[], result: CtrResult): string;
 };
 const procfs = require('../../scripts/containerd/procfs.js') as { alive(pid: number): boolean };
-const { missingTools } = require('../../scripts/missing-tools.js') as {
-  missingTools(tools: readonly string[]): string[];
-};
 
 export const BUSYBOX_IMAGE = impl.BUSYBOX_IMAGE;
 export const PAUSE_IMAGE = impl.PAUSE_IMAGE;
@@ -104,29 +103,14 @@ export function uniqueNamespace(prefix = 'skiff'): string {
 }
 
 /**
- * Whether the containerd suites run here. They need root, containerd (with ctr), runc and
- * busybox-static: where one is missing they are left out with one line saying why, so
- * `npm test` passes on any machine. SKIFF_CONTAINERD_TESTS=1 (CI sets it) makes a missing
- * piece fail them instead; =0 leaves them out.
+ * Whether the containerd suites run here: root, containerd (with ctr), runc and
+ * busybox-static (SKIFF_CONTAINERD_TESTS as suitesRunHere says).
  */
 export function containerdTestsEnabled(): boolean {
-  const flag = process.env.SKIFF_CONTAINERD_TESTS;
-  if (flag === '0') return false;
-  const problems = missingTools(['containerd', 'ctr', 'runc']);
-  if (flag === '1') {
-    if (problems.length > 0)
-      throw new Error(
-        `the containerd suites cannot run: ${problems.join(', ')}. Install them (apt-get install containerd runc busybox-static) and run as root, or leave SKIFF_CONTAINERD_TESTS unset to leave them out.`,
-      );
-    return true;
-  }
-  if (problems.length === 0) return true;
-  if (!noted)
-    process.stderr.write(
-      `containerd suites not run here: ${problems.join(', ')} (apt-get install containerd runc busybox-static, run as root; SKIFF_CONTAINERD_TESTS=1 makes this an error)\n`,
-    );
-  noted = true;
-  return false;
+  return suitesRunHere({
+    suites: 'containerd suites',
+    flag: 'SKIFF_CONTAINERD_TESTS',
+    tools: ['containerd', 'ctr', 'runc'],
+    packages: 'containerd runc busybox-static',
+  });
 }
-
-let noted = false;
