@@ -2,20 +2,16 @@
 // The private containerd for the benchmarks (the same one the tests use, from
 // scripts/containerd/): start/stop, image import, and a timed ctr call. The skiff shim's
 // benchmarks through containerd build on this; see docs/containerd-testing.md.
-const { spawnSync } = require('node:child_process');
-const fs = require('node:fs');
 const { PrivateContainerd, BUSYBOX_IMAGE, PAUSE_IMAGE } = require('../scripts/containerd/private-containerd');
 const { describe } = require('../scripts/containerd/ctr');
+const { missingTools } = require('../scripts/missing-tools');
 
 /** Why the containerd benchmarks cannot run here, or undefined. */
 function missing() {
-  if (process.getuid() !== 0) return 'it needs root';
-  for (const tool of ['containerd', 'ctr', 'runc']) {
-    if (spawnSync(tool, ['--version']).status !== 0)
-      return `${tool} is not installed (apt-get install containerd runc)`;
-  }
-  if (!fs.existsSync('/bin/busybox')) return 'busybox-static is not installed';
-  return undefined;
+  const problems = missingTools(['containerd', 'ctr', 'runc']);
+  return problems.length === 0
+    ? undefined
+    : `${problems.join(', ')} (apt-get install containerd runc busybox-static, run as root)`;
 }
 
 /** Starts a private containerd (options as PrivateContainerd.start: cri, logLevel, shimDirs, env). */

@@ -204,6 +204,8 @@ async function lifecycle() {
   const clients = { skiff: new TtrpcTaskClient(shims.skiff.address), runc: new TtrpcTaskClient(shims.runc.address) };
   const bundles = path.join(dir, 'bundles');
   const times = { skiff: [], runc: [] };
+  /** Each shim's serving process, as Connect reports it: skiff's outlives the shutdown of its `start` task. */
+  const servingPids = {};
   const stdio = {
     rootfs: [],
     terminal: false,
@@ -221,7 +223,7 @@ async function lifecycle() {
         const client = clients[name];
         const started = process.hrtime.bigint();
         await client.create({ id, bundle, ...stdio });
-        shimPids[name] ??= (await client.connect(id)).shimPid;
+        servingPids[name] ??= (await client.connect(id)).shimPid;
         const exited = client.wait({ id, execId: '' });
         await client.start({ id, execId: '' });
         await exited;
@@ -236,7 +238,7 @@ async function lifecycle() {
       client.close();
       // skiff's serving process would linger for the next container: none comes.
       try {
-        if (shimPids[name] !== undefined) process.kill(shimPids[name], 'SIGTERM');
+        if (servingPids[name] !== undefined) process.kill(servingPids[name], 'SIGTERM');
       } catch {
         // gone already
       }

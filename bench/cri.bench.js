@@ -9,7 +9,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { missing, startContainerd, importImages, stopContainerd } = require('./containerd-env');
-const { criClient } = require('../scripts/containerd/cri-client');
+const { criClient, criReady } = require('../scripts/containerd/cri-client');
 const { startPod, removePod } = require('../scripts/containerd/cri-pods');
 const { runtimeProcesses, rssBytes, pssBytes, taskAddress } = require('../scripts/containerd/runtime-processes');
 const { median, report } = require('./stats');
@@ -19,16 +19,6 @@ const PODS = 20;
 const SKIFF_SHIM = path.join(__dirname, '../build/Release/containerd-shim-skiff-v2');
 const MB = 1024 * 1024;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The CRI plugin answers ctr before it has loaded; wait for RuntimeReady. */
-async function criReady(cri) {
-  for (let i = 0; i < 400; i++) {
-    const status = await cri.runtime('Status').catch(() => undefined);
-    if (status?.status.conditions.some((c) => c.type === 'RuntimeReady' && c.status)) return;
-    await sleep(25);
-  }
-  throw new Error('the CRI plugin did not become ready');
-}
 
 const sleeper = (name) => ({ name, command: ['sleep', '100000'] });
 

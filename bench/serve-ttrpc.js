@@ -1,7 +1,8 @@
 'use strict';
 // `skiff shim serve` started the way bin/run.js starts it (socket first, then the
 // serving bundle with its code cache), serving ttrpc instead of gRPC: what containerd
-// 1.6 will start once the shim binary exists. Same flags as `skiff shim serve`.
+// 1.6 speaks. Same flags as `skiff shim serve`; the end-to-end suite starts its ttrpc
+// shims with it too.
 const { loadBundle } = require('../bin/bundle-loader');
 
 const first = loadBundle('shim-listen');

@@ -1,7 +1,7 @@
 'use strict';
 // The shim's speed and memory targets (issues 2 and 14), each measured side by side with
 // its baseline in the same run, alternating runs so machine noise hits both alike.
-const { execFileSync } = require('node:child_process');
+const { execFile, execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -18,13 +18,10 @@ const {
   lifecycle,
   spawnAndWait,
 } = require('./shim-client');
+const { freshShim, UNTIMED, TIMED } = require('./fresh-shim');
 
 /** A shim is started per container or per pod and serves a handful of lifecycles: fresh shims make the headline. */
 const FRESH_SHIMS = 3;
-const UNTIMED = 10;
-const TIMED = 150;
-/** Lifecycles and baseline spawns alternate in blocks of this many, so machine noise hits both alike. */
-const BLOCK = 10;
 /** The warmed-up figure, printed beside the headline, is taken after this many lifecycles. */
 const WARM = 800;
 
@@ -32,25 +29,19 @@ function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-bench-'));
 }
 
-/** `count` lifecycles alternating with as many spawn-and-waits of /bin/true (`baseline`), in blocks. */
-async function sideBySide(client, bundle, count, next, baseline) {
-  const viaShim = [];
-  const bare = [];
-  for (let done = 0; done < count; done += BLOCK) {
-    for (let i = 0; i < BLOCK; i++) {
-      const t = nowMs();
-      await lifecycle(client, next(), bundle);
-      viaShim.push(nowMs() - t);
-    }
-    bare.push(...(await baseline.times(BLOCK)));
-  }
-  return { viaShim, bare };
+/** A fresh shim timed by a client as fresh as it, in a Node process of its own (bench/fresh-shim.js). */
+function freshShimFreshClient(transport, dir, bundle) {
+  return new Promise((resolve, reject) =>
+    execFile(
+      process.execPath,
+      [path.join(__dirname, 'fresh-shim.js'), transport, dir, bundle],
+      (err, stdout, stderr) =>
+        err ? reject(new Error(`fresh-shim.js failed: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
+    ),
+  );
 }
 
-/**
- * The client stands for containerd, a long-running daemon whose code is hot: it is run
- * on a shim of its own first, so the shims measured next are the only fresh party.
- */
+/** A client that has run `WARM` lifecycles against a shim of its own first. */
 async function warmClient(transport, dir, bundle) {
   const shim = await startShim(transport, path.join(dir, `${transport}-client`));
   const client = connectClient(transport, shim.socket);
@@ -58,61 +49,48 @@ async function warmClient(transport, dir, bundle) {
   await stopShim(shim, client);
 }
 
+const ratio = ({ viaShim, bare }) => {
+  const [a, b] = [median(viaShim), median(bare)];
+  return { a, b, text: `${(a / b).toFixed(2)}x, ${a.toFixed(2)} vs ${b.toFixed(2)} ms` };
+};
+const gather = (runs, key) => runs.flatMap((run) => run[key]);
+
 /**
- * Fresh shims as users meet them: from `skiff shim serve` to the first Create answered
- * (the client dials as soon as the socket accepts), the first lifecycle, then the first
- * 150 after 10 untimed. The last shim then goes on to the warmed-up figure.
+ * Fresh shims as users meet them, each timed by a fresh client (a new Node process, as a
+ * `skiff task` command or a probe is): from `skiff shim serve` to the first Create answered
+ * (the client dials as soon as the socket accepts), the first lifecycle, then the first 150
+ * after 10 untimed. Beside it: fresh shims timed by a client warmed up on a shim of its own
+ * first (as a long-running containerd's is), the last of which goes on to the warmed-up figure.
  */
 async function freshShimLifecycles(transport, dir) {
   const bundle = writeBundle(dir, 'true', ['/bin/true']);
+  const cold = [];
+  for (let r = 0; r < FRESH_SHIMS; r++)
+    cold.push(await freshShimFreshClient(transport, path.join(dir, `${transport}-cold-${r}`), bundle));
   await warmClient(transport, dir, bundle);
   const baseline = spawnBaseline();
   await baseline.times(UNTIMED);
-  const firstCreate = [];
-  const firstLifecycle = [];
-  const afterCreate = [];
-  const fresh = { viaShim: [], bare: [] };
-  let warmed;
+  const warm = [];
   for (let r = 0; r < FRESH_SHIMS; r++) {
-    const shim = await startShim(transport, path.join(dir, `${transport}-fresh-${r}`));
-    const client = connectClient(transport, shim.socket);
-    const t = nowMs();
-    await client.call('Create', new pb.CreateTaskRequest({ id: 'first', bundle }));
-    firstCreate.push(nowMs() - shim.started);
-    const answered = nowMs();
-    const exited = client.call('Wait', new pb.WaitRequest({ id: 'first' }));
-    await client.call('Start', new pb.StartRequest({ id: 'first' }));
-    await exited;
-    await client.call('Delete', new pb.DeleteRequest({ id: 'first' }));
-    firstLifecycle.push(nowMs() - t);
-    afterCreate.push(nowMs() - answered);
-    let n = 0;
-    const next = () => `l${n++}`;
-    for (let i = 1; i < UNTIMED; i++) await lifecycle(client, next(), bundle);
-    const { viaShim, bare } = await sideBySide(client, bundle, TIMED, next, baseline);
-    fresh.viaShim.push(...viaShim);
-    fresh.bare.push(...bare);
-    if (r === FRESH_SHIMS - 1) {
-      while (n < WARM) await lifecycle(client, next(), bundle);
-      warmed = await sideBySide(client, bundle, TIMED, next, baseline);
-    }
-    await stopShim(shim, client);
+    const warmTo = r === FRESH_SHIMS - 1 ? WARM : undefined;
+    warm.push(await freshShim(transport, path.join(dir, `${transport}-fresh-${r}`), bundle, baseline, warmTo));
   }
   baseline.stop();
-  const a = median(fresh.viaShim);
-  const b = median(fresh.bare);
-  const wa = median(warmed.viaShim);
-  const wb = median(warmed.bare);
+  const headline = ratio({ viaShim: gather(cold, 'viaShim'), bare: gather(cold, 'bare') });
+  const warmClientFigure = ratio({ viaShim: gather(warm, 'viaShim'), bare: gather(warm, 'bare') });
+  const warmed = ratio(warm[FRESH_SHIMS - 1].warmed);
   const name = transport === 'grpc' ? 'gRPC' : 'ttrpc';
+  const ms = (runs, key) => median(gather(runs, key)).toFixed(1);
   console.log(
-    `fresh shim over ${name}: serve -> first Create answered ${median(firstCreate).toFixed(1)} ms, first lifecycle ${median(firstLifecycle).toFixed(1)} ms ` +
-      `(Create sent as soon as the socket accepts; ${median(afterCreate).toFixed(1)} ms after its reply), medians of ${FRESH_SHIMS} shims`,
+    `fresh shim over ${name}: serve -> first Create answered ${ms(cold, 'firstCreate')} ms, first lifecycle ${ms(cold, 'firstLifecycle')} ms ` +
+      `(Create sent as soon as the socket accepts; ${ms(cold, 'afterCreate')} ms after its reply), medians of ${FRESH_SHIMS} shims, fresh clients; ` +
+      `with a warmed-up client: ${ms(warm, 'firstCreate')} / ${ms(warm, 'firstLifecycle')} ms`,
   );
   return report(
     `lifecycle (Create+Start+Wait+Delete of /bin/true) over ${name}, fresh shim vs spawn-and-wait`,
-    a / b,
-    `${a.toFixed(2)} vs ${b.toFixed(2)} ms median, first ${TIMED} after ${UNTIMED} untimed, ${FRESH_SHIMS} fresh shims; ` +
-      `warmed up (after ${WARM}): ${(wa / wb).toFixed(2)}x, ${wa.toFixed(2)} vs ${wb.toFixed(2)} ms`,
+    headline.a / headline.b,
+    `${headline.a.toFixed(2)} vs ${headline.b.toFixed(2)} ms median, first ${TIMED} after ${UNTIMED} untimed, ${FRESH_SHIMS} fresh shims, ` +
+      `each with a fresh client; with a warmed-up client: ${warmClientFigure.text}; warmed up (after ${WARM}): ${warmed.text}`,
     '<=',
     1.5,
   );

@@ -56,4 +56,18 @@ function criClient(address, options = {}) {
   };
 }
 
-module.exports = { criClient, CriError, PROTO };
+/**
+ * Resolves once the CRI plugin answers Status with RuntimeReady: after a (re)start containerd
+ * answers ctr before the plugin has loaded its state ("server is not initialized yet").
+ */
+async function criReady(cri, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await cri.runtime('Status').catch(() => undefined);
+    if (reply?.status.conditions.some((c) => c.type === 'RuntimeReady' && c.status)) return;
+    if (Date.now() > deadline) throw new Error(`the CRI plugin was not ready after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+module.exports = { criClient, criReady, CriError, PROTO };

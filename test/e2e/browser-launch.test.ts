@@ -1,8 +1,10 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HttpStub } from '../support/http-stub';
+import { shellScript } from '../support/shell-script';
 import { completeAuthorization, httpRequest, OidcServer } from './support/oidc';
 import { CliHome, finished, waitForStderr } from './support/skiff-home';
+import { AUTHORIZATION_URL, useProvider } from './support/sign-in';
 import { freePort, giteaStandIn, GOOD_GIT_TOKEN } from './support/stand-ins';
 
 // With a browser launcher on the PATH the login commands must still read the token,
@@ -26,32 +28,10 @@ async function homeWithBrowser(): Promise<{ home: CliHome; bin: string; opened: 
   mkdirSync(bin);
   // xdg-open as it behaves: hands the URL to the browser and exits 0 at once.
   const opened = join(home.dir, 'opened');
-  script(bin, 'xdg-open', `printf '%s\\n' "$1" >> '${opened}'`);
+  shellScript(bin, 'xdg-open', `printf '%s\\n' "$1" >> '${opened}'`);
   Object.assign(home.env, { PATH: `${bin}:${process.env.PATH}`, BROWSER: '' });
-  expect(
-    (
-      await home.run([
-        'config',
-        'set-context',
-        'e2e',
-        '--domain',
-        'e2e.test',
-        '--auth-url',
-        oidc.issuer,
-        '--git-url',
-        gitea.url,
-      ])
-    ).code,
-  ).toBe(0);
-  expect((await home.run(['config', 'use-context', 'e2e'])).code).toBe(0);
+  await useProvider(home, oidc, { services: ['--git-url', gitea.url] });
   return { home, bin, opened };
-}
-
-function script(dir: string, name: string, body: string): string {
-  const path = join(dir, name);
-  writeFileSync(path, `#!/bin/sh\n${body}\n`);
-  chmodSync(path, 0o755);
-  return path;
 }
 
 const cachedGitToken = (home: CliHome) =>
@@ -76,7 +56,7 @@ describe('a browser launcher on the PATH', () => {
 
   it('auth git: a browser that keeps running is judged started and does not keep skiff waiting for it', async () => {
     const pidFile = join(home.dir, 'browser.pid');
-    const browser = script(bin, 'long-browser', `echo $$ > '${pidFile}'\nexec sleep 30`);
+    const browser = shellScript(bin, 'long-browser', `echo $$ > '${pidFile}'\nexec sleep 30`);
     const started = Date.now();
     try {
       const result = await home.run(['auth', 'git', '--domain', 'e2e.test'], {
@@ -98,7 +78,7 @@ describe('a browser launcher on the PATH', () => {
     const child = home.spawn(['auth', 'login', '--port', String(port)]);
     const done = finished(child);
     child.stdin?.end(`${GOOD_GIT_TOKEN}\n`);
-    const [, authorizationUrl] = await waitForStderr(child, /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/);
+    const [, authorizationUrl] = await waitForStderr(child, AUTHORIZATION_URL);
     const page = await httpRequest(await completeAuthorization(authorizationUrl));
     expect(page.status).toBe(200);
     const result = await done;

@@ -1,8 +1,8 @@
-import { ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { HttpStub } from '../support/http-stub';
 import { CliHome, CliResult, finished, ROOT, waitForStderr } from './support/skiff-home';
-import { completeAuthorization, httpRequest, OidcServer } from './support/oidc';
+import { httpRequest, OidcServer } from './support/oidc';
+import { signIn, SignIn, useProvider } from './support/sign-in';
 import { BIG_BOARD_ID, freePort, giteaStandIn, GOOD_GIT_TOKEN, plankaStandIn } from './support/stand-ins';
 
 let oidc: OidcServer;
@@ -20,41 +20,8 @@ afterAll(async () => {
 /** A fresh home with the context `e2e` pointing every service at the loopback stand-ins. */
 async function homeWithContext(): Promise<CliHome> {
   const home = new CliHome();
-  const set = await home.run([
-    'config',
-    'set-context',
-    'e2e',
-    '--domain',
-    'e2e.test',
-    '--auth-url',
-    oidc.issuer,
-    '--git-url',
-    gitea.url,
-    '--boards-url',
-    `${planka.url}/api`,
-  ]);
-  expect(set).toMatchObject({ code: 0 });
-  expect((await home.run(['config', 'use-context', 'e2e'])).code).toBe(0);
+  await useProvider(home, oidc, { services: ['--git-url', gitea.url, '--boards-url', `${planka.url}/api`] });
   return home;
-}
-
-interface Login {
-  result: CliResult;
-  authorizationUrl: string;
-  callbackPage: string;
-}
-
-/** Runs a login command, plays the browser against the real provider, returns what happened. */
-async function login(home: CliHome, args: string[], input = ''): Promise<Login> {
-  const port = await freePort();
-  const child: ChildProcess = home.spawn([...args, '--no-browser', '--port', String(port)]);
-  const done = finished(child);
-  child.stdin?.end(input);
-  const [, authorizationUrl] = await waitForStderr(child, /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/);
-  const callback = await completeAuthorization(authorizationUrl);
-  const page = await httpRequest(callback);
-  expect(page.status).toBe(200);
-  return { result: await done, authorizationUrl, callbackPage: page.body };
 }
 
 const cache = (home: CliHome) => JSON.parse(readFileSync(home.cacheFile('e2e.test'), 'utf8')) as Record<string, string>;
@@ -71,9 +38,9 @@ describe('auth sso against a real OpenID provider', () => {
   });
   afterAll(() => home.remove());
 
-  let first: Login;
+  let first: SignIn;
   it('signs in with PKCE through the loopback callback and writes the cache', async () => {
-    first = await login(home, ['auth', 'sso']);
+    first = await signIn(home, ['auth', 'sso']);
     expect(first.result).toMatchObject({ code: 0, stdout: 'Logged in to e2e.test as alice@example.com.\n' });
     expect(first.result.stderr).toContain('Signing in to e2e.test');
     expect(first.callbackPage).toMatch(/authentication succeeded/i);
@@ -203,7 +170,7 @@ describe('auth login, git and boards end to end', () => {
   afterAll(() => home.remove());
 
   it('auth login: SSO, the callback page sends the browser to the git token page, then the piped git token is verified and stored', async () => {
-    const { result, callbackPage } = await login(home, ['auth', 'login'], `${GOOD_GIT_TOKEN}\n`);
+    const { result, callbackPage } = await signIn(home, ['auth', 'login'], { input: `${GOOD_GIT_TOKEN}\n` });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('Logged in to e2e.test as alice@example.com.\nGit token of alice stored.\n');
     expect(callbackPage).toContain(

@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { suitesRunHere } from './suite-gate';
 
 /**
  * A private containerd per suite (own root, state, sockets; the repository's bin/ first on
@@ -20,6 +19,10 @@ const config = require('../../scripts/containerd/config.js') as {
 const teardownJs = require('../../scripts/containerd/teardown.js') as {
   runcShimSocket(address: string, key: string): string;
 };
+const ctrJs = require('../../scripts/containerd/ctr.js') as {
+  describe(args: readonly string[], result: CtrResult): string;
+};
+const procfs = require('../../scripts/containerd/procfs.js') as { alive(pid: number): boolean };
 
 export const BUSYBOX_IMAGE = impl.BUSYBOX_IMAGE;
 export const PAUSE_IMAGE = impl.PAUSE_IMAGE;
@@ -27,6 +30,10 @@ export const CRI_RUNTIMES = config.RUNTIMES;
 export const containerdConfig = config.containerdConfig;
 export const runcShimSocket = teardownJs.runcShimSocket;
 export const sweepStaleContainerds = impl.sweepStale;
+/** One line for an error message: the ctr command and how it ended (exit, signal or time-out, its last stderr line). */
+export const describeCtr = ctrJs.describe;
+/** Whether a process with that pid runs (and is not a zombie waiting to be reaped). */
+export const processRuns = (pid: number): boolean => procfs.alive(pid);
 
 export interface ContainerdOptions {
   /** Enable the CRI plugin (host-network pods; sandbox_image = the local pause image). */
@@ -96,47 +103,14 @@ export function uniqueNamespace(prefix = 'skiff'): string {
 }
 
 /**
- * Whether the containerd suites run here. They need root, containerd (with ctr), runc and
- * busybox-static: where one is missing they are left out with one line saying why, so
- * `npm test` passes on any machine. SKIFF_CONTAINERD_TESTS=1 (CI sets it) makes a missing
- * piece fail them instead; =0 leaves them out.
+ * Whether the containerd suites run here: root, containerd (with ctr), runc and
+ * busybox-static (SKIFF_CONTAINERD_TESTS as suitesRunHere says).
  */
 export function containerdTestsEnabled(): boolean {
-  const flag = process.env.SKIFF_CONTAINERD_TESTS;
-  if (flag === '0') return false;
-  const problems = missingTools();
-  if (flag === '1') {
-    if (problems.length > 0)
-      throw new Error(
-        `the containerd suites cannot run: ${problems.join(', ')}. Install them (apt-get install containerd runc busybox-static) and run as root, or leave SKIFF_CONTAINERD_TESTS unset to leave them out.`,
-      );
-    return true;
-  }
-  if (problems.length === 0) return true;
-  if (!noted)
-    process.stderr.write(
-      `containerd suites not run here: ${problems.join(', ')} (apt-get install containerd runc busybox-static, run as root; SKIFF_CONTAINERD_TESTS=1 makes this an error)\n`,
-    );
-  noted = true;
-  return false;
-}
-
-let noted = false;
-
-function missingTools(): string[] {
-  const problems: string[] = [];
-  if (process.getuid?.() !== 0) problems.push('they must run as root');
-  for (const [tool, args] of [
-    ['containerd', ['--version']],
-    ['ctr', ['--version']],
-    ['runc', ['--version']],
-  ] as const) {
-    try {
-      execFileSync(tool, args, { stdio: 'ignore' });
-    } catch {
-      problems.push(`${tool} is not installed`);
-    }
-  }
-  if (!existsSync('/bin/busybox')) problems.push('/bin/busybox is missing');
-  return problems;
+  return suitesRunHere({
+    suites: 'containerd suites',
+    flag: 'SKIFF_CONTAINERD_TESTS',
+    tools: ['containerd', 'ctr', 'runc'],
+    packages: 'containerd runc busybox-static',
+  });
 }

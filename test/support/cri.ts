@@ -5,6 +5,7 @@
  */
 const client = require('../../scripts/containerd/cri-client.js') as {
   criClient(address: string, options?: { deadlineMs?: number }): CriClient;
+  criReady(cri: CriClient, timeoutMs?: number): Promise<void>;
 };
 const pods = require('../../scripts/containerd/cri-pods.js') as {
   podConfig(pod: PodSpec): PodSandboxConfig;
@@ -24,7 +25,7 @@ const procs = require('../../scripts/containerd/runtime-processes.js') as {
   fdCount(pid: number): number;
 };
 
-export const { criClient } = client;
+export const { criClient, criReady } = client;
 export const { podConfig, containerConfig, startPod, removePod } = pods;
 export const { servingPid, taskAddress, runtimeProcesses, rssBytes, pssBytes, fdCount } = procs;
 

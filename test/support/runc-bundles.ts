@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { requireSuiteTools, SuiteGate, suitesRunHere } from './suite-gate';
 
 /** The bundle maker the README, the tests and the benchmark share (plain JS, in scripts/). */
 const busybox = require('../../scripts/busybox-bundle.js') as {
@@ -12,43 +12,19 @@ const busybox = require('../../scripts/busybox-bundle.js') as {
   ): Record<string, unknown>;
 };
 
-/** Debian's busybox-static: the test rootfs's /bin/busybox (a static build, no libraries needed). */
-const BUSYBOX = '/bin/busybox';
 const CGROUP_ROOT = '/sys/fs/cgroup';
 
-/**
- * Whether the runc suites run here. They need root, runc and busybox-static: where one is
- * missing they are left out with one line saying why and what to install (as the criu
- * round trip is), so `npm install && npm test` passes on any machine. SKIFF_RUNC_TESTS=1
- * (CI sets it) makes a missing piece fail them instead; =0 leaves them out.
- */
+/** Whether the runc suites run here: root, runc and busybox-static (SKIFF_RUNC_TESTS as suitesRunHere says). */
 export function runcTestsEnabled(): boolean {
-  const flag = process.env.SKIFF_RUNC_TESTS;
-  if (flag === '0') return false;
-  if (flag === '1') return true;
-  const problems = missingTools();
-  if (problems.length === 0) return true;
-  if (!noted)
-    process.stderr.write(
-      `runc suites not run here: ${problems.join(', ')} (apt-get install runc busybox-static criu, run as root; SKIFF_RUNC_TESTS=1 makes this an error)\n`,
-    );
-  noted = true;
-  return false;
+  return suitesRunHere(RUNC_SUITES);
 }
 
-let noted = false;
-
-function missingTools(): string[] {
-  const problems: string[] = [];
-  if (process.getuid?.() !== 0) problems.push('they must run as root');
-  try {
-    execFileSync('runc', ['--version'], { stdio: 'ignore' });
-  } catch {
-    problems.push('runc is not installed');
-  }
-  if (!existsSync(BUSYBOX)) problems.push(`${BUSYBOX} is missing`);
-  return problems;
-}
+const RUNC_SUITES: SuiteGate = {
+  suites: 'runc suites',
+  flag: 'SKIFF_RUNC_TESTS',
+  tools: ['runc'],
+  packages: 'runc busybox-static criu',
+};
 
 export interface RuncBundleOptions {
   readonly env?: string[];
@@ -66,15 +42,6 @@ export interface RuncBundleOptions {
   readonly ownRootfs?: boolean;
 }
 
-function requireTools(): void {
-  const problems = missingTools();
-  if (problems.length > 0) {
-    throw new Error(
-      `the runc test suites cannot run: ${problems.join(', ')}. Install them (apt-get install runc busybox-static criu) and run as root, or leave SKIFF_RUNC_TESTS unset to leave them out.`,
-    );
-  }
-}
-
 /**
  * Bundles for the runc runtime: one shared read-only busybox rootfs, one directory and
  * one cgroup per bundle. `cleanup()` removes them and fails when a cgroup was left behind.
@@ -87,7 +54,7 @@ export class RuncBundleFactory {
   private count = 0;
 
   constructor() {
-    requireTools();
+    requireSuiteTools(RUNC_SUITES);
     this.root = mkdtempSync(join(tmpdir(), 'skiff-runc-'));
     this.rootfs = busybox.makeBusyboxRootfs(join(this.root, 'rootfs'));
     this.cgroupParent = `/skiff-test/${basename(this.root)}`;

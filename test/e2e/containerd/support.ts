@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { CtrResult, PrivateContainerd } from '../../support/containerd';
+import { CtrResult, describeCtr, PrivateContainerd } from '../../support/containerd';
+
+export { processRuns } from '../../support/containerd';
 
 export interface TaskRow {
   readonly pid: number;
@@ -20,10 +21,7 @@ export async function taskList(env: PrivateContainerd, ns: string): Promise<Map<
 /** Runs ctr and fails with one line (the command, how it ended, its last stderr line) unless it exits 0. */
 export async function ok(env: PrivateContainerd, ns: string, args: readonly string[]): Promise<CtrResult> {
   const result = await env.ctr(ns, args);
-  if (result.status !== 0) {
-    const how = result.timedOut ? 'timed out' : `exited ${result.status ?? result.signal}`;
-    throw new Error(`ctr ${args.join(' ')} ${how}: ${result.stderr.trim().split('\n').pop() ?? ''}`);
-  }
+  if (result.status !== 0) throw new Error(describeCtr(args, result));
   return result;
 }
 
@@ -42,14 +40,5 @@ export async function waitForStatus(
     if (Date.now() > deadline)
       throw new Error(`task ${id} is ${row?.status ?? 'absent'}, not ${status}, after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** Whether a process with that pid runs (and is not a zombie waiting to be reaped). */
-export function processRuns(pid: number): boolean {
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
   }
 }

@@ -7,6 +7,7 @@ import {
   ContainerStatusResponse,
   criClient,
   CriClient,
+  criReady,
   PodSpec,
   removePod,
   startPod,
@@ -18,6 +19,9 @@ import {
  * private containerd maps runc -> io.containerd.runc.v2, the baseline, and skiff ->
  * io.containerd.skiff.v2, bin/containerd-shim-skiff-v2).
  */
+export { criReady };
+export { processRuns } from '../../support/containerd';
+
 export const CRI_HANDLERS: readonly string[] = ['runc', 'skiff'];
 
 /** The CRI plugin's namespace in containerd. */
@@ -60,25 +64,6 @@ export async function startCriEnv(options: Omit<ContainerdOptions, 'cri'> = {}):
       await env.stop();
     },
   };
-}
-
-/**
- * Resolves once the CRI plugin answers with RuntimeReady: after a (re)start containerd
- * answers ctr before the plugin has loaded its state ("server is not initialized yet").
- */
-export async function criReady(cri: CriClient, timeoutMs = 20_000): Promise<void> {
-  await eventually(
-    'the CRI plugin is ready',
-    async () => {
-      try {
-        const { status } = await cri.runtime<{ status: { conditions: { type: string; status: boolean }[] } }>('Status');
-        return status.conditions.some((c) => c.type === 'RuntimeReady' && c.status) ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    timeoutMs,
-  );
 }
 
 /** The host pid of a container's process, from ContainerStatus's verbose info (0 once it has exited). */
@@ -150,15 +135,6 @@ export async function eventually<T>(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Whether a process with that pid runs (and is not a zombie). */
-export function processRuns(pid: number): boolean {
-  try {
-    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /** The cgroup (v1 controller or v2) directory a process is in, e.g. cgroupDir(pid, 'memory'). */
 export function cgroupDir(pid: number, controller: string): string {

@@ -8,8 +8,8 @@ import { TaskTestClient, Transport } from './task-client';
 export { socketAccepts };
 
 export const SKIFF_BIN = join(__dirname, '../../../bin/run.js');
-/** `skiff shim serve` with ttrpc in place of gRPC (see the script). */
-export const SERVE_TTRPC = join(__dirname, 'serve-ttrpc.js');
+/** `skiff shim serve` started as bin/run.js starts it, serving ttrpc in place of gRPC (the benchmark's too). */
+export const SERVE_TTRPC = join(__dirname, '../../../bench/serve-ttrpc.js');
 
 export interface RunningShim {
   readonly dir: string;

@@ -1,0 +1,77 @@
+'use strict';
+// One fresh shim as a user meets it, timed side by side with Node's spawn-and-wait of the
+// same program: `skiff shim serve` to the first Create answered, the first lifecycle, then
+// the first TIMED lifecycles after UNTIMED untimed, in alternating blocks.
+// Run as a script (`node fresh-shim.js <grpc|ttrpc> <dir> <bundle>`) it measures with a
+// client as fresh as the shim, in a process of its own, and prints the figures as JSON.
+const path = require('node:path');
+const { pb, nowMs, startShim, stopShim, connectClient, lifecycle, spawnBaseline } = require('./shim-client');
+
+const UNTIMED = 10;
+const TIMED = 150;
+/** Lifecycles and baseline spawns alternate in blocks of this many, so machine noise hits both alike. */
+const BLOCK = 10;
+
+/** `count` lifecycles alternating with as many spawn-and-waits of /bin/true (`baseline`), in blocks. */
+async function sideBySide(client, bundle, count, next, baseline) {
+  const viaShim = [];
+  const bare = [];
+  for (let done = 0; done < count; done += BLOCK) {
+    for (let i = 0; i < BLOCK; i++) {
+      const t = nowMs();
+      await lifecycle(client, next(), bundle);
+      viaShim.push(nowMs() - t);
+    }
+    bare.push(...(await baseline.times(BLOCK)));
+  }
+  return { viaShim, bare };
+}
+
+/**
+ * Starts a shim in `dir` and times it fresh. With `warmTo`, the same shim then goes on to
+ * that many lifecycles and is timed again (`warmed`).
+ */
+async function freshShim(transport, dir, bundle, baseline, warmTo) {
+  const shim = await startShim(transport, dir);
+  const client = connectClient(transport, shim.socket);
+  const t = nowMs();
+  await client.call('Create', new pb.CreateTaskRequest({ id: 'first', bundle }));
+  const firstCreate = nowMs() - shim.started;
+  const answered = nowMs();
+  const exited = client.call('Wait', new pb.WaitRequest({ id: 'first' }));
+  await client.call('Start', new pb.StartRequest({ id: 'first' }));
+  await exited;
+  await client.call('Delete', new pb.DeleteRequest({ id: 'first' }));
+  const firstLifecycle = nowMs() - t;
+  const afterCreate = nowMs() - answered;
+  let n = 0;
+  const next = () => `l${n++}`;
+  for (let i = 1; i < UNTIMED; i++) await lifecycle(client, next(), bundle);
+  const { viaShim, bare } = await sideBySide(client, bundle, TIMED, next, baseline);
+  let warmed;
+  if (warmTo !== undefined) {
+    while (n < warmTo) await lifecycle(client, next(), bundle);
+    warmed = await sideBySide(client, bundle, TIMED, next, baseline);
+  }
+  await stopShim(shim, client);
+  return { firstCreate, firstLifecycle, afterCreate, viaShim, bare, warmed };
+}
+
+if (require.main === module) {
+  const [transport, dir, bundle] = process.argv.slice(2);
+  const baseline = spawnBaseline();
+  baseline
+    .times(UNTIMED)
+    .then(() => freshShim(transport, path.resolve(dir), bundle, baseline))
+    .then((figures) => {
+      baseline.stop();
+      process.stdout.write(JSON.stringify(figures));
+    })
+    .catch((err) => {
+      baseline.stop();
+      process.stderr.write(`fresh-shim: ${err.stack ?? err}\n`);
+      process.exit(1);
+    });
+}
+
+module.exports = { freshShim, UNTIMED, TIMED };
