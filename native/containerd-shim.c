@@ -131,14 +131,27 @@ static char *read_file(const char *path, size_t max) {
   return buf;
 }
 
-/* The group a container's task is served in: containerd's runc shim keys (runc group annotation,
- * else CRI sandbox id); a container with neither is served by its namespace's default group. */
+/* Whether Kubernetes pods get a serving process each (SKIFF_SHIM_GROUP=pod in containerd's
+ * environment) instead of sharing their namespace's (the default, `namespace`): one Node process
+ * per pod costs ~55 MB and a Node start-up per RunPodSandbox (docs/containerd.md, "Grouping"). */
+static int pods_apart(void) {
+  const char *policy = getenv("SKIFF_SHIM_GROUP");
+  if (policy == NULL || *policy == '\0' || strcmp(policy, "namespace") == 0) return 0;
+  if (strcmp(policy, "pod") == 0) return 1;
+  die("SKIFF_SHIM_GROUP in containerd's environment must be `namespace` or `pod`, not", policy);
+  return 0;
+}
+
+/* The group a container's task is served in: the runc group annotation when the container has
+ * one, as containerd's runc shim; else the CRI sandbox id when pods are kept apart; else the
+ * namespace's default group. */
 static void group_of(const char *bundle, char *out, size_t size) {
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/config.json", bundle);
   char *json = read_file(path, MAX_CONFIG);
   if (json == NULL) die("cannot read config.json in the bundle", path);
-  if (!json_string_after(json, GROUP_ANNOTATION, out, size) && !json_string_after(json, SANDBOX_ANNOTATION, out, size))
+  if (!json_string_after(json, GROUP_ANNOTATION, out, size) &&
+      !(pods_apart() && json_string_after(json, SANDBOX_ANNOTATION, out, size)))
     out[0] = '\0';
   free(json);
 }

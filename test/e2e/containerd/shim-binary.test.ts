@@ -115,6 +115,50 @@ if (LINUX)
       expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
     });
 
+    it('start refuses a SKIFF_SHIM_GROUP other than namespace or pod in one line, before binding anything', () => {
+      const l = layout('n4', 'c1', { annotations: { 'io.kubernetes.cri.sandbox-id': 'sb1' } });
+      made.push(l.root);
+      const args = ['-namespace', 'n4', '-address', l.address, '-id', 'c1', 'start'];
+      const result = shim(l.bundle, args, { SKIFF_SHIM_GROUP: 'pods' });
+      expect(result.status).toBe(1);
+      expect(result.stderr.toString()).toBe(
+        "containerd-shim-skiff-v2: SKIFF_SHIM_GROUP in containerd's environment must be `namespace` or `pod`, not: pods\n",
+      );
+      expect(result.stdout.length).toBe(0);
+      expect(existsSync(join(l.state, 'skiff'))).toBe(false);
+    });
+
+    if (process.getuid?.() === 0)
+      it('start serves the pods of a namespace together; SKIFF_SHIM_GROUP=pod, or a runc group annotation, keeps them apart', async () => {
+        const pod = (id: string, sandbox: string, extra: Record<string, string> = {}) => {
+          const bundle = join(l.state, 'io.containerd.runtime.v2.task/n5', id);
+          mkdirSync(bundle, { recursive: true });
+          const annotations = { 'io.kubernetes.cri.sandbox-id': sandbox, ...extra };
+          writeFileSync(join(bundle, 'config.json'), JSON.stringify({ annotations }));
+          return bundle;
+        };
+        const l = layout('n5', 'first');
+        made.push(l.root);
+        const start = (id: string, bundle: string, env: NodeJS.ProcessEnv = {}) => {
+          const result = shim(bundle, ['-namespace', 'n5', '-address', l.address, '-id', id, 'start'], env);
+          expect(result.stderr.toString()).toBe('');
+          return result.stdout.toString();
+        };
+        try {
+          const shared = start('a1', pod('a1', 'sandbox-a'));
+          expect(start('b1', pod('b1', 'sandbox-b'))).toBe(shared);
+          expect(start('b2', pod('b2', 'sandbox-b'), { SKIFF_SHIM_GROUP: 'namespace' })).toBe(shared);
+          const podA = start('a2', pod('a2', 'sandbox-a'), { SKIFF_SHIM_GROUP: 'pod' });
+          const podB = start('b3', pod('b3', 'sandbox-b'), { SKIFF_SHIM_GROUP: 'pod' });
+          expect(start('a3', pod('a3', 'sandbox-a'), { SKIFF_SHIM_GROUP: 'pod' })).toBe(podA);
+          const grouped = start('c1', pod('c1', 'sandbox-a', { 'io.containerd.runc.v2.group': 'g' }));
+          expect(new Set([shared, podA, podB, grouped]).size).toBe(4);
+          expect(groupServerPids(l.root)).toHaveLength(4);
+        } finally {
+          for (const pid of groupServerPids(l.root)) process.kill(pid, 'SIGTERM');
+        }
+      });
+
     if (process.getuid?.() === 0)
       it('start makes one serving process per group: the same address for its second container, socket 0600 in a 0700 dir', async () => {
         const group = { annotations: { 'io.containerd.runc.v2.group': 'pod-a' } };

@@ -10,7 +10,17 @@ import {
   taskAddress,
 } from '../../support/cri';
 import { liveMemoryBytes } from '../../support/live-memory';
-import { CRI_HANDLERS, CriEnv, eventually, K8S_NS, readCriLog, startCriEnv, waitForState } from './support';
+import {
+  containerPid,
+  CRI_HANDLERS,
+  CriEnv,
+  eventually,
+  K8S_NS,
+  processRuns,
+  readCriLog,
+  startCriEnv,
+  waitForState,
+} from './support';
 
 const procfs = require('../../../scripts/containerd/procfs.js') as { mountsUnder(dir: string): string[] };
 
@@ -37,7 +47,11 @@ if (containerdTestsEnabled())
       return address === undefined ? undefined : servingPid(address);
     };
 
-    it('runs several pods at once, each container with its own output; one serving process per pod', async () => {
+    // containerd's runc shim serves each pod in a process of its own; skiff serves a namespace's
+    // pods in one (docs/containerd.md, "Grouping and failure domain").
+    const perPod = handler === 'runc';
+
+    it(`runs several pods at once, each container with its own output; ${perPod ? 'one serving process per pod' : "one serving process for the namespace's pods"}`, async () => {
       const names = ['p0', 'p1', 'p2', 'p3'];
       const pods = await Promise.all(
         names.map((name) =>
@@ -69,7 +83,7 @@ if (containerdTestsEnabled())
         expect(tasks[0]).toEqual(expect.any(Number));
         expect(new Set(tasks)).toEqual(new Set([tasks[0]]));
       }
-      expect(new Set(servers.map((tasks) => tasks[0])).size).toBe(pods.length);
+      expect(new Set(servers.map((tasks) => tasks[0])).size).toBe(perPod ? pods.length : 1);
     });
 
     it('a crash-looping container restarted 20 times leaks no process, fd, mount, cgroup or memory in the runtime', async () => {
@@ -124,5 +138,64 @@ if (containerdTestsEnabled())
           expect(existsSync(join('/sys/fs/cgroup', controller, K8S_NS, id))).toBe(false);
       }
       expect(readCriLog(join(podDir, 'crash_22.log')).map((l) => l.text)).toEqual(['crash']);
+    });
+
+    // Last: it ends the serving process the tests above used.
+    it("a killed serving process: containerd reports its containers exited (255, exit unknown) and nothing they ran is left; other processes' pods run on; a new pod starts", async () => {
+      const pods = await Promise.all(
+        ['k0', 'k1'].map((name) => ctx.startPod(handler, { name }, [{ name: 'a', command: ['sleep', '1000'] }])),
+      );
+      const containers = pods.map((pod) => pod.containerIds[0]);
+      for (const id of containers) await waitForState(ctx.cri, id, 'CONTAINER_RUNNING');
+      const pids = await Promise.all(containers.map((id) => containerPid(ctx.cri, id)));
+      const killed = servedBy(pods[0].podSandboxId) as number;
+      const victims = containers.filter((id) => servedBy(id) === killed);
+      const survivors = containers.filter((id) => servedBy(id) !== killed);
+      expect(victims).toHaveLength(perPod ? 1 : 2);
+      process.kill(killed, 'SIGKILL');
+      for (const id of victims) {
+        const { status } = await waitForState(ctx.cri, id, 'CONTAINER_EXITED', 20_000);
+        // The pod's Wait failed with the connection: the CRI plugin records its unknownExitCode,
+        // 255 (containerd's pkg/cri/server/helpers.go), for runc's shim as for skiff's.
+        expect(status.exitCode).toBe(255);
+      }
+      for (const id of survivors)
+        expect((await waitForState(ctx.cri, id, 'CONTAINER_RUNNING')).status.exitCode).toBe(0);
+      // containerd's cleanup (the shim binary's delete, one per task) may finish after the state changed.
+      const left = () => pids.filter((pid, i) => victims.includes(containers[i]) && processRuns(pid));
+      await eventually('no container of the killed process left running', () =>
+        left().length === 0 ? true : undefined,
+      );
+      const next = await ctx.startPod(handler, { name: 'after' }, [{ name: 'a', command: ['sleep', '1000'] }]);
+      await waitForState(ctx.cri, next.containerIds[0], 'CONTAINER_RUNNING');
+      expect(servedBy(next.podSandboxId)).not.toBe(killed);
+    });
+  });
+
+if (containerdTestsEnabled())
+  describe("pods through the skiff runtime handler with SKIFF_SHIM_GROUP=pod in containerd's environment", () => {
+    let ctx: CriEnv;
+    beforeAll(async () => {
+      ctx = await startCriEnv({ env: { SKIFF_SHIM_GROUP: 'pod' } });
+    });
+    afterAll(async () => {
+      await ctx?.close();
+    });
+
+    it("serves each pod in a serving process of its own, every container of a pod in its pod's", async () => {
+      const pods = await Promise.all(
+        ['q0', 'q1'].map((name) => ctx.startPod('skiff', { name }, [{ name: 'a', command: ['sleep', '1000'] }])),
+      );
+      const servers = pods.map((pod) =>
+        [pod.podSandboxId, ...pod.containerIds].map((id) => {
+          const address = taskAddress(ctx.env.paths.bundles, K8S_NS, id);
+          return address === undefined ? undefined : servingPid(address);
+        }),
+      );
+      for (const tasks of servers) {
+        expect(tasks[0]).toEqual(expect.any(Number));
+        expect(new Set(tasks)).toEqual(new Set([tasks[0]]));
+      }
+      expect(new Set(servers.map((tasks) => tasks[0])).size).toBe(2);
     });
   });
