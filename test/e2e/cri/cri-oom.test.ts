@@ -3,14 +3,11 @@ import { ContainerStatusResponse } from '../../support/cri';
 import { CRI_HANDLERS, CriEnv, eventually, startCriEnv, waitForState } from './support';
 
 /**
- * The handlers that report a container killed by the OOM killer as OOMKilled. The CRI
- * plugin learns it from the shim's /tasks/oom event. skiff: NOT DONE, it publishes no
- * /tasks/oom yet and such a container shows as Error with 137 (docs/cri.md).
+ * A container killed by the OOM killer is reported OOMKilled: the CRI plugin learns it from
+ * the shim's /tasks/oom event (skiff: from the cgroup v1 memory controller, docs/containerd.md).
  */
-const OOM_HANDLERS = CRI_HANDLERS.filter((handler) => handler !== 'skiff');
-
 if (containerdTestsEnabled())
-  describe.each(OOM_HANDLERS)('the OOM killer under the %s runtime handler', (handler) => {
+  describe.each(CRI_HANDLERS)('the OOM killer under the %s runtime handler', (handler) => {
     let ctx: CriEnv;
 
     beforeAll(async () => {
