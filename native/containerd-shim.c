@@ -338,7 +338,7 @@ static int do_delete(const struct flags *f) {
   else if (getcwd(bundle, sizeof bundle) == NULL) die("cannot read the bundle dir", strerror(errno));
   if (!safe_name(f->namespace) || !safe_name(f->id)) die("-namespace and -id must be plain names", f->id);
   state_dir_of(bundle, state, sizeof state);
-  snprintf(task_dir, sizeof task_dir, "%s/skiff/%s/%s", state, f->namespace, f->id);
+  snprintf(task_dir, sizeof task_dir, "%s/skiff/%s/tasks/%s", state, f->namespace, f->id);
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
 

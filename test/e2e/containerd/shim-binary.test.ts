@@ -79,7 +79,7 @@ if (LINUX)
     it('delete after its serving process died removes what is left and reports 137 with the init pid', () => {
       const l = layout('n1', 'orphan');
       made.push(l.root);
-      const taskDir = join(l.state, 'skiff/n1/orphan');
+      const taskDir = join(l.state, 'skiff/n1/tasks/orphan');
       mkdirSync(taskDir, { recursive: true });
       writeFileSync(join(taskDir, 'init.pid'), '4242');
       const before = Math.floor(Date.now() / 1000);

@@ -326,6 +326,18 @@ if (runcTestsEnabled())
       await end(id);
     });
 
+    it("runs a task named runc beside the others: its files never meet runc's own state", async () => {
+      const other = await run(['sleep', '1000']);
+      const out = join(shim.dir, 'named-runc.out');
+      await shim.client.create({ id: 'runc', bundle: bundle(['echo', 'named runc']), stdout: out, stderr: out });
+      await shim.client.start('runc');
+      expect((await shim.client.wait('runc')).exit_status).toBe(0);
+      await shim.client.delete('runc');
+      expect(readFileSync(out, 'utf8')).toBe('named runc\n');
+      expect(runcList(shim)).toEqual([other.id]);
+      expect(await end(other.id)).toBe(137);
+    });
+
     it('leaves no zombie: orphans re-parented to the shim are reaped', async () => {
       // The init exits at once; its background child is killed with it (no pid namespace) and lands on the shim.
       const { id } = await run(['sh', '-c', 'sleep 1000 & exit 0']);

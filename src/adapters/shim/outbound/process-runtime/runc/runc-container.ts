@@ -13,7 +13,7 @@ export class RuncContainer {
   constructor(
     readonly id: string,
     readonly bundle: string,
-    /** <state-dir>/<id>: pid files, exec process files, criu work directories. */
+    /** <state-dir>/tasks/<id>: pid files, exec process files, criu work directories. */
     readonly taskDir: string,
     readonly ownPidNamespace: boolean,
     private readonly cli: RuncCli,

@@ -50,7 +50,8 @@ export class RuncRuntime implements ProcessRuntime {
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
     const options = readRuncOptions(spec.options, subject);
-    const taskDir = join(this.stateDir, spec.id);
+    // Not <state-dir>/<id>: a task named `runc` would be runc's root.
+    const taskDir = join(this.stateDir, 'tasks', spec.id);
     makeDirs(taskDir, 0o700);
     const cli =
       options.binary === undefined && !options.systemdCgroup
