@@ -1,4 +1,5 @@
 import { rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { TaskService } from '../../application/shim/task/task-service';
 import { containerdTaskHandlers } from '../../adapters/shim/inbound/ttrpc/containerd-task-handlers';
 import { TaskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
@@ -9,6 +10,7 @@ import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { buildContainer } from '../shared/container';
 import { STOP_GRACE_MS } from './serve-shim';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
+import { ContainerdLog } from './containerd-log';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim.c). */
 export interface GroupServerConfig {
@@ -45,7 +47,7 @@ export function parseGroupServerArgs(argv: readonly string[]): GroupServerConfig
   return { namespace, address, ttrpcAddress, stateDir, socket, debug };
 }
 
-/** Log lines go to stderr, which `start` made the bundle's log FIFO (containerd copies it to its own log). */
+/** Before serving: stderr, which `start` made the first bundle's log FIFO (containerd copies it to its own log). */
 function logLine(line: string): void {
   try {
     writeSync(2, `skiff[${process.pid}]: ${line}\n`);
@@ -63,8 +65,12 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   // `start` ran in the first container's bundle, which goes with that container: programs
   // spawned from a removed working directory fail.
   process.chdir(config.stateDir);
-  const log = config.debug ? logLine : () => undefined;
-  const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logLine);
+  // stateDir is <containerd state>/skiff/<namespace> and the bundles <containerd state>/io.containerd.runtime.v2.task/<namespace>.
+  const bundles = join(config.stateDir, '../../io.containerd.runtime.v2.task', config.namespace);
+  const containerdLog = new ContainerdLog(bundles, `unix://${config.socket}`);
+  const logged = (line: string) => containerdLog.line(`skiff[${process.pid}]: ${line}\n`);
+  const log = config.debug ? logged : () => undefined;
+  const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
   const host = new ShimProcessHost(skiffVersion());
   const container = buildContainer({ shim: { runtime: 'runc', stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);

@@ -190,6 +190,29 @@ if (containerdTestsEnabled())
       await ok(env, ns, ['containers', 'rm', ending, lasting]);
     });
 
+    it("the serving process keeps logging to containerd after its first container is gone (through a served task's log FIFO)", async () => {
+      const group = `${GROUP}=log-${process.pid}`;
+      const [first, second] = [nextId(), nextId()];
+      await ok(env, ns, ['run', '-d', ...SKIFF, '--annotation', group, BUSYBOX_IMAGE, first, 'sleep', '1000']);
+      await ok(env, ns, ['run', '-d', ...SKIFF, '--annotation', group, BUSYBOX_IMAGE, second, 'sleep', '1000']);
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', first]);
+      await waitForStatus(env, ns, first, 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', first]);
+      await ok(env, ns, ['containers', 'rm', first]);
+      const server = groupServers(env).find(
+        (s) => s.socket === readFileSync(join(bundle(second), 'address'), 'utf8').replace('unix://', ''),
+      );
+      const pidsLogged = () => readFileSync(env.paths.log, 'utf8').split(`skiff[${server?.pid}]: Pids `).length - 1;
+      const before = pidsLogged();
+      await ok(env, ns, ['tasks', 'ps', second]);
+      // -debug (containerd at log level debug) logs every call with its time.
+      await waitUntil(() => pidsLogged() > before);
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', second]);
+      await waitForStatus(env, ns, second, 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', second]);
+      await ok(env, ns, ['containers', 'rm', second]);
+    });
+
     it('one serving process per group; when it is killed containerd cleans up its containers, and only those', async () => {
       const [a, b, other] = [nextId(), nextId(), nextId()];
       await ok(env, ns, ['run', '-d', ...SKIFF, '--annotation', `${GROUP}=g1`, BUSYBOX_IMAGE, a, 'sleep', '1000']);

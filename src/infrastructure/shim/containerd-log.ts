@@ -1,0 +1,65 @@
+import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The serving process's log: containerd reads each task's `<bundle>/log` FIFO while it is
+ * connected to the task and copies it into its own log. `start` made the first task's FIFO
+ * the server's stderr, but a group outlives its first task (a namespace's server serves every
+ * pod), and once that task is deleted its FIFO has no reader. A write that finds no reader
+ * moves the log to the FIFO of a task this server still serves (its bundle's `address` is
+ * this server's), so lines keep reaching containerd for as long as the server has a task.
+ */
+export class ContainerdLog {
+  private fd: number;
+
+  /**
+   * @param bundles containerd's bundles of the namespace: <containerd state>/io.containerd.runtime.v2.task/<ns>
+   * @param address what `start` wrote into each bundle's `address` for this server (unix://<socket>)
+   */
+  constructor(
+    private readonly bundles: string,
+    private readonly address: string,
+    fd = 2,
+  ) {
+    this.fd = fd;
+  }
+
+  line(text: string): void {
+    if (this.write(text)) return;
+    const moved = this.openLiveTaskLog();
+    if (moved === undefined) return; // no task left to log through: nobody to tell
+    if (this.fd !== 2) closeSync(this.fd);
+    this.fd = moved;
+    this.write(text);
+  }
+
+  private write(text: string): boolean {
+    try {
+      writeSync(this.fd, text);
+      return true;
+    } catch (err) {
+      // EAGAIN: containerd reads behind and the FIFO is full; the line is dropped, the log stays.
+      return (err as NodeJS.ErrnoException).code === 'EAGAIN';
+    }
+  }
+
+  /** A served task's log FIFO opened for writing; non-blocking, so it opens only while containerd reads it. */
+  private openLiveTaskLog(): number | undefined {
+    let ids: string[];
+    try {
+      ids = readdirSync(this.bundles);
+    } catch {
+      return undefined;
+    }
+    for (const id of ids) {
+      const bundle = join(this.bundles, id);
+      try {
+        if (readFileSync(join(bundle, 'address'), 'utf8') !== this.address) continue;
+        return openSync(join(bundle, 'log'), constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+      } catch {
+        // gone meanwhile, or no reader (ENXIO): try the next
+      }
+    }
+    return undefined;
+  }
+}
