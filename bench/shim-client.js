@@ -13,7 +13,7 @@ const { TTRPC_TASK_SERVICE } = require('../dist/adapters/shim/helpers/ttrpc/serv
 const pb = task.v2;
 const BIN = path.join(__dirname, '..', 'bin', 'run.js');
 /** How each transport's shim is started: the real command for gRPC, its twin for ttrpc. */
-const SERVE = { grpc: [BIN, 'shim', 'serve'], ttrpc: [path.join(__dirname, 'serve-ttrpc.js')] };
+const SERVE = { grpc: [BIN, 'shim', 'serve'], ttrpc: [path.join(__dirname, '../scripts/serve-ttrpc.js')] };
 /**
  * This machine sets NODE_EXTRA_CA_CERTS, which adds tens of ms to every Node start; the
  * shims and the `node -e 0` baseline run without it alike.

@@ -9,7 +9,7 @@ export { socketAccepts };
 
 export const SKIFF_BIN = join(__dirname, '../../../bin/run.js');
 /** `skiff shim serve` started as bin/run.js starts it, serving ttrpc in place of gRPC (the benchmark's too). */
-export const SERVE_TTRPC = join(__dirname, '../../../bench/serve-ttrpc.js');
+export const SERVE_TTRPC = join(__dirname, '../../../scripts/serve-ttrpc.js');
 
 export interface RunningShim {
   readonly dir: string;
