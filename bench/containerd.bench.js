@@ -267,6 +267,8 @@ async function run() {
     return;
   }
   console.log(`(2 cores shared with whatever else runs: figures are noisy)`);
+  // `node bench/run.js containerd --lifecycle-only`: the ttrpc lifecycle alone (no containerd), in seconds.
+  if (process.argv.includes('--lifecycle-only')) return lifecycle();
   const env = await startContainerd();
   try {
     await ctrRunTrue(env);
