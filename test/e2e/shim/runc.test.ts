@@ -326,6 +326,15 @@ if (runcTestsEnabled())
       await end(id);
     });
 
+    it('kills what the init left in its cgroup when it exits (no pid namespace), and reaps it', async () => {
+      const { id, out } = await run(['sh', '-c', 'sleep 1000 & echo $!']);
+      expect((await shim.client.wait(id)).exit_status).toBe(0);
+      const left = Number(readFileSync(out, 'utf8').trim());
+      expect(left).toBeGreaterThan(0);
+      await waitFor(() => readProcStat(left) === undefined, `the background sleep (pid ${left}) killed and reaped`);
+      await shim.client.delete(id);
+    });
+
     it('leaves no zombie: orphans re-parented to the shim are reaped', async () => {
       // The init exits at once; its background child is killed with it (no pid namespace) and lands on the shim.
       const { id } = await run(['sh', '-c', 'sleep 1000 & exit 0']);

@@ -1,5 +1,6 @@
 import { NotFoundError } from '../../../../../domain/shared/errors';
 import { Reaper } from '../../../helpers/reaper';
+import { ContainerCgroup } from './container-cgroup';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { RuncCli } from './runc-cli';
 import { fromRuncFailure, RuncAction } from './runc-errors';
@@ -9,6 +10,8 @@ const SIGKILL = '9';
 /** One runc container as the shim addresses it: its id, bundle, per-task directory and runc. */
 export class RuncContainer {
   readonly subject: string;
+  /** Learnt once runc has made the init (undefined before, or when it could not be read). */
+  cgroup: ContainerCgroup | undefined;
 
   constructor(
     readonly id: string,
@@ -38,9 +41,12 @@ export class RuncContainer {
   /**
    * After the init exited: without its own pid namespace nothing ends the container's
    * other processes, so they get SIGKILL through the cgroup (containerd's ShouldKillAllOnExit).
+   * `runc kill --all` signals what the cgroup lists; when it lists nothing (a container of
+   * one process, the common case) the runc call, ~5 ms, is spared.
    */
   async killRemaining(): Promise<void> {
-    if (!this.ownPidNamespace) await this.run('kill', ['kill', '--all', this.id, SIGKILL]);
+    if (this.ownPidNamespace || this.cgroup?.isEmpty() === true) return;
+    await this.run('kill', ['kill', '--all', this.id, SIGKILL]);
   }
 
   /** `runc delete --force`: removes the container (killing a created init) and its cgroup; gone already is fine. */

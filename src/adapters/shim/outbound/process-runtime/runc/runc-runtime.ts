@@ -9,6 +9,7 @@ import {
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../helpers/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
+import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
@@ -74,7 +75,11 @@ export class RuncRuntime implements ProcessRuntime {
         consoleSized: configProcess.consoleSize !== undefined,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
-      if (onOom !== undefined && init.pid > 0) watchOom(init.pid, onOom);
+      if (init.pid > 0) {
+        container.cgroup = ContainerCgroup.of(init.pid);
+        const memory = container.cgroup.memoryV1Dir;
+        if (onOom !== undefined && memory !== undefined) watchOom(memory, onOom);
+      }
       return new RuncTaskHandle(container, {
         init,
         mounts,

@@ -9,6 +9,7 @@ import {
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
@@ -63,7 +64,7 @@ export class RuncTaskHandle implements TaskHandle {
     const work = join(this.container.taskDir, 'restore-work');
     makeDirs(work, 0o777);
     try {
-      return await this.init.launch(pidFile, (io) =>
+      const pid = await this.init.launch(pidFile, (io) =>
         this.container.run(
           'restore',
           [
@@ -85,6 +86,8 @@ export class RuncTaskHandle implements TaskHandle {
           { stdio: io.runcStdio },
         ),
       );
+      this.container.cgroup = ContainerCgroup.of(pid);
+      return pid;
     } catch (err) {
       throw withCriuLog(err, join(work, 'restore.log'));
     }
