@@ -56,9 +56,12 @@ if (runcTestsEnabled())
     });
     afterAll(async () => {
       const left = runcList(shim);
+      // Every task was deleted: its directory (pid files, exec files) went with it.
+      const taskDirs = readdirSync(shim.stateDir).filter((name) => name !== 'runc');
       await shim.stop();
       bundles.cleanup();
       expect(left).toEqual([]);
+      expect(taskDirs).toEqual([]);
     });
 
     function bundle(args: string[], options: RuncBundleOptions = {}): string {
