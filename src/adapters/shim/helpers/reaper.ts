@@ -56,12 +56,11 @@ export class Reaper {
     }
     // Nearly always a single waitid that finds no zombie: the watched ones of this SIGCHLD
     // were reaped by their watches first (see queueSweep).
-    const addon = nativeAddon();
     let last = 0;
-    for (let pid = addon.exitedChild(); pid > 0; last = pid, pid = addon.exitedChild()) {
-      if (isWatched(pid) || pid === last) {
-        // waitid names one zombie, and this one is its watch's to reap (or would not go):
-        // look at each child instead.
+    for (let pid = exitedChild(); pid !== 0; last = pid, pid = exitedChild()) {
+      if (pid < 0 || isWatched(pid) || pid === last) {
+        // waitid names one zombie, and this one is its watch's to reap (or would not go, or
+        // waitid failed): look at each child instead.
         this.sweepChildren();
         return;
       }
@@ -86,6 +85,15 @@ export class Reaper {
     for (const pid of childPids()) {
       if (!isWatched(pid) && readProcStat(pid)?.state === 'Z') reap(pid);
     }
+  }
+}
+
+/** A zombie child's pid, 0 when there is none, -1 when waitid failed. */
+function exitedChild(): number {
+  try {
+    return nativeAddon().exitedChild();
+  } catch {
+    return -1;
   }
 }
 
