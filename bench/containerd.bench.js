@@ -6,9 +6,10 @@
 // - the memory of 100 detached `sleep` containers: every shim process summed (target <= 0.1x);
 // - stdout throughput of `dd if=/dev/zero bs=1M count=500` through ctr run (target >= 1.0x);
 // - the runc lifecycle (Create, Start, Wait, Delete of `true`) over each shim's ttrpc with
-//   the same client (target <= 1.0x).
+//   the same client, both forwarding their events to a sink (target <= 1.0x); alone with
+//   `node bench/run.js containerd --lifecycle-only`.
 // Needs root, containerd, runc and busybox-static; says so and returns otherwise.
-const { spawn, spawnSync } = require('node:child_process');
+const { fork, spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -165,6 +166,9 @@ async function throughput(env) {
   );
 }
 
+/** The containerd address the lifecycle's shims are given (none listens; its `.ttrpc` is the events sink). */
+const containerdAddress = (dir) => path.join(dir, 'c.sock');
+
 /**
  * A shim started as containerd starts it (`start` in a bundle under a containerd-like state
  * dir, the log FIFO held open), one group for every task, so both serve warm.
@@ -177,7 +181,7 @@ function startShimBinary(binary, dir, ns) {
   fs.writeFileSync(path.join(bundle, 'config.json'), JSON.stringify(config));
   spawnSync('mkfifo', [path.join(bundle, 'log')]);
   const logReader = fs.openSync(path.join(bundle, 'log'), fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  const address = path.join(dir, 'c.sock');
+  const address = containerdAddress(dir);
   const started = spawnSync(binary, ['-namespace', ns, '-address', address, '-id', 'shim-start', 'start'], {
     cwd: bundle,
     env: { ...process.env, TTRPC_ADDRESS: `${address}.ttrpc` },
@@ -197,6 +201,13 @@ async function lifecycle() {
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'mode=0700', 'tmpfs', dir]);
   if (mounted.status !== 0) throw new Error(`cannot mount a tmpfs on ${dir}: ${mounted.stderr}`);
   const ns = `lc-${process.pid}`;
+  // Both shims forward their events as under containerd: without a listener the runc shim's
+  // publisher keeps redialling (CPU taken from its own calls) and blocks once 128 are queued.
+  const sink = fork(path.join(__dirname, 'events-sink.js'), [`${containerdAddress(dir)}.ttrpc`]);
+  await new Promise((resolve, reject) => {
+    sink.once('message', resolve);
+    sink.once('exit', () => reject(new Error('the events sink did not start')));
+  });
   const shims = {
     skiff: startShimBinary(path.join(__dirname, '../bin/containerd-shim-skiff-v2'), dir, ns),
     runc: startShimBinary('containerd-shim-runc-v2', dir, `${ns}r`),
@@ -244,6 +255,7 @@ async function lifecycle() {
       }
       fs.closeSync(shims[name].logReader);
     }
+    sink.disconnect();
     spawnSync('umount', ['--recursive', '--lazy', dir]);
     fs.rmSync(dir, { recursive: true, force: true });
     // containerd-shim-runc-v2 keeps runc's state under /run/containerd/runc/<namespace> whatever
@@ -267,6 +279,8 @@ async function run() {
     return;
   }
   console.log(`(2 cores shared with whatever else runs: figures are noisy)`);
+  // `node bench/run.js containerd --lifecycle-only`: the ttrpc lifecycle alone (no containerd), in seconds.
+  if (process.argv.includes('--lifecycle-only')) return lifecycle();
   const env = await startContainerd();
   try {
     await ctrRunTrue(env);

@@ -8,6 +8,7 @@
  *   watchExit(pid, callback)    pidfd_open + a libuv poll on it; when the process exits, reaps exactly
  *                               that pid (waitid P_PIDFD) and calls callback(code, signal)
  *   reap(pid)                   waitid(P_PID, WNOHANG) of one zombie child: {code, signal} or null
+ *   exitedChild()               the pid of a zombie child, left unreaped (waitid P_ALL, WNOWAIT); 0 if none
  *   listenUnix(path)            a listening unix stream socket (runc's --console-socket)
  *   receiveFd(listenFd)         accepts one waiting connection and returns the fd it sent (SCM_RIGHTS),
  *                               set non-blocking; EAGAIN when nothing is waiting
@@ -123,6 +124,18 @@ static napi_value Reap(napi_env env, napi_callback_info info) {
     return result;
   }
   return exit_object(env, &si);
+}
+
+/* A subreaper's cheap question "has any child exited?": one system call, nothing reaped. */
+static napi_value ExitedChild(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  siginfo_t si;
+  memset(&si, 0, sizeof si);
+  if (waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) != 0 && errno != ECHILD)
+    return skiff_throw_errno(env, "waitid", errno);
+  napi_create_int32(env, si.si_pid, &result);
+  return result;
 }
 
 #ifdef __linux__
@@ -373,6 +386,7 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "setChildSubreaper", SetChildSubreaper);
   export_function(env, exports, "watchExit", WatchExit);
   export_function(env, exports, "reap", Reap);
+  export_function(env, exports, "exitedChild", ExitedChild);
   export_function(env, exports, "listenUnix", ListenUnix);
   export_function(env, exports, "receiveFd", ReceiveFd);
   export_function(env, exports, "setWindowSize", SetWindowSize);

@@ -6,7 +6,8 @@
  * and any descriptors placed at any child fd. The exit is learnt with watchExit
  * (pidfd), since libuv does not know these children.
  *
- *   spawn(file, argv[], envp[], cwd, fds[])  -> pid      fds[i] becomes the child's fd i (-1: /dev/null)
+ *   spawn(file, argv[], envp[], cwd, fds[])  -> pid      fds[i] becomes the child's fd i (-1: /dev/null);
+ *                                                        envp null: this process's environment as it is
  *   pipe()                                   -> [read, write]   both close-on-exec
  *   openPty(columns, rows)                   -> [master, slave] master non-blocking, close-on-exec
  */
@@ -16,6 +17,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -70,11 +72,18 @@ static napi_value Spawn(napi_env env, napi_callback_info info) {
     napi_get_element(env, argv[4], i, &item);
     if (napi_get_value_int32(env, item, &fds[i]) != napi_ok) return skiff_throw_errno(env, "spawn", EINVAL);
   }
+  /*
+   * A null envp hands on `environ`, which process.env writes through to (setenv): no copy of
+   * the environment into JS strings and back at every helper program.
+   */
+  napi_valuetype envp_type = napi_undefined;
+  napi_typeof(env, argv[2], &envp_type);
+  bool own_environ = envp_type == napi_null;
   char **child_argv = strings_of(env, argv[1]);
-  char **child_envp = strings_of(env, argv[2]);
+  char **child_envp = own_environ ? environ : strings_of(env, argv[2]);
   if (child_argv == NULL || child_envp == NULL || child_argv[0] == NULL) {
     free_strings(child_argv);
-    free_strings(child_envp);
+    if (!own_environ) free_strings(child_envp);
     return skiff_throw_errno(env, "spawn", EINVAL);
   }
 
@@ -113,7 +122,7 @@ static napi_value Spawn(napi_env env, napi_callback_info info) {
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   free_strings(child_argv);
-  free_strings(child_envp);
+  if (!own_environ) free_strings(child_envp);
   if (rc != 0) return skiff_throw_errno(env, "posix_spawn", rc);
   napi_create_int32(env, pid, &result);
   return result;

@@ -56,9 +56,12 @@ if (runcTestsEnabled())
     });
     afterAll(async () => {
       const left = runcList(shim);
+      // Every task was deleted: its directory (pid files, exec files) went with it.
+      const taskDirs = readdirSync(shim.stateDir).filter((name) => name !== 'runc');
       await shim.stop();
       bundles.cleanup();
       expect(left).toEqual([]);
+      expect(taskDirs).toEqual([]);
     });
 
     function bundle(args: string[], options: RuncBundleOptions = {}): string {
@@ -336,6 +339,15 @@ if (runcTestsEnabled())
       expect(readFileSync(out, 'utf8')).toBe('named runc\n');
       expect(runcList(shim)).toEqual([other.id]);
       expect(await end(other.id)).toBe(137);
+    });
+
+    it('kills what the init left in its cgroup when it exits (no pid namespace), and reaps it', async () => {
+      const { id, out } = await run(['sh', '-c', 'sleep 1000 & echo $!']);
+      expect((await shim.client.wait(id)).exit_status).toBe(0);
+      const left = Number(readFileSync(out, 'utf8').trim());
+      expect(left).toBeGreaterThan(0);
+      await waitFor(() => readProcStat(left) === undefined, `the background sleep (pid ${left}) killed and reaped`);
+      await shim.client.delete(id);
     });
 
     it('leaves no zombie: orphans re-parented to the shim are reaped', async () => {

@@ -16,6 +16,8 @@ export interface NativeAddon {
   watchExit(pid: number, callback: (exit: NativeExit | null, err: NodeJS.ErrnoException | null) => void): void;
   /** Reaps one zombie child without blocking: its exit, or null when it has not exited. */
   reap(pid: number): NativeExit | null;
+  /** The pid of some zombie child, left unreaped (waitid P_ALL with WNOWAIT); 0 when none has exited. */
+  exitedChild(): number;
   /** A listening unix stream socket at `path` (close-on-exec, backlog 4 unless given); returns its descriptor. */
   listenUnix(path: string, backlog?: number): number;
   /** Accepts one waiting connection and returns the descriptor it sent (SCM_RIGHTS), non-blocking. */
@@ -24,10 +26,17 @@ export interface NativeAddon {
   setWindowSize(fd: number, cols: number, rows: number): void;
   /**
    * posix_spawn of `file` in a new session with default signal dispositions and an empty
-   * mask; `fds[i]` becomes the child's fd i (-1: /dev/null). Returns the pid; the exit is
+   * mask; `fds[i]` becomes the child's fd i (-1: /dev/null); `envp` null hands on this
+   * process's environment (process.env writes through to it). Returns the pid; the exit is
    * learnt with watchExit.
    */
-  spawn(file: string, argv: readonly string[], envp: readonly string[], cwd: string, fds: readonly number[]): number;
+  spawn(
+    file: string,
+    argv: readonly string[],
+    envp: readonly string[] | null,
+    cwd: string,
+    fds: readonly number[],
+  ): number;
   /** A pipe, both ends close-on-exec: [read, write]. */
   pipe(): [number, number];
   /** mount(2); `data` '' passes none. */

@@ -16,10 +16,11 @@ export class Reaper {
   private static instance: Reaper | undefined;
   private adoptions = 0;
   private sweepDeferred = false;
+  private sweepQueued = false;
 
   private constructor() {
     nativeAddon().setChildSubreaper();
-    process.on('SIGCHLD', () => this.sweep());
+    process.on('SIGCHLD', () => this.queueSweep());
   }
 
   /** The process-wide reaper (the subreaper flag belongs to the whole process). */
@@ -45,22 +46,62 @@ export class Reaper {
   }
 
   /**
-   * Reaps every zombie child that is neither watched (by this reaper or by the native
-   * runtime, whose processes are watched the same way) nor one of Node's own.
+   * Reaps every zombie child that no pidfd watch will reap (this reaper's, or the native
+   * runtime's, whose processes are watched the same way).
    */
   sweep(): void {
     if (this.adoptions > 0) {
       this.sweepDeferred = true;
       return;
     }
-    for (const pid of childPids()) {
-      if (isWatched(pid) || readProcStat(pid)?.state !== 'Z') continue;
-      try {
-        nativeAddon().reap(pid);
-      } catch {
-        // reaped meanwhile
+    // Nearly always a single waitid that finds no zombie: the watched ones of this SIGCHLD
+    // were reaped by their watches first (see queueSweep).
+    let last = 0;
+    for (let pid = exitedChild(); pid !== 0; last = pid, pid = exitedChild()) {
+      if (pid < 0 || isWatched(pid) || pid === last) {
+        // waitid names one zombie, and this one is its watch's to reap (or would not go, or
+        // waitid failed): look at each child instead.
+        this.sweepChildren();
+        return;
       }
+      reap(pid);
     }
+  }
+
+  /**
+   * After the current poll phase: a SIGCHLD and the pidfd of the child that sent it turn
+   * ready together, and by then the watch has reaped that child.
+   */
+  private queueSweep(): void {
+    if (this.sweepQueued) return;
+    this.sweepQueued = true;
+    setImmediate(() => {
+      this.sweepQueued = false;
+      this.sweep();
+    });
+  }
+
+  private sweepChildren(): void {
+    for (const pid of childPids()) {
+      if (!isWatched(pid) && readProcStat(pid)?.state === 'Z') reap(pid);
+    }
+  }
+}
+
+/** A zombie child's pid, 0 when there is none, -1 when waitid failed. */
+function exitedChild(): number {
+  try {
+    return nativeAddon().exitedChild();
+  } catch {
+    return -1;
+  }
+}
+
+function reap(pid: number): void {
+  try {
+    nativeAddon().reap(pid);
+  } catch {
+    // reaped meanwhile
   }
 }
 

@@ -49,7 +49,7 @@ export function runProgram(
     const stdio = options.stdio ?? ['ignore', out?.[1] ?? 'ignore', err?.[1] ?? 'ignore'];
     const fds = stdio.map((s) => (s === 'ignore' ? -1 : s));
     if (input !== undefined) fds[0] = input[0];
-    const pid = nativeAddon().spawn(path, [file, ...args], environment(), process.cwd(), fds);
+    const pid = nativeAddon().spawn(path, [file, ...args], null, process.cwd(), fds);
     // Watched in the spawn's tick: the orphan sweep must never take this exit.
     const exited = new Promise<ProcessExit>((resolve) => watchExit(pid, resolve));
     for (const end of [input?.[0], out?.[1], err?.[1]]) if (end !== undefined) closeSync(end);
@@ -67,10 +67,6 @@ export function runProgram(
     for (const fd of pipes) closeSync(fd);
     return Promise.reject(error);
   }
-}
-
-function environment(): string[] {
-  return Object.entries(process.env).flatMap(([key, value]) => (value === undefined ? [] : [`${key}=${value}`]));
 }
 
 function writeAll(fd: number, text: string): void {

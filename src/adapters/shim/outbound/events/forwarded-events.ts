@@ -35,7 +35,11 @@ export class ForwardedEvents implements Events {
 
   publish(event: TaskEvent): void {
     this.queue.push({ event, timestamp: this.now() });
-    if (!this.sending) void this.send();
+    if (this.sending) return;
+    this.sending = true;
+    // Encoded and written once the current call's reply is out, off the caller's path
+    // (containerd's runc shim hands its events to a goroutine likewise).
+    setImmediate(() => void this.send());
   }
 
   /** Resolves once every event published so far went out, or after `timeoutMs`. */
@@ -52,7 +56,6 @@ export class ForwardedEvents implements Events {
   }
 
   private async send(): Promise<void> {
-    this.sending = true;
     let failures = 0;
     while (this.queue.length > 0) {
       const { event, timestamp } = this.queue[0];

@@ -1,4 +1,4 @@
-import { rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import {
@@ -9,11 +9,12 @@ import {
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../helpers/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
+import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRunc, RuncCli } from './runc-cli';
-import { RuncContainer } from './runc-container';
+import { INIT_PID_FILE, RuncContainer } from './runc-container';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
 import { RuncTaskHandle } from './runc-task-handle';
@@ -75,7 +76,11 @@ export class RuncRuntime implements ProcessRuntime {
         consoleSized: configProcess.consoleSize !== undefined,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
-      if (onOom !== undefined && init.pid > 0) watchOom(init.pid, onOom);
+      if (init.pid > 0) {
+        container.cgroup = ContainerCgroup.of(init.pid);
+        const memory = container.cgroup.memoryV1Dir;
+        if (onOom !== undefined && memory !== undefined) watchOom(memory, onOom);
+      }
       return new RuncTaskHandle(container, {
         init,
         mounts,
@@ -87,14 +92,14 @@ export class RuncRuntime implements ProcessRuntime {
       init?.io.release();
       if (init !== undefined && init.pid > 0) await container.remove().catch(() => undefined);
       await mounts?.unmount().catch(() => undefined);
-      rmSync(taskDir, { recursive: true, force: true });
+      container.removeFiles();
       throw err;
     }
   }
 
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */
   private async createContainer(container: RuncContainer, init: ContainerProcess): Promise<void> {
-    const pidFile = join(container.taskDir, 'init.pid');
+    const pidFile = join(container.taskDir, INIT_PID_FILE);
     await init.launch(pidFile, (io) =>
       container.run(
         'create',

@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
 import {
@@ -9,10 +8,11 @@ import {
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { RuncContainer } from './runc-container';
+import { INIT_PID_FILE, RuncContainer } from './runc-container';
 import { execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
@@ -59,11 +59,11 @@ export class RuncTaskHandle implements TaskHandle {
       return this.init.pid;
     }
     const criu = await this.criuBinary('restore');
-    const pidFile = join(this.container.taskDir, 'init.pid');
+    const pidFile = join(this.container.taskDir, INIT_PID_FILE);
     const work = join(this.container.taskDir, 'restore-work');
     makeDirs(work, 0o777);
     try {
-      return await this.init.launch(pidFile, (io) =>
+      const pid = await this.init.launch(pidFile, (io) =>
         this.container.run(
           'restore',
           [
@@ -85,6 +85,8 @@ export class RuncTaskHandle implements TaskHandle {
           { stdio: io.runcStdio },
         ),
       );
+      this.container.cgroup = ContainerCgroup.of(pid);
+      return pid;
     } catch (err) {
       throw withCriuLog(err, join(work, 'restore.log'));
     }
@@ -112,7 +114,7 @@ export class RuncTaskHandle implements TaskHandle {
     await this.init.exited;
     this.init.io.release();
     await this.parts.mounts.unmount();
-    rmSync(this.container.taskDir, { recursive: true, force: true });
+    this.container.removeFiles();
   }
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {

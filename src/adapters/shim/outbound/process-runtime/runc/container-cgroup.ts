@@ -1,0 +1,70 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const CGROUP_ROOT = '/sys/fs/cgroup';
+
+/**
+ * The cgroup runc put a container in, read from /proc/<init>/cgroup while the init lives
+ * (whatever the cgroup driver named it): the memory controller's directory on cgroup v1
+ * (OOM notifications), and the directory whose processes `runc kill --all` signals
+ * (runc's GetAllPids: the v1 `devices` cgroup, else the unified one), trusted only once
+ * it was seen to list the init.
+ */
+export class ContainerCgroup {
+  private constructor(
+    readonly memoryV1Dir: string | undefined,
+    private readonly processesDir: string | undefined,
+  ) {}
+
+  static of(pid: number): ContainerCgroup {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/cgroup`, 'latin1');
+    } catch {
+      return new ContainerCgroup(undefined, undefined);
+    }
+    // "<id>:<controllers>:<path>", controllers '' for the unified hierarchy.
+    const paths = new Map<string, string>();
+    for (const line of text.split('\n')) {
+      const fields = line.split(':');
+      if (fields.length < 3) continue;
+      for (const controller of fields[1].split(',')) paths.set(controller, fields.slice(2).join(':'));
+    }
+    const memory = paths.get('memory');
+    const devices = paths.get('devices');
+    const unified = paths.size === 1 ? paths.get('') : undefined;
+    const candidate =
+      devices !== undefined
+        ? join(CGROUP_ROOT, 'devices', devices)
+        : unified !== undefined
+          ? join(CGROUP_ROOT, unified)
+          : undefined;
+    return new ContainerCgroup(
+      memory === undefined ? undefined : join(CGROUP_ROOT, 'memory', memory),
+      candidate !== undefined && listsPid(candidate, pid) ? candidate : undefined,
+    );
+  }
+
+  /** True only when the container's cgroup, and every cgroup below it, was read and holds no process. */
+  isEmpty(): boolean {
+    if (this.processesDir === undefined) return false;
+    try {
+      return !holdsProcesses(this.processesDir);
+    } catch {
+      return false;
+    }
+  }
+}
+
+function listsPid(dir: string, pid: number): boolean {
+  try {
+    return readFileSync(join(dir, 'cgroup.procs'), 'latin1').split('\n').includes(String(pid));
+  } catch {
+    return false;
+  }
+}
+
+function holdsProcesses(dir: string): boolean {
+  if (readFileSync(join(dir, 'cgroup.procs'), 'latin1').trim() !== '') return true;
+  return readdirSync(dir, { withFileTypes: true }).some((e) => e.isDirectory() && holdsProcesses(join(dir, e.name)));
+}
