@@ -57,7 +57,7 @@ if (runcTestsEnabled())
     afterAll(async () => {
       const left = runcList(shim);
       // Every task was deleted: its directory (pid files, exec files) went with it.
-      const taskDirs = readdirSync(shim.stateDir).filter((name) => name !== 'runc');
+      const taskDirs = readdirSync(join(shim.stateDir, 'tasks'));
       await shim.stop();
       bundles.cleanup();
       expect(left).toEqual([]);
