@@ -39,13 +39,14 @@ if (containerdTestsEnabled())
     const podSandboxId = () => pod.podSandboxId;
 
     /** CreateContainer (+ StartContainer unless asked not to) in the test pod. */
-    async function container(command: string[], options: { start?: boolean; resources?: object } = {}) {
+    async function container(command: string[], options: { start?: boolean; resources?: object; tty?: boolean } = {}) {
       const name = `c${n++}`;
       const config = {
         metadata: { name, attempt: 0 },
         image: { image: 'docker.io/library/skiff-busybox:latest' },
         command,
         logPath: `${name}.log`,
+        tty: options.tty ?? false,
         linux: {
           resources: options.resources,
           securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } },
@@ -181,6 +182,40 @@ if (containerdTestsEnabled())
         reason: 'NonZeroExitCode',
         details: { causes: [{ reason: 'ExitCode', message: '3' }] },
       });
+    });
+
+    it('a tty container runs on a terminal, and its output reaches log_path as stdout', async () => {
+      const { containerId, log } = await container(['sh', '-c', 'tty; echo on a terminal'], { tty: true });
+      const { status: exited } = await waitForState(cri(), containerId, 'CONTAINER_EXITED');
+      expect(exited.exitCode).toBe(0);
+      const lines = await eventually('two log lines', () => {
+        const read = readCriLog(log);
+        return read.length >= 2 ? read : undefined;
+      });
+      expect(lines.map(({ stream, text }) => [stream, text.replace(/\r$/, '')])).toEqual([
+        ['stdout', '/dev/pts/0'],
+        ['stdout', 'on a terminal'],
+      ]);
+    });
+
+    it('Exec with tty and stdin runs the command on a terminal that reads what the client sends', async () => {
+      const { containerId } = await container(['sleep', '1000']);
+      const { url } = await cri().runtime<{ url: string }>('Exec', {
+        containerId,
+        cmd: ['sh', '-c', 'tty; read line; echo "got $line"'],
+        tty: true,
+        stdin: true,
+        stdout: true,
+      });
+      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
+      ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('hello\n')]));
+      const channels = new Map<number, string>();
+      for (const { data } of await ws.all())
+        if (data.length > 1) channels.set(data[0], (channels.get(data[0]) ?? '') + data.subarray(1).toString());
+      const output = (channels.get(1) ?? '').replace(/\r/g, '');
+      expect(output).toMatch(/^\/dev\/pts\/\d+\n/m);
+      expect(output).toContain('got hello\n');
+      expect(JSON.parse(channels.get(3) ?? '{}')).toMatchObject({ status: 'Success' });
     });
 
     it('ContainerStats reports the CPU and memory the container uses', async () => {
