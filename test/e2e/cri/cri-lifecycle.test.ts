@@ -172,9 +172,7 @@ if (containerdTestsEnabled())
       expect(new URL(url).hostname).toBe('127.0.0.1');
       const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
       expect(ws.protocol).toBe(STREAM_PROTOCOL);
-      const channels = new Map<number, string>();
-      for (const { data } of await ws.all())
-        if (data.length > 1) channels.set(data[0], (channels.get(data[0]) ?? '') + data.subarray(1).toString());
+      const channels = await channelsOf(ws);
       expect(channels.get(1)).toBe('streamed out\n');
       expect(channels.get(2)).toBe('streamed err\n');
       expect(JSON.parse(channels.get(3) ?? '{}')).toMatchObject({
@@ -209,9 +207,7 @@ if (containerdTestsEnabled())
       });
       const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
       ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('hello\n')]));
-      const channels = new Map<number, string>();
-      for (const { data } of await ws.all())
-        if (data.length > 1) channels.set(data[0], (channels.get(data[0]) ?? '') + data.subarray(1).toString());
+      const channels = await channelsOf(ws);
       const output = (channels.get(1) ?? '').replace(/\r/g, '');
       expect(output).toMatch(/^\/dev\/pts\/\d+\n/m);
       expect(output).toContain('got hello\n');
@@ -351,3 +347,11 @@ if (containerdTestsEnabled())
       expect(existsSync(join(ctx.env.paths.bundles, 'k8s.io', other.podSandboxId))).toBe(false);
     });
   });
+
+/** Everything a v4.channel.k8s.io stream carried until it closed, by channel (the first byte of each message). */
+async function channelsOf(ws: WebSocketClient): Promise<Map<number, string>> {
+  const channels = new Map<number, string>();
+  for (const { data } of await ws.all())
+    if (data.length > 1) channels.set(data[0], (channels.get(data[0]) ?? '') + data.subarray(1).toString());
+  return channels;
+}
