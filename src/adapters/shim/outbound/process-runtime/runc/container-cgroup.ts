@@ -5,8 +5,8 @@ const CGROUP_ROOT = '/sys/fs/cgroup';
 
 /**
  * The cgroup runc put a container in, read from /proc/<init>/cgroup while the init lives
- * (whatever the cgroup driver named it): the memory controller's directory on cgroup v1
- * (OOM notifications), and the directory whose processes `runc kill --all` signals
+ * (whatever the cgroup driver named it): where OOM kills are told (the memory controller's
+ * directory on cgroup v1, `memory.events` on a cgroup v2 host), and the directory whose processes `runc kill --all` signals
  * (runc's GetAllPids: the v1 `devices` cgroup, else the unified one), trusted only once
  * it was seen to list the init.
  */
@@ -14,6 +14,8 @@ export class ContainerCgroup {
   private constructor(
     readonly memoryV1Dir: string | undefined,
     private readonly processesDir: string | undefined,
+    /** On a cgroup v2 (unified only) host: the cgroup's memory.events, whose oom_kill counts the OOM kills. */
+    readonly memoryEventsV2: string | undefined = undefined,
   ) {}
 
   static of(pid: number): ContainerCgroup {
@@ -23,6 +25,11 @@ export class ContainerCgroup {
     } catch {
       return new ContainerCgroup(undefined, undefined);
     }
+    return ContainerCgroup.parse(text, pid);
+  }
+
+  /** From the text of /proc/<pid>/cgroup. */
+  static parse(text: string, pid: number): ContainerCgroup {
     // "<id>:<controllers>:<path>", controllers '' for the unified hierarchy.
     const paths = new Map<string, string>();
     for (const line of text.split('\n')) {
@@ -42,6 +49,7 @@ export class ContainerCgroup {
     return new ContainerCgroup(
       memory === undefined ? undefined : join(CGROUP_ROOT, 'memory', memory),
       candidate !== undefined && listsPid(candidate, pid) ? candidate : undefined,
+      unified === undefined ? undefined : join(CGROUP_ROOT, unified, 'memory.events'),
     );
   }
 

@@ -78,8 +78,7 @@ export class RuncRuntime implements ProcessRuntime {
       if (spec.checkpoint === '') await this.createContainer(container, init);
       if (init.pid > 0) {
         container.cgroup = ContainerCgroup.of(init.pid);
-        const memory = container.cgroup.memoryV1Dir;
-        if (onOom !== undefined && memory !== undefined) watchOom(memory, onOom);
+        if (onOom !== undefined) watchOom(container.cgroup, onOom);
       }
       return new RuncTaskHandle(container, {
         init,

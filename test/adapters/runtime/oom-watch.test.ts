@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ContainerCgroup } from '../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
+import { watchMemoryEvents } from '../../../src/adapters/shim/outbound/process-runtime/runc/oom-watch';
+
+/**
+ * The cgroup v2 OOM watch, on a regular file written the way the kernel rewrites
+ * memory.events (inotify reports both as modified). This machine is cgroup v1, so the
+ * end-to-end OOM tests (containerd, CRI) run the v1 watch; this one holds the v2 watch's part.
+ */
+describe('OOM kills on cgroup v2 (memory.events)', () => {
+  let dir: string;
+  let file: string;
+  const events = (oomKill: number, oom = oomKill) =>
+    writeFileSync(file, `low 0\nhigh 0\nmax ${oom * 3}\noom ${oom}\noom_kill ${oomKill}\noom_group_kill 0\n`);
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-oom-'));
+    file = join(dir, 'memory.events');
+    events(0);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reports once for each rise of oom_kill, not for other changes of the file', async () => {
+    let reports = 0;
+    expect(watchMemoryEvents(file, () => reports++)).toBe(true);
+    events(0, 2); // memory.max hit, nothing killed
+    await settle();
+    expect(reports).toBe(0);
+    events(1);
+    await settle();
+    expect(reports).toBe(1);
+    events(1);
+    await settle();
+    events(3);
+    await settle();
+    expect(reports).toBe(2);
+  });
+
+  it('counts from what the file says when the watch starts', async () => {
+    events(4);
+    let reports = 0;
+    watchMemoryEvents(file, () => reports++);
+    events(4, 5);
+    await settle();
+    expect(reports).toBe(0);
+  });
+
+  it('starts no watch on a file it cannot read, and ends quietly when the cgroup goes', async () => {
+    expect(watchMemoryEvents(join(dir, 'missing'), () => undefined)).toBe(false);
+    let reports = 0;
+    watchMemoryEvents(file, () => reports++);
+    rmSync(file);
+    await settle();
+    writeFileSync(file, 'oom_kill 9\n'); // a new cgroup of the same name is not this one
+    await settle();
+    expect(reports).toBe(0);
+  });
+
+  it('finds memory.events on a cgroup v2 host, and the v1 memory directory otherwise', () => {
+    const v2 = ContainerCgroup.parse('0::/k8s.io/abc\n', 1);
+    expect([v2.memoryV1Dir, v2.memoryEventsV2]).toEqual([undefined, '/sys/fs/cgroup/k8s.io/abc/memory.events']);
+    const v1 = ContainerCgroup.parse('12:memory:/ns/abc\n11:devices:/ns/abc\n0::/ns/abc\n', 1);
+    expect([v1.memoryV1Dir, v1.memoryEventsV2]).toEqual(['/sys/fs/cgroup/memory/ns/abc', undefined]);
+  });
+});
