@@ -54,10 +54,11 @@ export class RuncRuntime implements ProcessRuntime {
     // Not <state-dir>/<id>: a task named `runc` would be runc's root.
     const taskDir = join(this.stateDir, 'tasks', spec.id);
     makeDirs(taskDir, 0o700);
+    const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
     const cli =
-      options.binary === undefined && !options.systemdCgroup
+      options.binary === undefined && !systemdCgroup
         ? this.cli
-        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, options.systemdCgroup);
+        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
     const container = new RuncContainer(
       spec.id,
       spec.bundle,
@@ -113,6 +114,19 @@ export class RuncRuntime implements ProcessRuntime {
     this.criu ??= criuStatus();
     return this.criu;
   }
+}
+
+/**
+ * Whether linux.cgroupsPath is systemd's `slice:prefix:name`, which runc reads only with
+ * --systemd-cgroup (runc's docs/systemd.md); a cgroupfs path starts with `/`. containerd's
+ * CRI plugin writes that form whenever kubelet's cgroup parent is a systemd slice (kubelet's
+ * systemd cgroup driver; getCgroupsPath in containerd's CRI server), and hands a runtime other
+ * than runc no SystemdCgroup option, so the spec is where skiff learns the driver, as Kata's
+ * agent does.
+ */
+export function hasSystemdCgroupsPath(json: Readonly<Record<string, unknown>>): boolean {
+  const path = (json.linux as { cgroupsPath?: unknown } | undefined)?.cgroupsPath;
+  return typeof path === 'string' && !path.startsWith('/') && path.split(':').length === 3;
 }
 
 function hasOwnPidNamespace(json: Readonly<Record<string, unknown>>): boolean {
