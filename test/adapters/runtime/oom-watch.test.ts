@@ -1,8 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readdirSync, readlinkSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContainerCgroup } from '../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
-import { watchMemoryEvents } from '../../../src/adapters/shim/outbound/process-runtime/runc/oom-watch';
+import { watchMemoryEvents, watchOom } from '../../../src/adapters/shim/outbound/process-runtime/runc/oom-watch';
 
 /**
  * The cgroup v2 OOM watch, on a regular file written the way the kernel rewrites
@@ -64,5 +66,49 @@ describe('OOM kills on cgroup v2 (memory.events)', () => {
     expect([v2.memoryV1Dir, v2.memoryEventsV2]).toEqual([undefined, '/sys/fs/cgroup/k8s.io/abc/memory.events']);
     const v1 = ContainerCgroup.parse('12:memory:/ns/abc\n11:devices:/ns/abc\n0::/ns/abc\n', 1);
     expect([v1.memoryV1Dir, v1.memoryEventsV2]).toEqual(['/sys/fs/cgroup/memory/ns/abc', undefined]);
+  });
+});
+
+/**
+ * The cgroup v1 watch (native/oom.c) on a memory cgroup of its own: a shell whose string
+ * doubles past the cgroup's limit, then the cgroup removed. Needs root and the v1 memory
+ * controller, as the runc runtime does.
+ */
+describe('OOM kills on cgroup v1 (memory.oom_control eventfd)', () => {
+  const V1_MEMORY = '/sys/fs/cgroup/memory';
+  const eventfds = () =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === 'anon_inode:[eventfd]';
+      } catch {
+        return false; // the directory's own descriptor, closed by now
+      }
+    }).length;
+  const until = async (check: () => boolean) => {
+    for (const deadline = Date.now() + 5000; !check() && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    return check();
+  };
+
+  it('calls back once per OOM kill, and lets go of its descriptors when the cgroup is removed', async () => {
+    const dir = mkdtempSync(join(V1_MEMORY, 'skiff-oom-'));
+    try {
+      writeFileSync(join(dir, 'memory.limit_in_bytes'), String(16 << 20));
+      const before = eventfds();
+      let reports = 0;
+      expect(watchOom(ContainerCgroup.parse(`5:memory:${dir.slice(V1_MEMORY.length)}\n`, 1), () => reports++)).toBe(
+        true,
+      );
+      expect(eventfds()).toBe(before + 1);
+      const hog = spawn('sh', ['-c', `echo $$ > ${dir}/cgroup.procs; a=x; while true; do a=$a$a; done`]);
+      const [code, signal] = await once(hog, 'exit');
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(await until(() => reports === 1)).toBe(true);
+      rmdirSync(dir);
+      expect(await until(() => eventfds() === before)).toBe(true);
+      expect(reports).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: false, force: true });
+    }
   });
 });
