@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <node_api.h>
-#include <uv.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -20,60 +19,41 @@
 #endif
 
 #include "errors.h"
+#include "poll-watch.h"
 
 #ifdef __linux__
 typedef struct {
-  uv_poll_t poll;
+  skiff_poll_watch base; /* first: the poll's data is this watch */
   int efd, ofd;
   char control[4096];
-  napi_env env;
-  napi_ref callback;
-  napi_async_context async;
 } oom_watch;
 
-static void free_oom(uv_handle_t *handle) {
-  oom_watch *w = (oom_watch *)handle->data;
+static void release_oom(skiff_poll_watch *base) {
+  oom_watch *w = (oom_watch *)base;
   close(w->efd);
   close(w->ofd);
   free(w);
 }
 
-static void end_oom(oom_watch *w) {
-  uv_poll_stop(&w->poll);
-  napi_delete_reference(w->env, w->callback);
-  napi_async_destroy(w->env, w->async);
-  uv_close((uv_handle_t *)&w->poll, free_oom);
-}
-
-static void on_oom(uv_poll_t *handle, int status, int events) {
-  oom_watch *w = (oom_watch *)handle->data;
+static void on_oom(skiff_poll_watch *base, int status) {
+  oom_watch *w = (oom_watch *)base;
   uint64_t count;
-  (void)events;
   if (status < 0 || read(w->efd, &count, sizeof count) != (ssize_t)sizeof count) {
-    if (status < 0 || errno != EAGAIN) end_oom(w);
+    if (status < 0 || errno != EAGAIN) skiff_watch_end(base);
     return;
   }
   if (access(w->control, F_OK) != 0) { /* the cgroup went away: that was its removal */
-    end_oom(w);
+    skiff_watch_end(base);
     return;
   }
-  napi_handle_scope scope;
-  napi_value callback, global, exc;
-  napi_open_handle_scope(w->env, &scope);
-  napi_get_reference_value(w->env, w->callback, &callback);
-  napi_get_global(w->env, &global);
-  if (napi_make_callback(w->env, w->async, global, callback, 0, NULL, NULL) == napi_pending_exception) {
-    napi_get_and_clear_last_exception(w->env, &exc);
-    napi_fatal_exception(w->env, exc);
-  }
-  napi_close_handle_scope(w->env, scope);
+  skiff_watch_call(base, NULL, NULL);
 }
 #endif
 
 static napi_value WatchOom(napi_env env, napi_callback_info info) {
 #ifdef __linux__
   size_t argc = 2, len;
-  napi_value argv[2], name;
+  napi_value argv[2];
   char dir[3900], path[4096], line[64];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 2 || napi_get_value_string_utf8(env, argv[0], dir, sizeof dir, &len) != napi_ok || len >= sizeof dir - 1)
@@ -91,27 +71,17 @@ static napi_value WatchOom(napi_env env, napi_callback_info info) {
     if (cfd < 0 || write(cfd, line, (size_t)n) != n) err = errno;
     if (cfd >= 0) close(cfd);
   }
-  uv_loop_t *loop;
-  napi_get_uv_event_loop(env, &loop);
-  if (err == 0) err = -uv_poll_init(loop, &w->poll, w->efd);
   if (err != 0) {
     if (w->ofd >= 0) close(w->ofd);
     if (w->efd >= 0) close(w->efd);
     free(w);
     return skiff_throw_errno(env, "watchOom", err);
   }
-  w->poll.data = w;
-  w->env = env;
-  napi_create_reference(env, argv[1], 1, &w->callback);
-  napi_create_string_utf8(env, "skiff:oom-watch", NAPI_AUTO_LENGTH, &name);
-  napi_async_init(env, NULL, name, &w->async);
-  int rc = uv_poll_start(&w->poll, UV_READABLE, on_oom);
-  if (rc != 0) {
-    end_oom(w);
-    return skiff_throw_errno(env, "uv_poll_start", -rc);
-  }
-  /* Not referenced: a watch never keeps the process alive by itself. */
-  uv_unref((uv_handle_t *)&w->poll);
+  w->base.ready = on_oom;
+  w->base.release = release_oom;
+  /* Not kept alive: a watch never keeps the process alive by itself. */
+  err = skiff_watch_start(env, &w->base, w->efd, argv[1], "skiff:oom-watch", 0);
+  if (err != 0) return skiff_throw_errno(env, "uv_poll_start", err);
   return NULL;
 #else
   (void)info;

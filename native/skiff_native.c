@@ -23,7 +23,7 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 #include "errors.h"
-#include <uv.h>
+#include "poll-watch.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -145,62 +145,52 @@ static napi_value ExitedChild(napi_env env, napi_callback_info info) {
  * children libuv spawned itself (and reaps by pid) are never touched.
  */
 typedef struct {
-  uv_poll_t poll;
+  skiff_poll_watch base; /* first: the poll's data is this watch */
   int pidfd;
-  napi_env env;
-  napi_ref callback;
-  napi_async_context async;
 } exit_watch;
 
-static void free_watch(uv_handle_t *handle) {
-  exit_watch *w = (exit_watch *)handle->data;
+typedef struct {
+  const siginfo_t *si;
+  int err;
+} exit_result;
+
+static void release_exit_watch(skiff_poll_watch *base) {
+  exit_watch *w = (exit_watch *)base;
   close(w->pidfd);
   free(w);
 }
 
-static void deliver_exit(exit_watch *w, const siginfo_t *si, int err) {
-  napi_env env = w->env;
-  napi_handle_scope scope;
-  napi_value callback, global, argv[2], exc;
-  napi_open_handle_scope(env, &scope);
-  napi_get_reference_value(env, w->callback, &callback);
-  napi_get_global(env, &global);
-  if (err == 0) {
-    argv[0] = exit_object(env, si);
+/* callback(exit, null) or callback(null, error) */
+static size_t exit_args(napi_env env, void *context, napi_value *argv) {
+  const exit_result *r = (const exit_result *)context;
+  if (r->err == 0) {
+    argv[0] = exit_object(env, r->si);
     napi_get_null(env, &argv[1]);
   } else {
     napi_value code, msg;
     napi_get_null(env, &argv[0]);
-    napi_create_string_utf8(env, skiff_errno_name(err), NAPI_AUTO_LENGTH, &code);
-    napi_create_string_utf8(env, strerror(err), NAPI_AUTO_LENGTH, &msg);
+    napi_create_string_utf8(env, skiff_errno_name(r->err), NAPI_AUTO_LENGTH, &code);
+    napi_create_string_utf8(env, strerror(r->err), NAPI_AUTO_LENGTH, &msg);
     napi_create_error(env, code, msg, &argv[1]);
     napi_set_named_property(env, argv[1], "code", code);
   }
-  if (napi_make_callback(env, w->async, global, callback, 2, argv, NULL) == napi_pending_exception) {
-    napi_get_and_clear_last_exception(env, &exc);
-    napi_fatal_exception(env, exc);
-  }
-  napi_close_handle_scope(env, scope);
-  napi_delete_reference(env, w->callback);
-  napi_async_destroy(env, w->async);
+  return 2;
 }
 
-static void on_pidfd(uv_poll_t *handle, int status, int events) {
-  exit_watch *w = (exit_watch *)handle->data;
+static void on_pidfd(skiff_poll_watch *base, int status) {
+  exit_watch *w = (exit_watch *)base;
   siginfo_t si;
-  int err = 0;
-  (void)events;
+  exit_result result = {&si, 0};
   memset(&si, 0, sizeof si);
   if (status < 0) {
-    err = -status;
+    result.err = -status;
   } else if (waitid((idtype_t)P_PIDFD, (id_t)w->pidfd, &si, WEXITED | WNOHANG) != 0) {
-    err = errno;
+    result.err = errno;
   } else if (si.si_pid == 0) {
     return; /* readable before the exit was reapable: wait for the next wake-up */
   }
-  uv_poll_stop(handle);
-  deliver_exit(w, &si, err);
-  uv_close((uv_handle_t *)handle, free_watch);
+  skiff_watch_call(base, exit_args, &result);
+  skiff_watch_end(base);
 }
 #endif
 
@@ -211,8 +201,6 @@ static napi_value WatchExit(napi_env env, napi_callback_info info) {
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 2 || !arg_int32(env, argv[0], &pid) || pid <= 0) return skiff_throw_errno(env, "watchExit", EINVAL);
 #ifdef __linux__
-  uv_loop_t *loop;
-  napi_value name;
   int pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
   if (pidfd < 0) return skiff_throw_errno(env, "pidfd_open", errno);
   fcntl(pidfd, F_SETFD, FD_CLOEXEC);
@@ -222,27 +210,10 @@ static napi_value WatchExit(napi_env env, napi_callback_info info) {
     return skiff_throw_errno(env, "watchExit", ENOMEM);
   }
   w->pidfd = pidfd;
-  w->env = env;
-  napi_get_uv_event_loop(env, &loop);
-  napi_create_reference(env, argv[1], 1, &w->callback);
-  napi_create_string_utf8(env, "skiff:exit-watch", NAPI_AUTO_LENGTH, &name);
-  napi_async_init(env, NULL, name, &w->async);
-  int rc = uv_poll_init(loop, &w->poll, pidfd);
-  if (rc == 0) {
-    w->poll.data = w;
-    rc = uv_poll_start(&w->poll, UV_READABLE, on_pidfd);
-    if (rc != 0) {
-      napi_delete_reference(env, w->callback);
-      napi_async_destroy(env, w->async);
-      uv_close((uv_handle_t *)&w->poll, free_watch);
-    }
-  } else {
-    napi_delete_reference(env, w->callback);
-    napi_async_destroy(env, w->async);
-    close(pidfd);
-    free(w);
-  }
-  if (rc != 0) return skiff_throw_errno(env, "uv_poll_start", -rc);
+  w->base.ready = on_pidfd;
+  w->base.release = release_exit_watch;
+  int err = skiff_watch_start(env, &w->base, pidfd, argv[1], "skiff:exit-watch", 1);
+  if (err != 0) return skiff_throw_errno(env, "uv_poll_start", err);
   return NULL;
 #else
   return skiff_throw_errno(env, "pidfd_open", ENOSYS);
