@@ -148,10 +148,12 @@ static int pods_apart(void) {
 static void group_of(const char *bundle, char *out, size_t size) {
   char path[PATH_MAX];
   snprintf(path, sizeof path, "%s/config.json", bundle);
+  /* Judged first: a bad policy is refused for every container, not only those it would decide. */
+  int apart = pods_apart();
   char *json = read_file(path, MAX_CONFIG);
   if (json == NULL) die("cannot read config.json in the bundle", path);
   if (!json_string_after(json, GROUP_ANNOTATION, out, size) &&
-      !(pods_apart() && json_string_after(json, SANDBOX_ANNOTATION, out, size)))
+      !(apart && json_string_after(json, SANDBOX_ANNOTATION, out, size)))
     out[0] = '\0';
   free(json);
 }

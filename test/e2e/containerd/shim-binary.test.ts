@@ -115,18 +115,27 @@ if (LINUX)
       expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
     });
 
-    it('start refuses a SKIFF_SHIM_GROUP other than namespace or pod in one line, before binding anything', () => {
-      const l = layout('n4', 'c1', { annotations: { 'io.kubernetes.cri.sandbox-id': 'sb1' } });
-      made.push(l.root);
-      const args = ['-namespace', 'n4', '-address', l.address, '-id', 'c1', 'start'];
-      const result = shim(l.bundle, args, { SKIFF_SHIM_GROUP: 'pods' });
-      expect(result.status).toBe(1);
-      expect(result.stderr.toString()).toBe(
-        "containerd-shim-skiff-v2: SKIFF_SHIM_GROUP in containerd's environment must be `namespace` or `pod`, not: pods\n",
-      );
-      expect(result.stdout.length).toBe(0);
-      expect(existsSync(join(l.state, 'skiff'))).toBe(false);
-    });
+    // Whatever the container's annotations: a pod's, none (ctr run), or a runc group that
+    // decides the group without the policy.
+    it.each([
+      ['a pod', { 'io.kubernetes.cri.sandbox-id': 'sb1' }],
+      ['no annotation', {}],
+      ['a runc group', { 'io.containerd.runc.v2.group': 'g' }],
+    ])(
+      'start refuses a SKIFF_SHIM_GROUP other than namespace or pod in one line, before binding anything (%s)',
+      (_, annotations) => {
+        const l = layout('n4', 'c1', { annotations });
+        made.push(l.root);
+        const args = ['-namespace', 'n4', '-address', l.address, '-id', 'c1', 'start'];
+        const result = shim(l.bundle, args, { SKIFF_SHIM_GROUP: 'pods' });
+        expect(result.status).toBe(1);
+        expect(result.stderr.toString()).toBe(
+          "containerd-shim-skiff-v2: SKIFF_SHIM_GROUP in containerd's environment must be `namespace` or `pod`, not: pods\n",
+        );
+        expect(result.stdout.length).toBe(0);
+        expect(existsSync(join(l.state, 'skiff'))).toBe(false);
+      },
+    );
 
     if (process.getuid?.() === 0)
       it('start serves the pods of a namespace together; SKIFF_SHIM_GROUP=pod, or a runc group annotation, keeps them apart', async () => {
