@@ -67,7 +67,7 @@ export const execIdFlag = Flags.string({
  * A stdio path as typed: relative to the current directory, as --bundle is (the shim
  * takes absolute paths only); empty (no stream) and file:// URIs pass unchanged.
  */
-export function stdioPath(value: string): string {
+function stdioPath(value: string): string {
   return value === '' || value.startsWith('file://') ? value : resolve(value);
 }
 

@@ -36,7 +36,7 @@ export function socketPath(address: string): string {
  * socket file left by a crashed shim is removed. A socket a live shim still serves,
  * or a file that is not a socket, is never touched.
  */
-export async function prepareSocketPath(path: string): Promise<void> {
+async function prepareSocketPath(path: string): Promise<void> {
   usableDirectory(dirname(path), path);
   let stats;
   try {
@@ -80,7 +80,7 @@ function usableDirectory(dir: string, path: string): void {
  * (nothing swapped in), and is tightened to 0600 only if the umask was not honoured.
  * chmod follows a link, so it is never called on anything but the socket just bound.
  */
-export function checkBoundSocket(path: string): void {
+function checkBoundSocket(path: string): void {
   const bound = lstatSync(path);
   if (!bound.isSocket()) {
     throw new FailedPreconditionError(

@@ -15,7 +15,7 @@ export class ContainerCgroup {
     readonly memoryV1Dir: string | undefined,
     private readonly processesDir: string | undefined,
     /** On a cgroup v2 (unified only) host: the cgroup's memory.events, whose oom_kill counts the OOM kills. */
-    readonly memoryEventsV2: string | undefined = undefined,
+    readonly memoryEventsV2: string | undefined,
   ) {}
 
   static of(pid: number): ContainerCgroup {
@@ -23,7 +23,7 @@ export class ContainerCgroup {
     try {
       text = readFileSync(`/proc/${pid}/cgroup`, 'latin1');
     } catch {
-      return new ContainerCgroup(undefined, undefined);
+      return new ContainerCgroup(undefined, undefined, undefined);
     }
     return ContainerCgroup.parse(text, pid);
   }

@@ -25,8 +25,9 @@ export function watchOom(cgroup: ContainerCgroup, onOom: () => void): boolean {
  * publishes one TaskOOM per rise (pkg/oom/v2). The watch ends with the cgroup.
  */
 export function watchMemoryEvents(file: string, onOom: () => void): boolean {
-  let seen = oomKills(file);
-  if (seen === undefined) return false;
+  const initial = oomKills(file);
+  if (initial === undefined) return false;
+  let seen = initial;
   try {
     const watcher = watch(file, { persistent: false }, (event) => {
       const now = oomKills(file);
@@ -34,7 +35,7 @@ export function watchMemoryEvents(file: string, onOom: () => void): boolean {
         watcher.close();
         return;
       }
-      if (now > (seen as number)) onOom();
+      if (now > seen) onOom();
       seen = now;
     });
     watcher.on('error', () => watcher.close());
