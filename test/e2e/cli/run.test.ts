@@ -107,6 +107,18 @@ describe('skiff run', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
   });
 
+  it('refuses an id whose run socket would not fit a unix socket path (107 bytes), in one line naming --id', async () => {
+    const before = leftovers();
+    const id = 'x'.repeat(76); // a valid id: the limit is the socket path's, not the id rule's
+    expect(Buffer.byteLength(join(runs, id, 'shim.sock'))).toBeGreaterThan(107);
+    const result = await run(['--id', id, '--bundle', fx.bundle(['true'])]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /^.*--id x+ makes the run's socket path .* longer than 107 bytes; choose a shorter id\n$/,
+    );
+    expect(leftovers()).toEqual(before);
+  });
+
   it('-d starts the task, prints its id and leaves it to `skiff task --id` and `skiff task ls`', async () => {
     const result = await run(['-d', '--id', 'detached', '--bundle', fx.bundle(['sleep', '100'])]);
     expect(result).toMatchObject({ code: 0, stdout: 'detached\n' });

@@ -7,11 +7,8 @@ import {
   InvalidArgumentError,
 } from '../../../../domain/shared/errors';
 import { nativeAddon } from '../../helpers/native-addon';
-import { unixPath } from '../../helpers/unix-address';
+import { MAX_SOCKET_PATH, unixPath } from '../../helpers/unix-address';
 import { fsReason, makeDirs } from '../../../shared/helpers/make-dirs';
-
-/** Unix socket paths are limited to 107 bytes plus NUL (sun_path). */
-const MAX_SOCKET_PATH = 107;
 
 /** The socket path of an address given as `/path`, `unix:/path` or `unix:///path`. */
 export function socketPath(address: string): string {

@@ -8,11 +8,10 @@ import { ensurePrivateDir } from '../../../shared/helpers/private-dir';
 import { packageRoot } from '../../../shared/helpers/package-info';
 import { RUN_FILES, runDir, runSocket } from '../../helpers/run-layout';
 import { socketAccepts } from '../../helpers/socket-accepts';
+import { MAX_SOCKET_PATH } from '../../helpers/unix-address';
 
 const READY_TIMEOUT_MS = 10_000;
 const EXIT_GRACE_MS = 3_000;
-/** Unix socket paths are limited to 107 bytes plus NUL (sun_path). */
-const MAX_SOCKET_PATH = 107;
 
 /**
  * Starts `skiff shim serve` for one run, detached (its own session), in the run's
