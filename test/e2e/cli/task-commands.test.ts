@@ -166,4 +166,15 @@ describe('skiff task <verb> against a running shim', () => {
     expect(notSocket.stderr).toMatch(/is not a socket/);
     for (const r of [unreachable, notSocket]) expect(r.stderr).not.toMatch(/Resolution note|Last error|No connection/);
   });
+
+  it('shutdown: exit 0 once the shim has ended; no shim at the address is exit 5, never a silent success', async () => {
+    const own = await startShim();
+    const ended = await skiff(['task', 'shutdown', '--address', own.socket]);
+    expect(ended).toMatchObject({ code: 0, stderr: '' });
+    expect(await own.exited).toBe(0);
+
+    const nobody = await skiff(['task', 'shutdown', '--address', own.socket]);
+    expect(nobody.code).toBe(5);
+    expect(nobody.stderr.trim()).toMatch(/^skiff: cannot reach the shim at .*: there is no socket there; start one/);
+  });
 });

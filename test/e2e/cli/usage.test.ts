@@ -26,6 +26,7 @@ describe('the command line as a newcomer meets it', () => {
       [['config', 'use-context'], /missing required argument: name \(Name of an existing context\.\) \(see /],
       [['task', 'exec', '--id', 'x', '--exec-id', 'e', '--spec', 'p.json', '--cwd', '/'], /--cwd=\/ cannot also be/],
       [['task', 'resize-pty', '--id', 'x', '--width', '0', '--height', '1'], /--width: Expected an integer greater/],
+      [['task', 'state', '--id'], /^skiff: Flag --id expects a value \(see `skiff task state --help`; for example: /],
     ])('skiff %j', async (args, message) => {
       const result = await home.run(args);
       expect(result.code).toBe(2);

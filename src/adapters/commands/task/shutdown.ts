@@ -12,11 +12,15 @@ export default class TaskShutdown extends TaskCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(TaskShutdown);
-    await this.client(flags)
-      .shutdown({ id: flags.id, now: flags.now })
-      .catch((err: unknown) => {
-        // The shim may exit before its reply arrives (containerd treats that as success too).
-        if (!(err instanceof NetworkError)) throw err;
-      });
+    const client = this.client(flags);
+    // Any answer, NOT_FOUND included, shows a shim is there: without one, an
+    // unreachable shim would pass for one that exited before its reply.
+    await client.connect(flags.id).catch((err: unknown) => {
+      if (err instanceof NetworkError) throw err;
+    });
+    await client.shutdown({ id: flags.id, now: flags.now }).catch((err: unknown) => {
+      // The shim may exit before its reply arrives (containerd treats that as success too).
+      if (!(err instanceof NetworkError)) throw err;
+    });
   }
 }

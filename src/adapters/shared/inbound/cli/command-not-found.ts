@@ -1,7 +1,8 @@
 import { Hook, toConfiguredId } from '@oclif/core';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { EXIT } from './exit-codes';
+import { UsageError } from '../../../../domain/shared/errors';
+import { errorReport } from './error-report';
 
 type Closest = (target: string, candidates: string[]) => string;
 
@@ -35,12 +36,13 @@ const commandNotFound: Hook.CommandNotFound = async function (opts) {
   const list = config.findTopic(topic) ? `${config.bin} help ${topic}` : `${config.bin} help`;
   const suggestion = nearest === '' ? '' : `; did you mean \`${config.bin} ${toConfiguredId(nearest, config)}\`?`;
   const message = `"${typed}" is not a ${config.bin} command${suggestion} (\`${list}\` lists the commands)`;
+  const report = errorReport(new UsageError(message, 'CLI.NOT_FOUND'));
   if (opts.argv?.includes('--json')) {
-    process.stdout.write(`${JSON.stringify({ error: { kind: 'Usage', message, exitCode: EXIT.usage } }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ error: report }, null, 2)}\n`);
   } else {
-    process.stderr.write(`${config.bin}: ${message}\n`);
+    process.stderr.write(`${config.bin}: ${report.message}\n`);
   }
-  this.exit(EXIT.usage);
+  this.exit(report.exitCode);
 };
 
 export default commandNotFound;

@@ -20,15 +20,17 @@ export interface CommandContext {
 const MORE_HELP = 'See more help with --help';
 
 /**
- * What oclif's parser throws: a CLIParseError (marked by its `parse` field), or a flag's
+ * What oclif's parser throws: an error marked with oclif's usage exit code 2 (a
+ * CLIParseError, or a plain CLIError such as "Flag --id expects a value"), or a flag's
  * own parse error, whose message oclif rewrites to "Parsing --flag\n\t<reason>\nSee more help...".
  */
 interface ParseError extends Error {
   readonly args?: ReadonlyArray<{ name?: string; description?: string }>;
+  readonly oclif?: { readonly exit?: number };
 }
 
-function isParseError(err: Error): err is ParseError {
-  return ('parse' in err && 'oclif' in err) || err.message.endsWith(`\n${MORE_HELP}`);
+function isParseError(err: ParseError): boolean {
+  return err.oclif?.exit === EXIT.usage || err.message.endsWith(`\n${MORE_HELP}`);
 }
 
 /**
