@@ -118,7 +118,7 @@ export class RuncRuntime implements ProcessRuntime {
 
 /**
  * Whether linux.cgroupsPath is systemd's `slice:prefix:name`, which runc reads only with
- * --systemd-cgroup (runc's docs/systemd.md); a cgroupfs path starts with `/`. containerd's
+ * --systemd-cgroup (github.com/opencontainers/runc, docs/systemd.md); a cgroupfs path starts with `/`. containerd's
  * CRI plugin writes that form whenever kubelet's cgroup parent is a systemd slice (kubelet's
  * systemd cgroup driver; getCgroupsPath in containerd's CRI server), and hands a runtime other
  * than runc no SystemdCgroup option, so the spec is where skiff learns the driver, as Kata's
