@@ -11,7 +11,7 @@ function read(file) {
   }
 }
 
-/** Fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] = state. */
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] = state, [1] = ppid. */
 function statFields(pid) {
   const stat = read(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
@@ -30,6 +30,7 @@ function alive(pid, start) {
   return start === undefined || fields[19] === start;
 }
 
+/** Every pid in /proc. */
 function pids() {
   return fs
     .readdirSync('/proc')
@@ -75,4 +76,14 @@ function argAfter(argv, flag) {
   return at >= 0 ? argv[at + 1] : undefined;
 }
 
-module.exports = { alive, startTime, processesUnder, otherContainerdRunning, mountsUnder, argAfter, read };
+module.exports = {
+  alive,
+  startTime,
+  processesUnder,
+  otherContainerdRunning,
+  mountsUnder,
+  argAfter,
+  read,
+  pids,
+  statFields,
+};
