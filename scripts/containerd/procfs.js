@@ -38,6 +38,26 @@ function pids() {
     .map(Number);
 }
 
+/** Inodes of the sockets `pid` holds open (its /proc/<pid>/fd links `socket:[<inode>]`); empty when gone. */
+function socketInodes(pid) {
+  const inodes = new Set();
+  let fds;
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode !== undefined) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
+}
+
 /** Live processes with an argument under `dir` (the daemon's --config, a shim's -address, a ctr's --address). */
 function processesUnder(dir) {
   const prefix = `${dir}/`;
@@ -86,4 +106,5 @@ module.exports = {
   read,
   pids,
   statFields,
+  socketInodes,
 };

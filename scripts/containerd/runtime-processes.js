@@ -5,7 +5,7 @@
 // to check grouping and leaks, the benchmark to sum memory.
 const fs = require('node:fs');
 const path = require('node:path');
-const { pids, read, statFields } = require('./procfs');
+const { pids, read, socketInodes, statFields } = require('./procfs');
 
 /** The socket path in a shim address (`unix:///path`), or undefined for an abstract one. */
 function socketPath(address) {
@@ -29,22 +29,7 @@ function servingPid(address) {
   const inodes = listeningInodes(file);
   if (inodes.size === 0) return undefined;
   for (const pid of pids()) {
-    let fds;
-    try {
-      fds = fs.readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target;
-      try {
-        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-      if (inode !== undefined && inodes.has(inode)) return pid;
-    }
+    for (const inode of socketInodes(pid)) if (inodes.has(inode)) return pid;
   }
   return undefined;
 }
