@@ -8,12 +8,11 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { credentials, makeGenericClientConstructor, Metadata } = require('@grpc/grpc-js');
 const { makeBusyboxBundle } = require('../scripts/busybox-bundle');
 const { missingTools } = require('../scripts/missing-tools');
 const { median, report } = require('./stats');
+const { pb, nowMs, connectClient, startShim, stopShim, lifecycle } = require('./shim-client');
 
-const ROOT = path.join(__dirname, '..');
 /** A shim serves a handful of lifecycles: the headline is the first ROUNDS after UNTIMED untimed. */
 const UNTIMED = 10;
 const ROUNDS = 40;
@@ -46,38 +45,6 @@ function rssMb(pid) {
   return Number(match[1]) / 1024;
 }
 
-async function startShim(dir) {
-  const socket = path.join(dir, 'shim.sock');
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(ROOT, 'bin/run.js'),
-      'shim',
-      'serve',
-      '--runtime',
-      'runc',
-      '--address',
-      socket,
-      '--state-dir',
-      path.join(dir, 'state'),
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const deadline = Date.now() + 10_000;
-  while (!fs.existsSync(socket)) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the shim did not start');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  const { task } = require(path.join(ROOT, 'dist/adapters/shim/helpers/proto/generated/task/v2/shim'));
-  const TaskClient = makeGenericClientConstructor(task.v2.UnimplementedTaskService.definition, 'Task');
-  const client = new TaskClient(`unix:${socket}`, credentials.createInsecure());
-  const call = (method, request) =>
-    new Promise((resolve, reject) =>
-      client[method](request, new Metadata(), (err, res) => (err ? reject(err) : resolve(res))),
-    );
-  return { child, client, call, pb: task.v2 };
-}
-
 async function run() {
   const why = missing();
   if (why !== undefined) {
@@ -88,19 +55,15 @@ async function run() {
   const bundle = makeBusyboxBundle(path.join(dir, 'true'), ['true'], { pidNamespace: true });
   const sleeper = makeBusyboxBundle(path.join(dir, 'sleep'), ['sleep', '1000'], { pidNamespace: true });
   const runcRoot = path.join(dir, 'runc-root');
-  const shim = await startShim(dir);
-  const { call, pb } = shim;
+  const shim = await startShim('grpc', path.join(dir, 'shim'), { runtime: 'runc' });
+  const client = connectClient('grpc', shim.socket);
+  const { call } = client;
   try {
     let n = 0;
     const viaShim = async () => {
-      const id = `bench-${n++}`;
-      const started = process.hrtime.bigint();
-      await call('Create', new pb.CreateTaskRequest({ id, bundle }));
-      const waited = call('Wait', new pb.WaitRequest({ id }));
-      await call('Start', new pb.StartRequest({ id }));
-      await waited;
-      await call('Delete', new pb.DeleteRequest({ id }));
-      return Number(process.hrtime.bigint() - started) / 1e6;
+      const started = nowMs();
+      await lifecycle(client, `bench-${n++}`, bundle);
+      return nowMs() - started;
     };
     const viaRunc = () => timeProcess('runc', ['--root', runcRoot, 'run', '--bundle', bundle, `bench-run-${n++}`]);
 
@@ -147,9 +110,7 @@ async function run() {
       await call('Delete', new pb.DeleteRequest({ id }));
     }
   } finally {
-    shim.client.close();
-    shim.child.kill('SIGTERM');
-    await new Promise((r) => shim.child.once('exit', r));
+    await stopShim(shim, client);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

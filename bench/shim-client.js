@@ -72,14 +72,20 @@ function connectClient(transport, socket) {
   return { call, close: () => client.close() };
 }
 
-/** Starts a shim in `dir` (socket dir/<n>/shim.sock) and resolves once its socket accepts. */
-async function startShim(transport, dir, options = {}) {
+/**
+ * Starts a shim in `dir` (socket dir/shim.sock; `runtime` as its --runtime, else the default)
+ * and resolves once its socket accepts; rejects if it exits first (its stderr is the bench's).
+ */
+async function startShim(transport, dir, { runtime } = {}) {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const socket = path.join(dir, 'shim.sock');
   const started = nowMs();
   const args = [...SERVE[transport], '--address', socket, '--state-dir', path.join(dir, 'state')];
-  const child = spawn(process.execPath, args, { stdio: 'ignore', env: options.env ?? MINIMAL_ENV });
-  await acceptingSoon(socket);
+  if (runtime !== undefined) args.push('--runtime', runtime);
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'], env: MINIMAL_ENV });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ status: code ?? signal })));
+  const early = await Promise.race([acceptingSoon(socket), exited]);
+  if (early !== undefined) throw new Error(`the shim in ${dir} exited (${early.status}) before its socket accepted`);
   return { child, socket, started, readyMs: nowMs() - started };
 }
 
@@ -137,7 +143,6 @@ module.exports = {
   pb,
   nowMs,
   MINIMAL_ENV,
-  acceptingSoon,
   connectClient,
   startShim,
   stopShim,

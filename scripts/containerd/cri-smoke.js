@@ -15,7 +15,8 @@
 const path = require('node:path');
 const fs = require('node:fs');
 const { criClient } = require('./cri-client');
-const { PrivateContainerd, BUSYBOX_IMAGE } = require('./private-containerd');
+const { podConfig, containerConfig } = require('./cri-pods');
+const { PrivateContainerd } = require('./private-containerd');
 
 function flag(name, fallback) {
   const at = process.argv.indexOf(`--${name}`);
@@ -43,26 +44,25 @@ async function smoke(env, cri) {
       .join(', '),
   );
   await step('ListImages', async () => (await cri.image('ListImages')).images.flatMap((i) => i.repoTags).join(' '));
-  const sandboxConfig = {
-    metadata: { name: 'smoke', uid: `uid-${process.pid}`, namespace: 'default' },
+  const sandboxConfig = podConfig({
+    name: 'smoke',
+    uid: `uid-${process.pid}`,
     logDirectory: logDir,
-    linux: {
-      securityContext: {
-        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
-        seccomp: profile('seccomp'),
-      },
-    },
-  };
+    seccomp: flag('seccomp', 'Unconfined'),
+  });
   const { podSandboxId } = await step(`RunPodSandbox (handler ${handler}, host network)`, () =>
     cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler }),
   );
   await step('PodSandboxStatus', async () => (await cri.runtime('PodSandboxStatus', { podSandboxId })).status.state);
-  const config = {
-    metadata: { name: 'c1' },
-    image: { image: BUSYBOX_IMAGE },
+  const config = containerConfig({
+    name: 'c1',
     command: ['sh', '-c', 'echo hello from cri; exec sleep 1000'],
     logPath: 'c1.log',
-    linux: { securityContext: { seccomp: profile('seccomp'), apparmor: profile('apparmor') } },
+  });
+  config.linux.securityContext = {
+    ...config.linux.securityContext,
+    seccomp: profile('seccomp'),
+    apparmor: profile('apparmor'),
   };
   const { containerId } = await step('CreateContainer', () =>
     cri.runtime('CreateContainer', { podSandboxId, config, sandboxConfig }),

@@ -11,7 +11,7 @@ function read(file) {
   }
 }
 
-/** Fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] = state. */
+/** Fields of /proc/<pid>/stat after the command name (which may hold spaces): [0] = state, [1] = ppid. */
 function statFields(pid) {
   const stat = read(`/proc/${pid}/stat`);
   if (stat === undefined) return undefined;
@@ -30,11 +30,32 @@ function alive(pid, start) {
   return start === undefined || fields[19] === start;
 }
 
+/** Every pid in /proc. */
 function pids() {
   return fs
     .readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .map(Number);
+}
+
+/** Inodes of the sockets `pid` holds open (its /proc/<pid>/fd links `socket:[<inode>]`); empty when gone. */
+function socketInodes(pid) {
+  const inodes = new Set();
+  let fds;
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return inodes;
+  }
+  for (const fd of fds) {
+    try {
+      const inode = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
+      if (inode !== undefined) inodes.add(inode);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return inodes;
 }
 
 /** Live processes with an argument under `dir` (the daemon's --config, a shim's -address, a ctr's --address). */
@@ -75,4 +96,15 @@ function argAfter(argv, flag) {
   return at >= 0 ? argv[at + 1] : undefined;
 }
 
-module.exports = { alive, startTime, processesUnder, otherContainerdRunning, mountsUnder, argAfter, read };
+module.exports = {
+  alive,
+  startTime,
+  processesUnder,
+  otherContainerdRunning,
+  mountsUnder,
+  argAfter,
+  read,
+  pids,
+  statFields,
+  socketInodes,
+};

@@ -5,14 +5,7 @@
 // to check grouping and leaks, the benchmark to sum memory.
 const fs = require('node:fs');
 const path = require('node:path');
-const { alive, read } = require('./procfs');
-
-function pids() {
-  return fs
-    .readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map(Number);
-}
+const { pids, read, socketInodes, statFields } = require('./procfs');
 
 /** The socket path in a shim address (`unix:///path`), or undefined for an abstract one. */
 function socketPath(address) {
@@ -36,22 +29,7 @@ function servingPid(address) {
   const inodes = listeningInodes(file);
   if (inodes.size === 0) return undefined;
   for (const pid of pids()) {
-    let fds;
-    try {
-      fds = fs.readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      let target;
-      try {
-        target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
-      } catch {
-        continue;
-      }
-      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
-      if (inode !== undefined && inodes.has(inode)) return pid;
-    }
+    for (const inode of socketInodes(pid)) if (inodes.has(inode)) return pid;
   }
   return undefined;
 }
@@ -59,12 +37,6 @@ function servingPid(address) {
 /** The address a task's shim wrote into its bundle (`<bundles>/<ns>/<id>/address`), or undefined. */
 function taskAddress(bundles, namespace, id) {
   return read(path.join(bundles, namespace, id, 'address'))?.trim();
-}
-
-/** ppid of a live process. */
-function parentOf(pid) {
-  const stat = read(`/proc/${pid}/stat`);
-  return stat === undefined ? undefined : Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
 /** Whether the process runs inside a container: its cgroup is one CRI or ctr made (/<namespace>/<id>). */
@@ -79,10 +51,13 @@ function inContainer(pid, namespaces) {
  * `namespaces` (so a shim's helpers count, the containers it runs do not).
  */
 function runtimeProcesses(addresses, namespaces = ['k8s.io']) {
-  const roots = new Set(addresses.map(servingPid).filter((pid) => pid !== undefined));
+  // Tasks of one pod (runc) or namespace (skiff) share an address: find each server once.
+  const roots = new Set([...new Set(addresses)].map(servingPid).filter((pid) => pid !== undefined));
   const children = new Map();
-  for (const pid of pids().filter((p) => alive(p))) {
-    const ppid = parentOf(pid);
+  for (const pid of pids()) {
+    const fields = statFields(pid);
+    if (fields === undefined || fields[0] === 'Z') continue;
+    const ppid = Number(fields[1]);
     if (!children.has(ppid)) children.set(ppid, []);
     children.get(ppid).push(pid);
   }
@@ -122,4 +97,4 @@ function fdCount(pid) {
   }
 }
 
-module.exports = { servingPid, taskAddress, runtimeProcesses, rssBytes, pssBytes, fdCount, inContainer };
+module.exports = { servingPid, taskAddress, runtimeProcesses, rssBytes, pssBytes, fdCount };

@@ -1,9 +1,10 @@
 import { get } from 'node:http';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
 import { basename } from 'node:path';
 import { WebSocketClient } from './websocket';
 
 const procs = require('../../scripts/containerd/runtime-processes.js') as { rssBytes(pid: number): number };
+const procfs = require('../../scripts/containerd/procfs.js') as { socketInodes(pid: number): Set<string> };
 
 /**
  * The memory a process really holds, for leak checks: a garbage-collected runtime's RSS
@@ -55,15 +56,7 @@ async function inspectorPort(pid: number): Promise<number> {
 
 /** A TCP port on 127.0.0.1 that `pid` listens on (/proc/net/tcp state 0A), if any. */
 function listeningPort(pid: number): number | undefined {
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const inode = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`))?.[1];
-      if (inode !== undefined) inodes.add(inode);
-    } catch {
-      // closed meanwhile
-    }
-  }
+  const inodes = procfs.socketInodes(pid);
   for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
     const fields = line.trim().split(/\s+/);
     if (fields[3] === '0A' && fields[1]?.startsWith('0100007F:') && inodes.has(fields[9]))

@@ -49,12 +49,17 @@ describe('SocketListener (the shim socket, bound before a transport serves it)',
     const gone = await dial(path);
     const live = await dial(path);
     gone.destroy();
+    live.write('still here');
     await settle();
     const claimed: Socket[] = [];
-    listener.accept((socket) => claimed.push(socket));
-    expect(claimed).toHaveLength(1);
-    live.destroy();
-    listener.close();
+    try {
+      listener.accept((socket) => claimed.push(socket));
+      expect(claimed.map((socket) => socket.destroyed)).toEqual([false]);
+      expect(await firstBytes(claimed[0])).toBe('still here');
+    } finally {
+      live.destroy();
+      listener.close();
+    }
   });
 
   it('on close stops accepting, ends the connections still waiting and removes the socket file', async () => {
