@@ -178,21 +178,23 @@ if (runcTestsEnabled())
 
     it('lowers the pids limit with Update, and the container then hits it', async () => {
       const { id } = await run(['sleep', '1000']);
-      const forkSix = {
-        args: ['sh', '-c', 'for i in 1 2 3 4 5 6; do sleep 0.2 & done; wait'],
+      // Sixteen children: past a limit of 12, which leaves room for `runc exec`'s own init (a Go
+      // program whose threads count as pids while it joins the container's cgroup).
+      const forkSixteen = {
+        args: ['sh', '-c', 'i=0; while [ $i -lt 16 ]; do sleep 0.2 & i=$((i+1)); done; wait'],
         env: [PATH_ENV],
         cwd: '/',
       };
-      await shim.client.exec(id, 'before', forkSix);
+      await shim.client.exec(id, 'before', forkSixteen);
       await shim.client.start(id, 'before');
       expect((await shim.client.wait(id, 'before')).exit_status).toBe(0);
       await shim.client.delete(id, 'before');
 
-      await shim.client.update(id, { pids: { limit: 4 } });
+      await shim.client.update(id, { pids: { limit: 12 } });
       const stats = skiff.v1.TaskStats.deserialize((await shim.client.stats(id)).stats.value);
-      expect(stats.pids_limit).toBe(4);
+      expect(stats.pids_limit).toBe(12);
       const err = join(shim.dir, `${id}.after.err`);
-      await shim.client.exec(id, 'after', forkSix, { stderr: err });
+      await shim.client.exec(id, 'after', forkSixteen, { stderr: err });
       await shim.client.start(id, 'after');
       expect((await shim.client.wait(id, 'after')).exit_status).not.toBe(0);
       expect(readFileSync(err, 'utf8')).toContain("can't fork");
