@@ -10,6 +10,8 @@ import { RuncBundleFactory, RuncBundleOptions, runcTestsEnabled } from '../../su
 import { mkfifo, readFifoInAnotherProcess } from '../support/fifo';
 import { RunningShim, SKIFF_BIN, startShim, waitFor } from '../support/shim-process';
 import { errorOf } from '../support/task-client';
+import { InvalidArgumentError } from '../../../src/domain/shared/errors';
+import { GrpcTaskClientFactory } from '../../../src/adapters/shim/outbound/task-client/grpc-task-client';
 
 const Status = v1.types.Status;
 const PATH_ENV = 'PATH=/usr/bin:/bin';
@@ -350,6 +352,29 @@ if (runcTestsEnabled())
       expect(left).toBeGreaterThan(0);
       await waitFor(() => readProcStat(left) === undefined, `the background sleep (pid ${left}) killed and reaped`);
       await shim.client.delete(id);
+    });
+
+    it("skiff's task client hands Create's runtime options on: runc reads them and names a type it does not know", async () => {
+      const client = new GrpcTaskClientFactory().connect(shim.socket);
+      try {
+        const options = { typeUrl: 'example.com/Other', value: new Uint8Array([8, 1]) };
+        const create = client.create({
+          id: nextId(),
+          bundle: bundle(['true']),
+          rootfs: [],
+          checkpoint: '',
+          parentCheckpoint: '',
+          terminal: false,
+          stdin: '',
+          stdout: '',
+          stderr: '',
+          options,
+        });
+        await expect(create).rejects.toThrow(InvalidArgumentError);
+        await expect(create).rejects.toThrow(/runtime options of type "example.com\/Other" are not understood/);
+      } finally {
+        client.close();
+      }
     });
 
     it('leaves no zombie: orphans re-parented to the shim are reaped', async () => {

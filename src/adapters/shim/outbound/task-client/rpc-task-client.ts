@@ -91,6 +91,7 @@ export class RpcTaskClient implements TaskClient {
         checkpoint: i.checkpoint,
         parent_checkpoint: i.parentCheckpoint,
         rootfs,
+        options: toAny(i.options),
       }),
     );
     return { pid: reply.pid };
