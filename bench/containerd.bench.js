@@ -194,10 +194,11 @@ function startShimBinary(binary, dir, ns) {
 
 async function lifecycle() {
   const { TtrpcTaskClient } = require('../dist/adapters/shim/outbound/task-client/ttrpc-task-client');
+  const { containerd } = require('../dist/adapters/shim/helpers/proto/generated/containerd/runc');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-lc-'));
-  // containerd's state dir (/run/containerd) is a tmpfs. containerd-shim-runc-v2 keeps runc's
-  // root there (/run/containerd/runc) whatever its address; skiff keeps its runc root and task
-  // files under the state dir it is given (<state>/skiff): a tmpfs here too, not the disk.
+  // containerd's state dir (/run/containerd) is a tmpfs, where both shims keep runc's root in
+  // production: here both keep it on this run's tmpfs (skiff under <state>/skiff, the runc shim
+  // through the `root` option below), not on the disk and not in the machine's /run/containerd.
   const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'mode=0700', 'tmpfs', dir]);
   if (mounted.status !== 0) throw new Error(`cannot mount a tmpfs on ${dir}: ${mounted.stderr}`);
   const ns = `lc-${process.pid}`;
@@ -217,7 +218,14 @@ async function lifecycle() {
   const times = { skiff: [], runc: [] };
   /** Each shim's serving process, as Connect reports it: skiff's outlives the shutdown of its `start` task. */
   const servingPids = {};
+  // runc's root on this run's tmpfs for both (skiff keeps its own under <state>/skiff and
+  // reads no `root`): containerd-shim-runc-v2 would otherwise use the machine's /run/containerd/runc.
+  const options = {
+    typeUrl: 'containerd.runc.v1.Options',
+    value: new containerd.runc.v1.Options({ root: path.join(dir, 'runc-shim-root') }).serializeBinary(),
+  };
   const stdio = {
+    options,
     rootfs: [],
     terminal: false,
     stdin: '',
@@ -258,8 +266,7 @@ async function lifecycle() {
     sink.disconnect();
     spawnSync('umount', ['--recursive', '--lazy', dir]);
     fs.rmSync(dir, { recursive: true, force: true });
-    // containerd-shim-runc-v2 keeps runc's state under /run/containerd/runc/<namespace> whatever
-    // its address: the namespace's directory is left empty there.
+    // The runc shim still makes an empty /run/containerd/runc/<namespace> for itself.
     fs.rmSync(`/run/containerd/runc/${ns}r`, { recursive: true, force: true });
   }
   const [skiff, runc] = [median(times.skiff.slice(5)), median(times.runc.slice(5))];
