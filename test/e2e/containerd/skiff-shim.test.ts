@@ -202,6 +202,7 @@ if (containerdTestsEnabled())
       const server = groupServers(env).find(
         (s) => s.socket === readFileSync(join(bundle(second), 'address'), 'utf8').replace('unix://', ''),
       );
+      expect(server).toBeDefined();
       const pidsLogged = () => readFileSync(env.paths.log, 'utf8').split(`skiff[${server?.pid}]: Pids `).length - 1;
       const before = pidsLogged();
       await ok(env, ns, ['tasks', 'ps', second]);
