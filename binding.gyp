@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "skiff_native",
-      "sources": ["native/skiff_native.c", "native/errors.c", "native/spawn.c", "native/oom.c", "native/poll-watch.c"],
+      "sources": ["native/skiff_native.c", "native/errors.c", "native/spawn.c", "native/launch.c", "native/oom.c", "native/poll-watch.c"],
       "cflags": ["-Wall", "-Wextra", "-O2"]
     },
     {

@@ -11,28 +11,18 @@
 #define SKIFF_GATE_SYS_H
 
 #include <asm/unistd.h>
+#include "raw-syscall.h"
 
 static int gate_main(int argc, char **argv, char **envp);
 
 #if defined(__x86_64__)
 #define GATE_FREESTANDING 1
-static long gate_syscall(long n, long a, long b, long c) {
-  long ret;
-  __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
-  return ret;
-}
+static long gate_syscall(long n, long a, long b, long c) { return raw_syscall4(n, a, b, c, 0); }
 /* The kernel leaves argc, argv..., NULL, envp..., NULL at the stack pointer. */
 __asm__(".text\n.global _start\n_start:\n xor %rbp, %rbp\n mov %rsp, %rdi\n and $-16, %rsp\n call gate_start\n hlt\n");
 #elif defined(__aarch64__)
 #define GATE_FREESTANDING 1
-static long gate_syscall(long n, long a, long b, long c) {
-  register long x8 __asm__("x8") = n;
-  register long x0 __asm__("x0") = a;
-  register long x1 __asm__("x1") = b;
-  register long x2 __asm__("x2") = c;
-  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-  return x0;
-}
+static long gate_syscall(long n, long a, long b, long c) { return raw_syscall4(n, a, b, c, 0); }
 __asm__(".text\n.global _start\n_start:\n mov x29, #0\n mov x30, #0\n mov x0, sp\n bl gate_start\n brk #0\n");
 #else
 #include <errno.h>

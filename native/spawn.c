@@ -8,6 +8,9 @@
  *
  *   spawn(file, argv[], envp[], cwd, fds[])  -> pid      fds[i] becomes the child's fd i (-1: /dev/null);
  *                                                        envp null: this process's environment as it is
+ *   spawnNoWait(same)                        -> pid      the same child, without waiting for its exec
+ *                                                        (launch.c): a failure is the child's exit 127
+ *   launchesHeld()                           -> n        spawnNoWait children not yet exec'd or exited
  *   pipe()                                   -> [read, write]   both close-on-exec
  *   openPty(columns, rows)                   -> [master, slave] master non-blocking, close-on-exec
  */
@@ -25,8 +28,7 @@
 #include <unistd.h>
 
 #include "errors.h"
-
-#define MAX_CHILD_FDS 8
+#include "launch.h"
 
 /* A JS array of strings as a NULL-terminated C array (freed with free_strings). */
 static char **strings_of(napi_env env, napi_value array) {
@@ -54,14 +56,54 @@ static void free_strings(char **strings) {
   free(strings);
 }
 
+/* posix_spawn with the file actions and attributes above: 0 with *pid set, or an errno. */
+static int spawn_waiting(const char *file, char *const argv[], char *const envp[], const char *cwd, const int fds[],
+                         int nfds, pid_t *pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  sigset_t all, none;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  /*
+   * Sources are first copied to a staging range above every source and target fd, then
+   * placed: no source is overwritten before it has been read, whatever its number.
+   */
+  int stage = nfds;
+  for (int i = 0; i < nfds; i++) {
+    if (fds[i] >= stage) stage = fds[i] + 1;
+  }
+  for (int i = 0; i < nfds; i++) {
+    if (fds[i] >= 0) posix_spawn_file_actions_adddup2(&actions, fds[i], stage + i);
+  }
+  for (int i = 0; i < nfds; i++) {
+    if (fds[i] >= 0) posix_spawn_file_actions_adddup2(&actions, stage + i, i);
+    else posix_spawn_file_actions_addopen(&actions, i, "/dev/null", O_RDWR, 0);
+  }
+  for (int i = 0; i < nfds; i++) {
+    if (fds[i] >= 0) posix_spawn_file_actions_addclose(&actions, stage + i);
+  }
+  posix_spawn_file_actions_addchdir_np(&actions, cwd);
+  int rc = posix_spawn(pid, file, &actions, &attr, argv, envp);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+/* spawn and spawnNoWait: the same arguments; the function's data says whether to wait for the exec. */
 static napi_value Spawn(napi_env env, napi_callback_info info) {
   size_t argc = 5;
   napi_value argv[5], result;
+  void *no_wait = NULL;
   char file[4096], cwd[4096];
   size_t len;
   uint32_t nfds = 0;
   int fds[MAX_CHILD_FDS];
-  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  napi_get_cb_info(env, info, &argc, argv, NULL, &no_wait);
   if (argc < 5 || napi_get_value_string_utf8(env, argv[0], file, sizeof file, &len) != napi_ok || len >= sizeof file - 1 ||
       napi_get_value_string_utf8(env, argv[3], cwd, sizeof cwd, &len) != napi_ok || len >= sizeof cwd - 1 ||
       napi_get_array_length(env, argv[4], &nfds) != napi_ok || nfds > MAX_CHILD_FDS) {
@@ -86,45 +128,20 @@ static napi_value Spawn(napi_env env, napi_callback_info info) {
     if (!own_environ) free_strings(child_envp);
     return skiff_throw_errno(env, "spawn", EINVAL);
   }
-
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attr;
-  sigset_t all, none;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attr);
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  /*
-   * Sources are first copied to a staging range above every source and target fd, then
-   * placed: no source is overwritten before it has been read, whatever its number.
-   */
-  int stage = (int)nfds;
-  for (uint32_t i = 0; i < nfds; i++) {
-    if (fds[i] >= stage) stage = fds[i] + 1;
-  }
-  for (uint32_t i = 0; i < nfds; i++) {
-    if (fds[i] >= 0) posix_spawn_file_actions_adddup2(&actions, fds[i], stage + (int)i);
-  }
-  for (uint32_t i = 0; i < nfds; i++) {
-    if (fds[i] >= 0) posix_spawn_file_actions_adddup2(&actions, stage + (int)i, (int)i);
-    else posix_spawn_file_actions_addopen(&actions, (int)i, "/dev/null", O_RDWR, 0);
-  }
-  for (uint32_t i = 0; i < nfds; i++) {
-    if (fds[i] >= 0) posix_spawn_file_actions_addclose(&actions, stage + (int)i);
-  }
-  posix_spawn_file_actions_addchdir_np(&actions, cwd);
-
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, file, &actions, &attr, child_argv, child_envp);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  int rc = no_wait != NULL ? skiff_launch(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid) : ENOSYS;
+  if (rc == ENOSYS) rc = spawn_waiting(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid);
   free_strings(child_argv);
   if (!own_environ) free_strings(child_envp);
-  if (rc != 0) return skiff_throw_errno(env, "posix_spawn", rc);
+  if (rc != 0) return skiff_throw_errno(env, no_wait != NULL ? "clone" : "posix_spawn", rc);
   napi_create_int32(env, pid, &result);
+  return result;
+}
+
+static napi_value LaunchesHeld(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result;
+  napi_create_int32(env, skiff_launches_held(), &result);
   return result;
 }
 
@@ -175,8 +192,13 @@ static napi_value OpenPty(napi_env env, napi_callback_info info) {
 
 void skiff_register_spawn(napi_env env, napi_value exports) {
   napi_value fn;
+  static int no_wait = 1;
   napi_create_function(env, "spawn", NAPI_AUTO_LENGTH, Spawn, NULL, &fn);
   napi_set_named_property(env, exports, "spawn", fn);
+  napi_create_function(env, "spawnNoWait", NAPI_AUTO_LENGTH, Spawn, &no_wait, &fn);
+  napi_set_named_property(env, exports, "spawnNoWait", fn);
+  napi_create_function(env, "launchesHeld", NAPI_AUTO_LENGTH, LaunchesHeld, NULL, &fn);
+  napi_set_named_property(env, exports, "launchesHeld", fn);
   napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, Pipe, NULL, &fn);
   napi_set_named_property(env, exports, "pipe", fn);
   napi_create_function(env, "openPty", NAPI_AUTO_LENGTH, OpenPty, NULL, &fn);

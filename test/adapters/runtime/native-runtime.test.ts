@@ -56,6 +56,30 @@ describe('NativeRuntime', () => {
     expect(sid).toBe(pid);
   });
 
+  it('finds a task from Create on: its init counts before it has left the shim’s session', async () => {
+    // The init is started without waiting for its setsid (spawnGated): Pids and kill --all
+    // must not miss it in the microseconds before.
+    for (let round = 0; round < 40; round++) {
+      let exited!: (exit: ProcessExit) => void;
+      const exit = new Promise<ProcessExit>((resolve) => (exited = resolve));
+      const bundle = bundles.makeWithConfig({
+        ociVersion: '1.0.2',
+        process: { args: ['sleep', '100'], env: ['PATH=/usr/bin:/bin'], cwd: '/' },
+      });
+      const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
+      const task = await runtime.create({ id: `s${round}`, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
+      const pids = (await task.pids()).map((p) => p.pid);
+      await task.killAll(9);
+      const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('not killed within 5 s'), 5000));
+      expect({ round, pids, exit: await Promise.race([exit, timedOut]) }).toEqual({
+        round,
+        pids: [task.pid],
+        exit: { code: null, signal: 9 },
+      });
+      await task.delete();
+    }
+  });
+
   it('runs a file without a #! line under /bin/sh, as execvp does', async () => {
     const script = join(bundles.root, 'no-shebang');
     writeFileSync(script, 'echo "script ran with $1"\n', { mode: 0o755 });

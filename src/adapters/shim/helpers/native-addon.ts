@@ -37,6 +37,20 @@ export interface NativeAddon {
     cwd: string,
     fds: readonly number[],
   ): number;
+  /**
+   * The same child as spawn's, without waiting for its setsid or its exec (native/launch.c):
+   * for a program whose file and cwd were checked already. A failure at the exec is the
+   * child's exit 127, with one line on its stderr.
+   */
+  spawnNoWait(
+    file: string,
+    argv: readonly string[],
+    envp: readonly string[],
+    cwd: string,
+    fds: readonly number[],
+  ): number;
+  /** spawnNoWait children whose memory is still held: not yet exec'd or exited. */
+  launchesHeld(): number;
   /** A pipe, both ends close-on-exec: [read, write]. */
   pipe(): [number, number];
   /** mount(2); `data` '' passes none. */

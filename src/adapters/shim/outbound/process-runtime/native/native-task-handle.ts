@@ -8,7 +8,7 @@ import {
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
-import { listProcStats, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
+import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
 import { niceForCpuShares } from './cpu-shares';
@@ -117,8 +117,7 @@ export class NativeTaskHandle implements TaskHandle {
   }
 
   async stats(): Promise<TaskStats> {
-    const sessions = this.sessions();
-    const procs = listProcStats().filter((s) => sessions.has(s.session) && s.state !== 'Z');
+    const procs = this.liveProcs();
     const user = procs.reduce((sum, s) => sum + s.userTicks, 0) * NS_PER_TICK;
     const system = procs.reduce((sum, s) => sum + s.systemTicks, 0) * NS_PER_TICK;
     const rss = procs.reduce((sum, s) => sum + readRssBytes(s.pid), 0);
@@ -170,11 +169,18 @@ export class NativeTaskHandle implements TaskHandle {
     return new Set([this.init.pid, ...[...this.execs].map((e) => e.pid)].filter((pid) => pid > 0));
   }
 
-  private livePids(): number[] {
+  /**
+   * The live processes of the task's sessions. A leader counts by its pid too: it is
+   * started without waiting for its setsid (spawnGated), so right after Create it may
+   * still be in the shim's session.
+   */
+  private liveProcs(): ProcStat[] {
     const sessions = this.sessions();
-    return listProcStats()
-      .filter((s) => sessions.has(s.session) && s.state !== 'Z')
-      .map((s) => s.pid);
+    return listProcStats().filter((s) => (sessions.has(s.session) || sessions.has(s.pid)) && s.state !== 'Z');
+  }
+
+  private livePids(): number[] {
+    return this.liveProcs().map((s) => s.pid);
   }
 }
 
