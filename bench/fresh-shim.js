@@ -3,7 +3,8 @@
 // same program: `skiff shim serve` to the first Create answered, the first lifecycle, then
 // the first TIMED lifecycles after UNTIMED untimed, in alternating blocks.
 // Run as a script (`node fresh-shim.js <grpc|ttrpc> <dir> <bundle>`) it measures with a
-// client as fresh as the shim, in a process of its own, and prints the figures as JSON.
+// client as fresh as the shim, in a process of its own, and prints the figures as JSON;
+// `node fresh-shim.js floor <socket>` times such a client against a server that does no work.
 const path = require('node:path');
 const { pb, nowMs, startShim, stopShim, connectClient, lifecycle, spawnBaseline } = require('./shim-client');
 
@@ -57,12 +58,26 @@ async function freshShim(transport, dir, bundle, baseline, warmTo) {
   return { firstCreate, firstLifecycle, afterCreate, viaShim, bare, warmed };
 }
 
-if (require.main === module) {
-  const [transport, dir, bundle] = process.argv.slice(2);
+/**
+ * The client's floor: `count` lifecycles against a server that does no work
+ * (bench/null-grpc-server.js), alternating with the spawn-and-wait baseline as above.
+ */
+async function clientFloor(socket, baseline) {
+  const client = connectClient('grpc', socket);
+  let n = 0;
+  const next = () => `f${n++}`;
+  for (let i = 0; i < UNTIMED; i++) await lifecycle(client, next(), '/none');
+  const figures = await sideBySide(client, '/none', TIMED, next, baseline);
+  client.close();
+  return figures;
+}
+
+/** Runs `measure(baseline)` beside a spawn-and-wait baseline of its own; prints its figures as JSON. */
+function printFigures(measure) {
   const baseline = spawnBaseline();
   baseline
     .times(UNTIMED)
-    .then(() => freshShim(transport, path.resolve(dir), bundle, baseline))
+    .then(() => measure(baseline))
     .then((figures) => {
       baseline.stop();
       process.stdout.write(JSON.stringify(figures));
@@ -72,6 +87,13 @@ if (require.main === module) {
       process.stderr.write(`fresh-shim: ${err.stack ?? err}\n`);
       process.exit(1);
     });
+}
+
+if (require.main === module) {
+  const [mode, ...args] = process.argv.slice(2);
+  printFigures((baseline) =>
+    mode === 'floor' ? clientFloor(args[0], baseline) : freshShim(mode, path.resolve(args[0]), args[1], baseline),
+  );
 }
 
 module.exports = { freshShim, UNTIMED, TIMED };

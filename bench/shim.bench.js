@@ -1,7 +1,7 @@
 'use strict';
 // The shim's speed and memory targets (issues 2 and 14), each measured side by side with
 // its baseline in the same run, alternating runs so machine noise hits both alike.
-const { execFile, execFileSync } = require('node:child_process');
+const { execFile, execFileSync, fork } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -29,16 +29,47 @@ function tempDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-bench-'));
 }
 
-/** A fresh shim timed by a client as fresh as it, in a Node process of its own (bench/fresh-shim.js). */
-function freshShimFreshClient(transport, dir, bundle) {
+/** Runs bench/fresh-shim.js with `args` in a Node process of its own: the figures it prints. */
+function freshClientProcess(args) {
   return new Promise((resolve, reject) =>
-    execFile(
-      process.execPath,
-      [path.join(__dirname, 'fresh-shim.js'), transport, dir, bundle],
-      (err, stdout, stderr) =>
-        err ? reject(new Error(`fresh-shim.js failed: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
+    execFile(process.execPath, [path.join(__dirname, 'fresh-shim.js'), ...args], (err, stdout, stderr) =>
+      err ? reject(new Error(`fresh-shim.js failed: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
     ),
   );
+}
+
+/** A fresh shim timed by a client as fresh as it, in a Node process of its own. */
+function freshShimFreshClient(transport, dir, bundle) {
+  return freshClientProcess([transport, dir, bundle]);
+}
+
+/**
+ * What a fresh grpc-js client alone costs: the same lifecycles, timed the same way, against
+ * a server that does no work and was warmed up first (bench/null-grpc-server.js). A shim
+ * can only add to it. Printed beside the gRPC headline, as its floor.
+ */
+async function grpcClientFloor(dir) {
+  const socket = path.join(dir, 'null-grpc.sock');
+  const server = fork(path.join(__dirname, 'null-grpc-server.js'), [socket], { env: MINIMAL_ENV });
+  try {
+    await new Promise((resolve, reject) => {
+      server.once('message', resolve);
+      server.once('exit', (code) => reject(new Error(`null-grpc-server.js exited (${code})`)));
+    });
+    const warm = connectClient('grpc', socket);
+    for (let i = 0; i < WARM; i++) await lifecycle(warm, `w${i}`, '/none');
+    warm.close();
+    const runs = [];
+    for (let r = 0; r < FRESH_SHIMS; r++) runs.push(await freshClientProcess(['floor', socket]));
+    const floor = ratio({ viaShim: gather(runs, 'viaShim'), bare: gather(runs, 'bare') });
+    console.log(
+      `gRPC client floor: a fresh grpc-js client's lifecycles against a server that does no work (no process is spawned): ` +
+        `${floor.text} of spawn-and-wait, first ${TIMED} after ${UNTIMED} untimed, ${FRESH_SHIMS} fresh clients; ` +
+        `no gRPC shim timed this way can go below it`,
+    );
+  } finally {
+    server.kill();
+  }
 }
 
 /** A client that has run `WARM` lifecycles against a shim of its own first. */
@@ -111,7 +142,7 @@ async function throughput(dir) {
   const b = writeBundle(dir, 'writer', ['/bin/sh', '-c', writer]);
   const viaShim = [];
   const plain = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < 5; i++) {
     const fifo = path.join(dir, `out${i}`);
     execFileSync('mkfifo', [fifo]);
     const id = `w${i}`;
@@ -215,6 +246,7 @@ async function run() {
         .join(' ')} on ${os.cpus().length} cores)`,
     );
     await freshShimLifecycles('grpc', dir);
+    await grpcClientFloor(dir);
     await freshShimLifecycles('ttrpc', dir);
     await throughput(dir);
     await startup(dir);
