@@ -1,10 +1,12 @@
 /*
- * Process creation for the native runtime: posix_spawn (glibc: clone(CLONE_VM |
- * CLONE_VFORK), no copy of the shim's page tables, where libuv's fork+exec costs
- * about 1.3 ms more in a 60 MB process), a new session, default signal dispositions
- * and an empty signal mask (Node ignores SIGPIPE; a child must not inherit that),
- * and any descriptors placed at any child fd. The exit is learnt with watchExit
- * (pidfd), since libuv does not know these children.
+ * Process creation for the shim: posix_spawn (glibc: clone(CLONE_VM | CLONE_VFORK),
+ * no copy of the shim's page tables, where libuv's fork+exec costs about 1.3 ms more
+ * in a 60 MB process), a new session, default signal dispositions and an empty signal
+ * mask (Node ignores SIGPIPE; a child must not inherit that), and any descriptors
+ * placed at any child fd. Helper programs (runc, mount) use it: its error says when
+ * one is missing. The native runtime's start gate uses spawnNoWait, the same child
+ * without the wait for its exec (launch.c). The exit is learnt with watchExit (pidfd),
+ * since libuv does not know these children.
  *
  *   spawn(file, argv[], envp[], cwd, fds[])  -> pid      fds[i] becomes the child's fd i (-1: /dev/null);
  *                                                        envp null: this process's environment as it is
