@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { browserCommands, SystemBrowser } from '../../src/adapters/login/outbound/browser/system-browser';
 import { shellScript } from '../support/shell-script';
+import { waitFor } from '../support/wait-for';
 
 const URL_ = 'https://auth.example.com/auth?client_id=skiff-cli&state=x;rm -rf $HOME';
 
@@ -31,7 +32,7 @@ describe('opening', () => {
     const out = join(dir, 'seen');
     const browser = shellScript(dir, 'browser', `printf '%s' "$1" > ${out}`);
     await expect(new SystemBrowser({ BROWSER: browser }, 'linux').open(URL_)).resolves.toBe(true);
-    for (let i = 0; i < 100 && !existsSync(out); i++) await new Promise((r) => setTimeout(r, 10));
+    await waitFor('the browser to write what it was given', () => existsSync(out), 1000);
     expect(readFileSync(out, 'utf8')).toBe(URL_);
   });
 

@@ -1,4 +1,5 @@
 import { Events, TaskEvent } from '../../src/application/shim/ports/events.port';
+import { waitFor } from '../support/wait-for';
 
 export interface EventsSubject {
   readonly events: Events;
@@ -38,12 +39,15 @@ export function eventsContract(name: string, make: () => Promise<EventsSubject>)
     it('delivers every event once, in the order published, without the publisher waiting', async () => {
       for (const event of SEQUENCE) expect(subject.events.publish(event)).toBeUndefined();
       const expected = SEQUENCE.map((e) => `${e.topic} ${e.id}`);
-      const deadline = Date.now() + 5000;
-      let delivered = await subject.delivered();
-      while (delivered.length < expected.length && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        delivered = await subject.delivered();
-      }
+      let delivered: string[] = [];
+      await waitFor(
+        () => `${expected.length} events (delivered: ${delivered.join(', ')})`,
+        async () => {
+          delivered = await subject.delivered();
+          return delivered.length >= expected.length;
+        },
+        5000,
+      );
       expect(delivered).toEqual(expected);
     });
   });

@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { HttpStub } from '../support/http-stub';
+import { waitFor } from '../support/wait-for';
 import { CliHome, CliResult, finished, ROOT, waitForStderr } from './support/skiff-home';
 import { httpRequest, OidcServer } from './support/oidc';
 import { signIn, SignIn, useProvider } from './support/sign-in';
@@ -203,7 +204,7 @@ describe('auth login, git and boards end to end', () => {
     let screen = '';
     term.onData((d) => (screen += d));
     const exit = new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
-    while (!screen.includes('Paste the git token:')) await new Promise((r) => setTimeout(r, 20));
+    await waitFor('the git token prompt', () => screen.includes('Paste the git token:'));
     term.write(`${GOOD_GIT_TOKEN}\r`);
     expect(await exit).toBe(0);
     expect(screen).toContain('Git token of alice stored for e2e.test.');

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { constants } from 'node:os';
 import { mkfifo, readFifoInAnotherProcess, readSomeInAnotherProcess } from '../e2e/support/fifo';
 import { nativeFixture, RuntimeFixture } from '../e2e/support/runtimes';
-import { RunningShim, startShim, waitFor } from '../e2e/support/shim-process';
+import { RunningShim, startShim } from '../e2e/support/shim-process';
+import { waitFor } from '../support/wait-for';
 import { codeOf } from '../e2e/support/task-client';
 import { figure } from './scale';
 import { openFds, zombieChildren } from './shim-probe';
@@ -189,7 +190,7 @@ describe('shim faults: clients that die, signals, odd writers and readers', () =
   });
 
   it('leaves no zombie and no extra descriptor behind after all of this', async () => {
-    await waitFor(() => zombieChildren(shim.child.pid as number).length === 0, 'no zombies');
+    await waitFor('no zombies', () => zombieChildren(shim.child.pid as number).length === 0);
     const fds = openFds(shim.child.pid as number);
     figure(`shim fds after the fault suite: ${fds}`);
     expect(fds).toBeLessThan(40);

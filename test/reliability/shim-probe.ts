@@ -1,5 +1,6 @@
 import { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { waitFor } from '../support/wait-for';
 
 /** Open descriptors of a process. */
 export function openFds(pid: number): number {
@@ -38,11 +39,10 @@ export interface ShimUsage {
 export async function shimUsage(child: ChildProcess, stderr: () => string): Promise<ShimUsage> {
   const before = stderr().length;
   child.kill('SIGUSR2');
-  for (let i = 0; i < 500; i++) {
-    const match = /skiff shim usage: .*fds=(\d+) heap_used=(\d+) rss=(\d+)/.exec(stderr().slice(before));
-    if (match !== null)
-      return { fds: Number(match[1]), heapUsedMiB: Number(match[2]) / 1048576, rssMiB: Number(match[3]) / 1048576 };
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error('the shim printed no usage line');
+  const match = await waitFor(
+    'the shim to print its usage line',
+    () => /skiff shim usage: .*fds=(\d+) heap_used=(\d+) rss=(\d+)/.exec(stderr().slice(before)) ?? undefined,
+    5000,
+  );
+  return { fds: Number(match[1]), heapUsedMiB: Number(match[2]) / 1048576, rssMiB: Number(match[3]) / 1048576 };
 }

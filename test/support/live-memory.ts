@@ -2,6 +2,7 @@ import { get } from 'node:http';
 import { readFileSync, readlinkSync } from 'node:fs';
 import { basename } from 'node:path';
 import { WebSocketClient } from './websocket';
+import { waitFor } from './wait-for';
 
 const procs = require('../../scripts/containerd/runtime-processes.js') as { rssBytes(pid: number): number };
 const procfs = require('../../scripts/containerd/procfs.js') as { socketInodes(pid: number): Set<string> };
@@ -45,13 +46,7 @@ async function inspectorPort(pid: number): Promise<number> {
   const found = listeningPort(pid);
   if (found !== undefined) return found;
   process.kill(pid, 'SIGUSR1');
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const port = listeningPort(pid);
-    if (port !== undefined) return port;
-    if (Date.now() > deadline) throw new Error(`process ${pid} opened no inspector port after SIGUSR1`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+  return waitFor(`process ${pid} to open an inspector port after SIGUSR1`, () => listeningPort(pid), 5_000);
 }
 
 /** A TCP port on 127.0.0.1 that `pid` listens on (/proc/net/tcp state 0A), if any. */

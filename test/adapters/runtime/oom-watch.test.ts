@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContainerCgroup } from '../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
 import { watchMemoryEvents, watchOom } from '../../../src/adapters/shim/outbound/process-runtime/runc/oom-watch';
+import { waitFor } from '../../support/wait-for';
 
 /**
  * The cgroup v2 OOM watch, on a regular file written the way the kernel rewrites
@@ -84,11 +85,6 @@ describe('OOM kills on cgroup v1 (memory.oom_control eventfd)', () => {
         return false; // the directory's own descriptor, closed by now
       }
     }).length;
-  const until = async (check: () => boolean) => {
-    for (const deadline = Date.now() + 5000; !check() && Date.now() < deadline;)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    return check();
-  };
 
   it('calls back once per OOM kill, and lets go of its descriptors when the cgroup is removed', async () => {
     const dir = mkdtempSync(join(V1_MEMORY, 'skiff-oom-'));
@@ -103,9 +99,9 @@ describe('OOM kills on cgroup v1 (memory.oom_control eventfd)', () => {
       const hog = spawn('sh', ['-c', `echo $$ > ${dir}/cgroup.procs; a=x; while true; do a=$a$a; done`]);
       const [code, signal] = await once(hog, 'exit');
       expect({ code, signal }).toEqual({ code: null, signal: 'SIGKILL' });
-      expect(await until(() => reports === 1)).toBe(true);
+      await waitFor('one OOM report', () => reports === 1, 5000);
       rmdirSync(dir);
-      expect(await until(() => eventfds() === before)).toBe(true);
+      await waitFor('the eventfd to be closed', () => eventfds() === before, 5000);
       expect(reports).toBe(1);
     } finally {
       rmSync(dir, { recursive: false, force: true });

@@ -8,6 +8,7 @@ import { TtrpcServer } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-serv
 import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
 import { TtrpcError } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-error';
 import { decodeRequest, frame, responseMessage, WireRequest } from '../../e2e/support/ttrpc-wire';
+import { waitFor } from '../../support/wait-for';
 
 const text = (s: string) => Buffer.from(s);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -55,7 +56,7 @@ class ScriptedPeer {
   }
 
   async received(count: number): Promise<void> {
-    while (this.requests.length < count) await sleep(5);
+    await waitFor(`${count} requests at the peer`, () => this.requests.length >= count);
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import { CALLBACK_WAIT_MS } from '../../../src/domain/login/auth/callback-reques
 import { ConfigurationError, IdentityError, NetworkError } from '../../../src/domain/shared/errors';
 import { SkiffTestbed, skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, idToken, NOW } from '../../support/tokens';
+import { waitFor } from '../../support/wait-for';
 
 const input = (over: Partial<SsoLoginInput> = {}): SsoLoginInput => ({ target: {}, openBrowser: true, ...over });
 
@@ -118,7 +119,7 @@ describe('SSO login (steps 1-13)', () => {
       .get(SsoLogin)
       .execute(input())
       .catch((e: unknown) => e);
-    while (h.clock.pendingSleeps === 0) await new Promise((r) => setImmediate(r));
+    await waitFor('the login to wait for its callback', () => h.clock.pendingSleeps > 0);
     h.clock.advance(CALLBACK_WAIT_MS - 1);
     await new Promise((r) => setImmediate(r));
     h.clock.advance(1);

@@ -2,6 +2,7 @@ import { Logout, REVOKE_BUDGET_MS } from '../../../src/application/login/auth/lo
 import { Status } from '../../../src/application/login/auth/status.use-case';
 import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, expiringIn } from '../../support/tokens';
+import { waitFor } from '../../support/wait-for';
 
 describe('status', () => {
   it('reports the facts of the active domain', async () => {
@@ -58,7 +59,7 @@ describe('logout (state table)', () => {
     h.cache.records.set('example.com', aRecord());
     h.provider.hangDiscovery = true;
     const run = h.get(Logout).execute({});
-    while (h.clock.pendingSleeps === 0) await new Promise((r) => setImmediate(r));
+    await waitFor('logout to wait on the revocation', () => h.clock.pendingSleeps > 0);
     expect(h.cache.records.size).toBe(0);
     h.clock.advance(REVOKE_BUDGET_MS);
     await expect(run).resolves.toMatchObject({ loggedOut: true, revoked: false });

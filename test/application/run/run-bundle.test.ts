@@ -13,6 +13,7 @@ import { FakeShimLauncher } from '../../fakes/fake-shim-launcher';
 import { InProcessTaskClientFactory } from '../../fakes/in-process-task-client';
 import { BundleFactory } from '../../support/bundles';
 import { shimWithFakes } from '../../support/test-container';
+import { waitFor } from '../../support/wait-for';
 
 const bundles = new BundleFactory();
 afterAll(() => bundles.cleanup());
@@ -47,7 +48,7 @@ describe('RunBundle (skiff run)', () => {
   it('forwards a signal it receives to the task and reports 128+signal', async () => {
     const { run, shim, console } = setup();
     const result = run.execute(input({ bundle: bundles.make(['sleep', '100']) }));
-    await waitUntil(() => shim.runtime.tasks.get('r1')?.started === true);
+    await waitFor('the task to start', () => shim.runtime.tasks.get('r1')?.started === true);
     console.events?.onSignal(2);
     expect(await result).toBe(130);
   });
@@ -55,10 +56,13 @@ describe('RunBundle (skiff run)', () => {
   it("closes the task's stdin when the user's stdin ends, and passes resizes on", async () => {
     const { run, shim, console } = setup();
     const result = run.execute(input({ bundle: bundles.make(['sleep', '100']), terminal: true }));
-    await waitUntil(() => shim.runtime.tasks.get('r1')?.started === true);
+    await waitFor('the task to start', () => shim.runtime.tasks.get('r1')?.started === true);
     console.events?.onStdinEnd();
     console.events?.onResize(120, 40);
-    await waitUntil(() => shim.runtime.task('r1').stdinClosed && shim.runtime.task('r1').resizes.length === 1);
+    await waitFor(
+      'the task to see its stdin closed and one resize',
+      () => shim.runtime.task('r1').stdinClosed && shim.runtime.task('r1').resizes.length === 1,
+    );
     console.events?.onSignal(9);
     expect(await result).toBe(137);
     expect(shim.runtime.task('r1').resizes).toEqual([[120, 40]]);
@@ -81,7 +85,7 @@ describe('RunBundle (skiff run)', () => {
     const { run, shim, launcher } = setup();
     const source = bundles.make(['sleep', '100']);
     const result = run.execute(input({ bundle: source, overrides: { env: ['TERM=dumb', 'A=1'], cwd: '/tmp' } }));
-    await waitUntil(() => shim.runtime.tasks.get('r1')?.started === true);
+    await waitFor('the task to start', () => shim.runtime.tasks.get('r1')?.started === true);
     const bundle = (await shim.service.state({ id: 'r1', execId: '' })).bundle;
     expect(bundle).toBe(join(launcher.dirs[0], 'bundle'));
     const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8'));
@@ -126,9 +130,4 @@ describe('RunDetached (skiff run -d)', () => {
 
 function input(over: Partial<RunBundleInput> = {}): RunBundleInput {
   return { id: 'r1', bundle: '', runtime: 'native', terminal: false, rm: false, overrides: { env: [] }, ...over };
-}
-
-async function waitUntil(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setImmediate(r));
-  if (!check()) throw new Error('condition never held');
 }

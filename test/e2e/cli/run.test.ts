@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
 import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
-import { SKIFF_BIN, waitFor } from '../support/shim-process';
+import { SKIFF_BIN } from '../support/shim-process';
+import { waitFor } from '../../support/wait-for';
 
 // Each test runs the built CLI several times: on a loaded 2-core machine that takes a while.
 jest.setTimeout(90_000);
@@ -69,7 +70,7 @@ describe('skiff run', () => {
 
   it('forwards SIGTERM to the task and exits 143', async () => {
     const { child, output } = background(['--bundle', fx.bundle(['sh', '-c', 'echo started; exec sleep 100'])]);
-    await waitFor(() => output().includes('started'), 'the task to start');
+    await waitFor('the task to start', () => output().includes('started'));
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child.once('exit', resolve));
     expect(code).toBe(143);
@@ -84,7 +85,7 @@ describe('skiff run', () => {
     );
     let out = '';
     term.onData((d) => (out += d));
-    await waitFor(() => out.includes('30 100'), 'the task to see the window size');
+    await waitFor('the task to see the window size', () => out.includes('30 100'));
     term.write('typed\r');
     const exit = await new Promise<number>((resolve) => term.onExit(({ exitCode }) => resolve(exitCode)));
     expect(exit).toBe(0);
@@ -134,7 +135,7 @@ describe('skiff run', () => {
     expect((await task('wait', '--id', 'detached')).stdout).toMatch(/^exit status 137/);
     expect((await task('delete', '--id', 'detached')).code).toBe(0);
     // Delete is followed by Shutdown: the run's shim exits and removes its directory.
-    await waitFor(() => !existsSync(join(runs, 'detached')), 'the run directory to go');
+    await waitFor('the run directory to go', () => !existsSync(join(runs, 'detached')));
     expect(await listed()).toEqual([]);
   });
 
@@ -153,7 +154,7 @@ describe('skiff run', () => {
       '--bundle',
       fx.bundle(['sh', '-c', 'echo up; exec sleep 100']),
     ]);
-    await waitFor(() => output().includes('up'), 'the task to start');
+    await waitFor('the task to start', () => output().includes('up'));
     child.kill('SIGKILL');
     await new Promise((resolve) => child.once('exit', resolve));
     const [entry] = await listed();
@@ -161,20 +162,20 @@ describe('skiff run', () => {
     await task('kill', '--id', 'orphan', '--signal', 'KILL');
     await task('wait', '--id', 'orphan');
     await task('delete', '--id', 'orphan');
-    await waitFor(() => !existsSync(join(runs, 'orphan')), 'the run directory to go');
+    await waitFor('the run directory to go', () => !existsSync(join(runs, 'orphan')));
     expect(readProcStat(entry.pid!)).toBeUndefined();
   });
 
   it('with --rm, killed with SIGKILL, its shim ends the task and itself and removes the run', async () => {
     const bundle = fx.bundle(['sh', '-c', 'echo up; exec sleep 100']);
     const { child, output } = background(['--rm', '--id', 'bound', '--bundle', bundle]);
-    await waitFor(() => output().includes('up'), 'the task to start');
+    await waitFor('the task to start', () => output().includes('up'));
     const [entry] = await listed();
     const shimPid = JSON.parse((await task('connect', '--id', 'bound', '--json')).stdout).shim_pid;
     child.kill('SIGKILL');
-    await waitFor(() => readProcStat(entry.pid!) === undefined, 'the task to end');
-    await waitFor(() => readProcStat(shimPid) === undefined, 'the shim to exit');
-    await waitFor(() => !existsSync(join(runs, 'bound')), 'the run directory to go');
+    await waitFor('the task to end', () => readProcStat(entry.pid!) === undefined);
+    await waitFor('the shim to exit', () => readProcStat(shimPid) === undefined);
+    await waitFor('the run directory to go', () => !existsSync(join(runs, 'bound')));
     expect(await listed()).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
-import { SKIFF_BIN, socketAccepts, waitFor } from '../support/shim-process';
+import { SKIFF_BIN, socketAccepts } from '../support/shim-process';
+import { waitFor } from '../../support/wait-for';
 
 // Each test runs the built CLI several times: on a loaded 2-core machine that takes a while.
 jest.setTimeout(90_000);
@@ -15,7 +16,7 @@ async function serve(args: string[], env: NodeJS.ProcessEnv, socket: string): Pr
     env: { ...process.env, ...env },
     stdio: 'ignore',
   });
-  await waitFor(async () => existsSync(socket) && (await socketAccepts(socket)), `a shim on ${socket}`);
+  await waitFor(`a shim on ${socket}`, async () => existsSync(socket) && (await socketAccepts(socket)));
   return child;
 }
 

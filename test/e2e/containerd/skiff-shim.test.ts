@@ -9,7 +9,8 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, processRuns, taskList, waitForStatus } from './support';
-import { ctrOnTerminal, forwardedTopics, groupServers, mountedAt, waitUntil } from './skiff-support';
+import { ctrOnTerminal, forwardedTopics, groupServers, mountedAt } from './skiff-support';
+import { waitFor } from '../../support/wait-for';
 
 /**
  * containerd 1.6 running containers through skiff (io.containerd.skiff.v2), driven by ctr
@@ -117,7 +118,7 @@ if (containerdTestsEnabled())
         'a=x; while true; do a=$a$a; done',
       ]);
       expect(result).toMatchObject({ status: 137, timedOut: false });
-      await waitUntil(() => forwardedTopics(env, ns).includes('/tasks/oom'));
+      await waitFor('containerd to forward /tasks/oom', () => forwardedTopics(env, ns).includes('/tasks/oom'));
     });
 
     it('a foreground ctr run exits 137 when its task is SIGKILLed', async () => {
@@ -177,7 +178,10 @@ if (containerdTestsEnabled())
       await waitForStatus(env, ns, ending, 'STOPPED');
       expect((await taskList(env, ns)).get(lasting)).toEqual(before);
       // The exit that happened while containerd was down reaches it once, after the restart.
-      await waitUntil(() => forwardedTopics(env, ns).filter((t) => t === '/tasks/exit').length > exitsBefore);
+      await waitFor(
+        'containerd to forward the missed /tasks/exit',
+        () => forwardedTopics(env, ns).filter((t) => t === '/tasks/exit').length > exitsBefore,
+      );
       expect((await ok(env, ns, ['tasks', 'rm', ending])).stderr).toContain('exit code 5');
       expect(await env.ctr(ns, ['tasks', 'exec', '--exec-id', 'after', lasting, 'echo', 'again'])).toMatchObject({
         status: 0,
@@ -207,7 +211,7 @@ if (containerdTestsEnabled())
       const before = pidsLogged();
       await ok(env, ns, ['tasks', 'ps', second]);
       // -debug (containerd at log level debug) logs every call with its time.
-      await waitUntil(() => pidsLogged() > before);
+      await waitFor('the Pids call in the log', () => pidsLogged() > before);
       await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', second]);
       await waitForStatus(env, ns, second, 'STOPPED');
       await ok(env, ns, ['tasks', 'rm', second]);
@@ -231,9 +235,14 @@ if (containerdTestsEnabled())
       process.kill(g1?.pid as number, 'SIGKILL');
 
       // containerd's `delete` of the shim binary for each of them: killed, unmounted, gone from ctr.
-      await waitUntil(async () => !(await taskList(env, ns)).has(a) && !(await taskList(env, ns)).has(b));
+      await waitFor(
+        `${a} and ${b} gone from ctr`,
+        async () => !(await taskList(env, ns)).has(a) && !(await taskList(env, ns)).has(b),
+      );
       expect(pids.slice(0, 2).map(processRuns)).toEqual([false, false]);
-      await waitUntil(() => [a, b].every((id) => mountedAt(join(bundle(id), 'rootfs')) === undefined));
+      await waitFor(`the rootfs of ${a} and ${b} unmounted`, () =>
+        [a, b].every((id) => mountedAt(join(bundle(id), 'rootfs')) === undefined),
+      );
       await ok(env, ns, ['containers', 'rm', a, b]);
       // The other group's container never noticed.
       expect((await taskList(env, ns)).get(other)?.status).toBe('RUNNING');

@@ -48,14 +48,6 @@ function serversUnder(dir: string): Array<{ pid: number; socket: string }> {
   return servers;
 }
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** ctr on a pseudo-terminal (as `ctr run -t` needs): its exit status and everything it printed. */
 export function ctrOnTerminal(
   env: PrivateContainerd,

@@ -1,4 +1,5 @@
 import { CtrResult, describeCtr, PrivateContainerd } from '../../support/containerd';
+import { waitFor } from '../../support/wait-for';
 
 export { processRuns } from '../../support/containerd';
 
@@ -25,7 +26,7 @@ export async function ok(env: PrivateContainerd, ns: string, args: readonly stri
   return result;
 }
 
-/** Polls `ctr task ls` until the task has `status`. */
+/** Polls `ctr task ls` until the task has `status`; a timeout says the status it had last. */
 export async function waitForStatus(
   env: PrivateContainerd,
   ns: string,
@@ -33,12 +34,14 @@ export async function waitForStatus(
   status: string,
   timeoutMs = 10_000,
 ): Promise<TaskRow> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const row = (await taskList(env, ns)).get(id);
-    if (row?.status === status) return row;
-    if (Date.now() > deadline)
-      throw new Error(`task ${id} is ${row?.status ?? 'absent'}, not ${status}, after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  let seen = 'absent';
+  return waitFor(
+    () => `task ${id} to be ${status} (it is ${seen})`,
+    async () => {
+      const row = (await taskList(env, ns)).get(id);
+      seen = row?.status ?? 'absent';
+      return row?.status === status ? row : undefined;
+    },
+    timeoutMs,
+  );
 }

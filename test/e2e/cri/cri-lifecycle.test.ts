@@ -14,12 +14,12 @@ import {
   containerPid,
   CRI_HANDLERS,
   CriEnv,
-  eventually,
   processRuns,
   readCriLog,
   startCriEnv,
   waitForState,
 } from './support';
+import { waitFor } from '../../support/wait-for';
 import { WebSocketClient } from '../../support/websocket';
 
 /** kubectl's streaming subprotocol: one byte of channel (0 stdin, 1 stdout, 2 stderr, 3 status) per message. */
@@ -116,7 +116,7 @@ if (containerdTestsEnabled())
       const { containerId, log } = await container(['sh', '-c', 'echo out-line; echo err-line >&2; printf partial']);
       await waitForState(cri(), containerId, 'CONTAINER_EXITED');
       expect((await status(containerId)).logPath).toBe(log);
-      const lines = await eventually('three log lines', () => {
+      const lines = await waitFor('three log lines', () => {
         const read = readCriLog(log);
         return read.length >= 3 ? read : undefined;
       });
@@ -150,13 +150,13 @@ if (containerdTestsEnabled())
       );
       expect(Date.now() - started).toBeLessThan(8_000);
       const cgroup = cgroupDir(pid, 'pids');
-      await eventually('the timed-out exec is gone', () => {
+      await waitFor('the timed-out exec to be gone', () => {
         const left = readFileSync(join(cgroup, 'cgroup.procs'), 'utf8')
           .split('\n')
           .filter(
             (p) => p !== '' && existsSync(`/proc/${p}`) && readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('97'),
           );
-        return left.length === 0 ? true : undefined;
+        return left.length === 0;
       });
       expect((await status(containerId)).state).toBe('CONTAINER_RUNNING');
     });
@@ -186,7 +186,7 @@ if (containerdTestsEnabled())
       const { containerId, log } = await container(['sh', '-c', 'tty; echo on a terminal'], { tty: true });
       const { status: exited } = await waitForState(cri(), containerId, 'CONTAINER_EXITED');
       expect(exited.exitCode).toBe(0);
-      const lines = await eventually('two log lines', () => {
+      const lines = await waitFor('two log lines', () => {
         const read = readCriLog(log);
         return read.length >= 2 ? read : undefined;
       });

@@ -1,6 +1,7 @@
 import { containerdTestsEnabled } from '../../support/containerd';
 import { ContainerStatusResponse } from '../../support/cri';
-import { CRI_HANDLERS, CriEnv, eventually, startCriEnv, waitForState } from './support';
+import { CRI_HANDLERS, CriEnv, startCriEnv, waitForState } from './support';
+import { waitFor } from '../../support/wait-for';
 
 /**
  * A container killed by the OOM killer is reported OOMKilled: the CRI plugin learns it from
@@ -29,8 +30,8 @@ if (containerdTestsEnabled())
       await waitForState(ctx.cri, containerId, 'CONTAINER_EXITED');
       // The OOM event and the exit reach the CRI plugin separately, and its event loop runs
       // behind on a loaded machine (3 s was once too short in a full suite on 2 cores).
-      const status = await eventually(
-        'the reason is set',
+      const status = await waitFor(
+        'the reason OOMKilled',
         async () => {
           const reply = await ctx.cri.runtime<ContainerStatusResponse>('ContainerStatus', { containerId });
           return reply.status.reason === 'OOMKilled' ? reply.status : undefined;

@@ -14,13 +14,13 @@ import {
   containerPid,
   CRI_HANDLERS,
   CriEnv,
-  eventually,
   K8S_NS,
   processRuns,
   readCriLog,
   startCriEnv,
   waitForState,
 } from './support';
+import { waitFor } from '../../support/wait-for';
 
 const procfs = require('../../../scripts/containerd/procfs.js') as { mountsUnder(dir: string): string[] };
 
@@ -71,10 +71,8 @@ if (containerdTestsEnabled())
             timeout: 10,
           });
           expect(reply.stdout.toString()).toBe('sleep\u00001000\u0000');
-          await eventually(`${who} logged`, () =>
-            readCriLog(join(ctx.logDir, names[i], `${'ab'[j]}_0.log`)).some((l) => l.text === `hello from ${who}`)
-              ? true
-              : undefined,
+          await waitFor(`${who} to log`, () =>
+            readCriLog(join(ctx.logDir, names[i], `${'ab'[j]}_0.log`)).some((l) => l.text === `hello from ${who}`),
           );
         }
       }
@@ -123,7 +121,7 @@ if (containerdTestsEnabled())
       expect(before.fds).toBeGreaterThan(before.pids.length * 3);
       expect(before.mounts).toBeGreaterThan(0);
       for (let attempt = 3; attempt < 23; attempt++) await restart(attempt);
-      const after = await eventually('the runtime settled after the last restart', async () => {
+      const after = await waitFor('the runtime to settle after the last restart', async () => {
         const now = await measure();
         return now.fds <= before.fds && now.pids.length <= before.pids.length ? now : undefined;
       });
@@ -163,9 +161,7 @@ if (containerdTestsEnabled())
         expect((await waitForState(ctx.cri, id, 'CONTAINER_RUNNING')).status.exitCode).toBe(0);
       // containerd's cleanup (the shim binary's delete, one per task) may finish after the state changed.
       const left = () => pids.filter((pid, i) => victims.includes(containers[i]) && processRuns(pid));
-      await eventually('no container of the killed process left running', () =>
-        left().length === 0 ? true : undefined,
-      );
+      await waitFor('no container of the killed process left running', () => left().length === 0);
       const next = await ctx.startPod(handler, { name: 'after' }, [{ name: 'a', command: ['sleep', '1000'] }]);
       await waitForState(ctx.cri, next.containerIds[0], 'CONTAINER_RUNNING');
       expect(servedBy(next.podSandboxId)).not.toBe(killed);

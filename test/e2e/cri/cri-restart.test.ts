@@ -7,13 +7,13 @@ import {
   CRI_HANDLERS,
   CriEnv,
   criReady,
-  eventually,
   processRuns,
   readCriLog,
   sleep,
   startCriEnv,
   waitForState,
 } from './support';
+import { waitFor } from '../../support/wait-for';
 
 /**
  * containerd stopped (cleanly, or killed as in a crash) and started again while pods run:
@@ -41,14 +41,14 @@ if (containerdTestsEnabled())
       const tickerPid = await containerPid(ctx.cri, ticker);
       const waiterPid = await containerPid(ctx.cri, waiter);
       const tickerLog = join(ctx.logDir, name, 'ticker_0.log');
-      await eventually('the ticker logs', () => (readCriLog(tickerLog).length > 0 ? true : undefined));
+      await waitFor('the ticker to log', () => readCriLog(tickerLog).length > 0);
 
       const daemon = ctx.env.pid as number;
       process.kill(daemon, signal);
-      await eventually('containerd is down', () => (processRuns(daemon) ? undefined : true));
+      await waitFor('containerd to be down', () => !processRuns(daemon));
       const down = Date.now();
       writeFileSync(`/proc/${waiterPid}/root/go`, '');
-      await eventually('the waiter exits while containerd is down', () => (processRuns(waiterPid) ? undefined : true));
+      await waitFor('the waiter to exit while containerd is down', () => !processRuns(waiterPid));
       await sleep(200);
       const up = Date.now();
       await ctx.env.restart();
@@ -78,9 +78,7 @@ if (containerdTestsEnabled())
       expect(reply).toMatchObject({ exitCode: 0 });
       expect(reply.stdout.toString()).toBe('still here\n');
       const ticks = readCriLog(tickerLog).length;
-      await eventually('the ticker still logs after the restart', () =>
-        readCriLog(tickerLog).length > ticks + 5 ? true : undefined,
-      );
+      await waitFor('the ticker to go on logging after the restart', () => readCriLog(tickerLog).length > ticks + 5);
       const texts = readCriLog(tickerLog).map((l) => l.text);
       expect(texts).toEqual(texts.map((_, i) => `tick ${i}`));
 

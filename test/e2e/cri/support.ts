@@ -13,6 +13,7 @@ import {
   startPod,
   StartedPod,
 } from '../../support/cri';
+import { waitFor } from '../../support/wait-for';
 
 /**
  * The CRI runtime handlers every suite runs against (RuntimeClass handler names; the
@@ -72,23 +73,23 @@ export async function containerPid(cri: CriClient, containerId: string): Promise
   return Number(JSON.parse(reply.status.state === 'CONTAINER_EXITED' ? '{"pid":0}' : reply.info.info).pid);
 }
 
-/** Polls ContainerStatus until the container is in `state`; resolves its status reply. */
+/** Polls ContainerStatus until the container is in `state`; resolves its status reply. A timeout says the state it had last. */
 export async function waitForState(
   cri: CriClient,
   containerId: string,
   state: ContainerState,
   timeoutMs = 10_000,
 ): Promise<ContainerStatusResponse> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const reply = await cri.runtime<ContainerStatusResponse>('ContainerStatus', { containerId });
-    if (reply.status.state === state) return reply;
-    if (Date.now() > deadline)
-      throw new Error(
-        `container ${containerId.slice(0, 12)} is ${reply.status.state}, not ${state}, after ${timeoutMs} ms`,
-      );
-    await sleep(25);
-  }
+  let seen = 'unknown';
+  return waitFor(
+    () => `container ${containerId.slice(0, 12)} to be ${state} (it is ${seen})`,
+    async () => {
+      const reply = await cri.runtime<ContainerStatusResponse>('ContainerStatus', { containerId });
+      seen = reply.status.state;
+      return reply.status.state === state ? reply : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** One line of a CRI log file: `<RFC 3339 time> <stdout|stderr> <F|P> <text>`. */
@@ -117,21 +118,6 @@ export function readCriLog(file: string): LogLine[] {
       if (match === null) throw new Error(`not a CRI log line in ${file}: ${JSON.stringify(line)}`);
       return { time: match[1], stream: match[2], tag: match[3], text: match[4] } as LogLine;
     });
-}
-
-/** Polls `check` until it returns a value other than undefined. */
-export async function eventually<T>(
-  what: string,
-  check: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not so after ${timeoutMs} ms`);
-    await sleep(25);
-  }
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

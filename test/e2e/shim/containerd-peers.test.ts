@@ -22,7 +22,8 @@ import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
 import { mkfifo } from '../support/fifo';
 import { nativeFixture } from '../support/runtimes';
-import { socketAccepts, startShim, waitFor } from '../support/shim-process';
+import { socketAccepts, startShim } from '../support/shim-process';
+import { waitFor } from '../../support/wait-for';
 
 const RUNC_SHIM = '/usr/bin/containerd-shim-runc-v2';
 const CTR = '/usr/bin/ctr';
@@ -118,7 +119,7 @@ if (peersPresent())
         const calls = await Promise.all([1, 2, 3].map(() => tasks.connect('peer')));
         expect(calls.map((c) => c.shimPid)).toEqual([shimPid, shimPid, shimPid]);
         await tasks.shutdown({ id: 'peer', now: false }).catch(() => undefined); // no containers: the shim exits
-        await waitFor(() => !existsSync(shimSocket(address, 't', 'peer')), 'the runc shim to remove its socket');
+        await waitFor('the runc shim to remove its socket', () => !existsSync(shimSocket(address, 't', 'peer')));
       } finally {
         client.close();
         tasks.close();
@@ -195,7 +196,7 @@ if (peersPresent())
       let events: ReturnType<typeof spawn> | undefined;
       let client: TtrpcClient | undefined;
       try {
-        await waitFor(() => socketAccepts(`${grpc}.ttrpc`), 'containerd to serve');
+        await waitFor('containerd to serve', () => socketAccepts(`${grpc}.ttrpc`));
         client = new TtrpcClient(`${grpc}.ttrpc`);
         events = spawn(CTR, ['--address', grpc, 'events'], { stdio: ['ignore', 'pipe', 'ignore'] });
         let seen = '';
@@ -210,7 +211,7 @@ if (peersPresent())
           event: { typeUrl: 'containerd.events.TaskExit', value: exit },
         };
         await forwardEvent(client, envelope);
-        await waitFor(() => seen.includes('/tasks/exit'), 'ctr events to show the event');
+        await waitFor('ctr events to show the event', () => seen.includes('/tasks/exit'));
         expect(seen).toContain('skiff-test /tasks/exit {"container_id":"c1","id":"c1","pid":42,"exit_status":7');
         const refused = await failure(forwardEvent(client, { ...envelope, topic: 'tasks/exit' }));
         expect(refused).toMatchObject({ code: 3, details: expect.stringContaining("must start with '/'") });

@@ -4,7 +4,8 @@ import { skiff } from '../../../src/adapters/shim/helpers/proto/generated/skiff/
 import { v1 } from '../../../src/adapters/shim/helpers/proto/generated/v1/types/task';
 import { readFifoInAnotherProcess, mkfifo } from '../support/fifo';
 import { RuntimeFixture, shimVariants } from '../support/runtimes';
-import { RunningShim, startShim, waitFor } from '../support/shim-process';
+import { RunningShim, startShim } from '../support/shim-process';
+import { waitFor } from '../../support/wait-for';
 import { codeOf } from '../support/task-client';
 
 const Status = v1.types.Status;
@@ -88,7 +89,7 @@ describe.each(shimVariants())('shim lifecycle end to end (%s over %s)', (runtime
     const id = nextId();
     await shim.client.create({ id, bundle: fx.bundle(['sh', '-c', 'sleep 100 & sleep 100 & wait']) });
     await shim.client.start(id);
-    await waitFor(async () => (await shim.client.pids(id)).processes.length >= 3, 'the children');
+    await waitFor('the children', async () => (await shim.client.pids(id)).processes.length >= 3);
     await shim.client.kill(id, 9, { all: true });
     expect((await shim.client.wait(id)).exit_status).toBe(137);
     await shim.client.delete(id);
@@ -104,7 +105,7 @@ describe.each(shimVariants())('shim lifecycle end to end (%s over %s)', (runtime
       stdout: out,
     });
     await shim.client.start(id);
-    await waitFor(() => tail.last() > 3, 'the counter to count');
+    await waitFor('the counter to count', () => tail.last() > 3);
     await shim.client.pause(id);
     expect((await shim.client.state(id)).status).toBe(Status.PAUSED);
     await new Promise((r) => setTimeout(r, 100)); // lines already in the pipe arrive
@@ -113,7 +114,7 @@ describe.each(shimVariants())('shim lifecycle end to end (%s over %s)', (runtime
     expect(tail.last()).toBe(pausedAt);
     await shim.client.resume(id);
     expect((await shim.client.state(id)).status).toBe(Status.RUNNING);
-    await waitFor(() => tail.last() > pausedAt + 2, 'the counter to go on');
+    await waitFor('the counter to go on', () => tail.last() > pausedAt + 2);
     await shim.client.kill(id, 9);
     await shim.client.wait(id);
     await shim.client.delete(id);

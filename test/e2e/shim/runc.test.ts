@@ -8,7 +8,8 @@ import { types } from '../../../src/adapters/shim/helpers/proto/generated/types/
 import { v1 } from '../../../src/adapters/shim/helpers/proto/generated/v1/types/task';
 import { RuncBundleFactory, RuncBundleOptions, runcTestsEnabled } from '../../support/runc-bundles';
 import { mkfifo, readFifoInAnotherProcess } from '../support/fifo';
-import { RunningShim, SKIFF_BIN, startShim, waitFor } from '../support/shim-process';
+import { RunningShim, SKIFF_BIN, startShim } from '../support/shim-process';
+import { waitFor } from '../../support/wait-for';
 import { errorOf } from '../support/task-client';
 import { InvalidArgumentError } from '../../../src/domain/shared/errors';
 import { GrpcTaskClientFactory } from '../../../src/adapters/shim/outbound/task-client/grpc-task-client';
@@ -152,7 +153,7 @@ if (runcTestsEnabled())
       await shim.client.create({ id, bundle: dir, stdout: out });
       await shim.client.start(id);
       const last = () => Number(reader.output().trim().split('\n').pop() ?? 0);
-      await waitFor(() => last() > 3, 'the counter');
+      await waitFor('the counter', () => last() > 3);
       await shim.client.pause(id);
       expect(freezerStates(bundles.cgroupDirsOf(dir))).toEqual(['FROZEN']);
       await new Promise((r) => setTimeout(r, 100));
@@ -160,14 +161,14 @@ if (runcTestsEnabled())
       await new Promise((r) => setTimeout(r, 400));
       expect(last()).toBe(frozenAt);
       await shim.client.resume(id);
-      await waitFor(() => last() > frozenAt + 2, 'the counter to go on');
+      await waitFor('the counter to go on', () => last() > frozenAt + 2);
       expect(await end(id)).toBe(137);
       await reader.done;
     });
 
     it('reports memory and pids from the cgroup in Stats', async () => {
       const { id } = await run(['sh', '-c', 'sleep 1000 & sleep 1000 & wait']);
-      await waitFor(async () => (await shim.client.pids(id)).processes.length === 3, 'three processes');
+      await waitFor('three processes', async () => (await shim.client.pids(id)).processes.length === 3);
       const stats = skiff.v1.TaskStats.deserialize((await shim.client.stats(id)).stats.value);
       expect(stats.runtime).toBe('runc');
       expect(stats.pids_current).toBe(3);
@@ -220,7 +221,7 @@ if (runcTestsEnabled())
       const { id, out } = await run(['sh', '-c', 'i=0; while true; do i=$((i+1)); echo $i; sleep 0.05; done'], {
         pidNamespace: true,
       });
-      await waitFor(() => readFileSync(out, 'utf8').split('\n').length > 3, 'the counter');
+      await waitFor('the counter', () => readFileSync(out, 'utf8').split('\n').length > 3);
       const image = join(shim.dir, `${id}.checkpoint`);
       if (check.status !== 0) {
         const reason =
@@ -260,8 +261,8 @@ if (runcTestsEnabled())
       });
       await shim.client.start(restored);
       await waitFor(
-        () => existsSync(out2) && readFileSync(out2, 'utf8').split('\n').length > 3,
         'the restored counter',
+        () => existsSync(out2) && readFileSync(out2, 'utf8').split('\n').length > 3,
       );
       expect(Number(readFileSync(out2, 'utf8').trim().split('\n')[0])).toBeGreaterThanOrEqual(countedBefore - 1);
       await end(restored);
@@ -350,7 +351,7 @@ if (runcTestsEnabled())
       expect((await shim.client.wait(id)).exit_status).toBe(0);
       const left = Number(readFileSync(out, 'utf8').trim());
       expect(left).toBeGreaterThan(0);
-      await waitFor(() => readProcStat(left) === undefined, `the background sleep (pid ${left}) killed and reaped`);
+      await waitFor(`the background sleep (pid ${left}) killed and reaped`, () => readProcStat(left) === undefined);
       await shim.client.delete(id);
     });
 
@@ -383,9 +384,8 @@ if (runcTestsEnabled())
       expect((await shim.client.wait(id)).exit_status).toBe(0);
       await shim.client.delete(id);
       const shimPid = shim.child.pid as number;
-      await waitFor(
-        () => childrenOf(shimPid).every((pid) => readProcStat(pid)?.state !== 'Z'),
-        'no zombie children of the shim',
+      await waitFor('no zombie children of the shim', () =>
+        childrenOf(shimPid).every((pid) => readProcStat(pid)?.state !== 'Z'),
       );
     });
   });

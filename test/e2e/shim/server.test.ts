@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
-import { SKIFF_BIN, socketAccepts, startShim, waitFor } from '../support/shim-process';
+import { SKIFF_BIN, socketAccepts, startShim } from '../support/shim-process';
+import { waitFor } from '../../support/wait-for';
 
 describe('the shim process (socket, shutdown, signals)', () => {
   let fx: RuntimeFixture;
@@ -150,7 +151,7 @@ describe('the shim process (socket, shutdown, signals)', () => {
     await shim.client.start('doomed');
     await shim.client.shutdown('doomed', true).catch(() => undefined);
     expect(await shim.exited).toBe(0);
-    await waitFor(() => readProcStat(pid) === undefined, 'the task to be gone');
+    await waitFor('the task to be gone', () => readProcStat(pid) === undefined);
     await shim.stop();
   });
 

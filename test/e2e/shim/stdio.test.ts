@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { mkfifo, readFifoInAnotherProcess, readSomeInAnotherProcess } from '../support/fifo';
 import { RuntimeFixture, shimVariants } from '../support/runtimes';
-import { RunningShim, startShim, waitFor } from '../support/shim-process';
+import { RunningShim, startShim } from '../support/shim-process';
+import { waitFor } from '../../support/wait-for';
 
 describe.each(shimVariants())('shim stdio end to end (%s over %s)', (runtimeName, transport, makeFixture) => {
   let shim: RunningShim;
@@ -171,7 +172,7 @@ describe.each(shimVariants())('shim stdio end to end (%s over %s)', (runtimeName
       terminal: true,
     });
     await shim.client.start(id);
-    await waitFor(() => reader.output().includes('24 80'), 'the first size');
+    await waitFor('the first size', () => reader.output().includes('24 80'));
     await shim.client.resizePty(id, 132, 43);
     const writer = openSync(stdin, 'w');
     writeSync(writer, 'go\n');

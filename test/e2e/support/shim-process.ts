@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
+import { waitFor } from '../../support/wait-for';
 import { TaskTestClient, Transport } from './task-client';
 
 export { socketAccepts };
@@ -21,18 +22,6 @@ export interface RunningShim {
   /** Resolves with the shim's exit code once it has exited. */
   readonly exited: Promise<number | null>;
   stop(): Promise<void>;
-}
-
-export async function waitFor(
-  check: () => boolean | Promise<boolean>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** Starts `skiff shim serve` (or its ttrpc twin) as a real process and waits until its socket accepts. */
@@ -60,7 +49,7 @@ export async function startShim(
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let gone = false;
   void exited.then(() => (gone = true));
-  await waitFor(async () => gone || (existsSync(socket) && (await socketAccepts(socket))), 'the shim socket');
+  await waitFor('the shim socket', async () => gone || (existsSync(socket) && (await socketAccepts(socket))));
   if (gone) throw new Error(`shim exited before serving: ${stderr}`);
   const client = new TaskTestClient(socket, transport);
   return {
