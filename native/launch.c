@@ -42,6 +42,14 @@
 /* Enough for the child's few frames: it calls no library and takes no signal on it. */
 #define CHILD_STACK (32 * 1024)
 
+/*
+ * The least room an exec gives argv and envp, their pointers included, whatever the stack
+ * limit (ARG_MAX in fs/exec.c, bprm_stack_limits). Below it no exec fails with E2BIG;
+ * above, that error must be the caller's at the launch, not a child's exit 127 before
+ * Start, so such a launch is left to posix_spawn.
+ */
+#define EXEC_ARGS_FLOOR (128 * 1024)
+
 struct block {
   volatile pid_t live; /* non-zero until the kernel clears it (CLONE_CHILD_CLEARTID) */
   struct block *next;
@@ -151,6 +159,7 @@ int skiff_launch(const char *file, char *const argv[], char *const envp[], const
   reclaim();
   size_t text = strlen(file) + 1 + strlen(cwd) + 1;
   size_t nargv = count_strings(argv, &text), nenvp = count_strings(envp, &text);
+  if (text + (nargv + nenvp + 2) * sizeof(char *) >= EXEC_ARGS_FLOOR) return ENOSYS;
   size_t head = sizeof(struct block) + (nargv + 1 + nenvp + 1) * sizeof(char *);
   size_t page = 4096, size = (head + text + CHILD_STACK + page - 1) & ~(page - 1);
   struct block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);

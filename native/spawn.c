@@ -11,7 +11,8 @@
  *   spawn(file, argv[], envp[], cwd, fds[])  -> pid      fds[i] becomes the child's fd i (-1: /dev/null);
  *                                                        envp null: this process's environment as it is
  *   spawnNoWait(same)                        -> pid      the same child, without waiting for its exec
- *                                                        (launch.c): a failure is the child's exit 127
+ *                                                        (launch.c): a failure is the child's exit 127;
+ *                                                        argv and envp an exec may refuse: spawn's wait
  *   launchesHeld()                           -> n        spawnNoWait children not yet exec'd or exited
  *   pipe()                                   -> [read, write]   both close-on-exec
  *   openPty(columns, rows)                   -> [master, slave] master non-blocking, close-on-exec
@@ -131,11 +132,15 @@ static napi_value Spawn(napi_env env, napi_callback_info info) {
     return skiff_throw_errno(env, "spawn", EINVAL);
   }
   pid_t pid = 0;
+  const char *how = "clone";
   int rc = no_wait != NULL ? skiff_launch(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid) : ENOSYS;
-  if (rc == ENOSYS) rc = spawn_waiting(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid);
+  if (rc == ENOSYS) {
+    how = "posix_spawn";
+    rc = spawn_waiting(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid);
+  }
   free_strings(child_argv);
   if (!own_environ) free_strings(child_envp);
-  if (rc != 0) return skiff_throw_errno(env, no_wait != NULL ? "clone" : "posix_spawn", rc);
+  if (rc != 0) return skiff_throw_errno(env, how, rc);
   napi_create_int32(env, pid, &result);
   return result;
 }

@@ -80,6 +80,17 @@ describe('NativeRuntime', () => {
     }
   });
 
+  it('refuses at Create a process whose arguments and environment are too long for an exec', async () => {
+    // Not an init that exits 127 before Start, with a line about skiff-gate on a stderr that may be unset.
+    const bundle = bundles.makeWithConfig({
+      ociVersion: '1.0.2',
+      process: { args: ['true'], env: ['PATH=/usr/bin:/bin', `BIG=${'x'.repeat(200_000)}`], cwd: '/' },
+    });
+    const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
+    const created = runtime.create({ id: 'big', bundle, stdio, rootfs: [], checkpoint: '' }, () => undefined);
+    await expect(created).rejects.toThrow(/could not start \/\S+\/true: posix_spawn: Argument list too long/);
+  });
+
   it('runs a file without a #! line under /bin/sh, as execvp does', async () => {
     const script = join(bundles.root, 'no-shebang');
     writeFileSync(script, 'echo "script ran with $1"\n', { mode: 0o755 });

@@ -40,7 +40,8 @@ export interface NativeAddon {
   /**
    * The same child as spawn's, without waiting for its setsid or its exec (native/launch.c):
    * for a program whose file and cwd were checked already. A failure at the exec is the
-   * child's exit 127, with one line on its stderr.
+   * child's exit 127, with one line on its stderr; argv and envp long enough for an exec to
+   * refuse them (E2BIG) are spawn's instead, so that error is thrown here.
    */
   spawnNoWait(
     file: string,
