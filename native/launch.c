@@ -52,6 +52,7 @@
 
 struct block {
   volatile pid_t live; /* non-zero until the kernel clears it (CLONE_CHILD_CLEARTID) */
+  pid_t pid;           /* the child's, written by the parent after the clone */
   struct block *next;
   size_t size;
   const char *file, *cwd;
@@ -146,6 +147,13 @@ CHILD_CODE static int child_main(void *arg) {
   CHILD_FAIL(b, "exec", -err);
 }
 
+int skiff_launch_pending(pid_t pid) {
+  for (struct block *b = pending; b != NULL; b = b->next) {
+    if (b->pid == pid && __atomic_load_n(&b->live, __ATOMIC_ACQUIRE) != 0) return 1;
+  }
+  return 0;
+}
+
 int skiff_launches_held(void) {
   reclaim();
   int n = 0;
@@ -195,6 +203,7 @@ int skiff_launch(const char *file, char *const argv[], char *const envp[], const
     munmap(b, size);
     return err;
   }
+  b->pid = child;
   b->next = pending;
   pending = b;
   *pid = child;
@@ -202,6 +211,11 @@ int skiff_launch(const char *file, char *const argv[], char *const envp[], const
 }
 
 #else
+
+int skiff_launch_pending(pid_t pid) {
+  (void)pid;
+  return 0;
+}
 
 int skiff_launches_held(void) {
   return 0;

@@ -16,6 +16,12 @@
 int skiff_launch(const char *file, char *const argv[], char *const envp[], const char *cwd, const int fds[],
                  int nfds, pid_t *pid);
 
+/*
+ * 1 while the child `pid` of skiff_launch has not yet exec'd or exited: it still shares
+ * this process's memory and descriptors' copies, and may not have called setsid yet.
+ */
+int skiff_launch_pending(pid_t pid);
+
 /* Children whose blocks are still mapped (not yet exec'd or exited), after unmapping the others. */
 int skiff_launches_held(void);
 

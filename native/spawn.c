@@ -13,6 +13,7 @@
  *   spawnNoWait(same)                        -> pid      the same child, without waiting for its exec
  *                                                        (launch.c): a failure is the child's exit 127;
  *                                                        argv and envp an exec may refuse: spawn's wait
+ *   launchPending(pid)                       -> bool     whether that spawnNoWait child has yet to exec
  *   launchesHeld()                           -> n        spawnNoWait children not yet exec'd or exited
  *   pipe()                                   -> [read, write]   both close-on-exec
  *   openPty(columns, rows)                   -> [master, slave] master non-blocking, close-on-exec
@@ -145,6 +146,16 @@ static napi_value Spawn(napi_env env, napi_callback_info info) {
   return result;
 }
 
+static napi_value LaunchPending(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg, result;
+  int32_t pid = 0;
+  napi_get_cb_info(env, info, &argc, &arg, NULL, NULL);
+  if (argc < 1 || napi_get_value_int32(env, arg, &pid) != napi_ok) return skiff_throw_errno(env, "launchPending", EINVAL);
+  napi_get_boolean(env, pid > 0 && skiff_launch_pending(pid), &result);
+  return result;
+}
+
 static napi_value LaunchesHeld(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value result;
@@ -204,6 +215,8 @@ void skiff_register_spawn(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "spawn", fn);
   napi_create_function(env, "spawnNoWait", NAPI_AUTO_LENGTH, Spawn, &no_wait, &fn);
   napi_set_named_property(env, exports, "spawnNoWait", fn);
+  napi_create_function(env, "launchPending", NAPI_AUTO_LENGTH, LaunchPending, NULL, &fn);
+  napi_set_named_property(env, exports, "launchPending", fn);
   napi_create_function(env, "launchesHeld", NAPI_AUTO_LENGTH, LaunchesHeld, NULL, &fn);
   napi_set_named_property(env, exports, "launchesHeld", fn);
   napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, Pipe, NULL, &fn);

@@ -50,6 +50,11 @@ export interface NativeAddon {
     cwd: string,
     fds: readonly number[],
   ): number;
+  /**
+   * Whether the spawnNoWait child `pid` has yet to exec (or exit): until then it shares this
+   * process's memory and a copy of each of its descriptors, and may not have called setsid.
+   */
+  launchPending(pid: number): boolean;
   /** spawnNoWait children whose memory is still held: not yet exec'd or exited. */
   launchesHeld(): number;
   /** A pipe, both ends close-on-exec: [read, write]. */

@@ -8,6 +8,7 @@ import {
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { nativeAddon } from '../../../helpers/native-addon';
 import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
@@ -170,13 +171,21 @@ export class NativeTaskHandle implements TaskHandle {
   }
 
   /**
-   * The live processes of the task's sessions. A leader counts by its pid too: it is
-   * started without waiting for its setsid (spawnGated), so right after Create it may
-   * still be in the shim's session.
+   * The leaders not yet exec'd: each is started without waiting for its setsid and exec
+   * (spawnGated), so right after Create it may still be in the shim's session.
    */
-  private liveProcs(): ProcStat[] {
+  private launching(): Set<number> {
+    return new Set([...this.sessions()].filter((pid) => nativeAddon().launchPending(pid)));
+  }
+
+  /**
+   * The live processes of the task's sessions, and the leaders still launching by their
+   * pid: only those, since once a leader has exited its pid may be another process's.
+   * `launching` is read first: a leader it misses has exec'd, so it is in its session.
+   */
+  private liveProcs(launching = this.launching()): ProcStat[] {
     const sessions = this.sessions();
-    return listProcStats().filter((s) => (sessions.has(s.session) || sessions.has(s.pid)) && s.state !== 'Z');
+    return listProcStats().filter((s) => (sessions.has(s.session) || launching.has(s.pid)) && s.state !== 'Z');
   }
 
   private livePids(): number[] {
