@@ -118,10 +118,12 @@ export class NativeTaskHandle implements TaskHandle {
   }
 
   async stats(): Promise<TaskStats> {
-    const procs = this.liveProcs();
+    const launching = this.launching();
+    const procs = this.liveProcs(launching);
     const user = procs.reduce((sum, s) => sum + s.userTicks, 0) * NS_PER_TICK;
     const system = procs.reduce((sum, s) => sum + s.systemTicks, 0) * NS_PER_TICK;
-    const rss = procs.reduce((sum, s) => sum + readRssBytes(s.pid), 0);
+    // A leader not yet exec'd has the shim's memory as its own: none of it is the task's.
+    const rss = procs.reduce((sum, s) => sum + (launching.has(s.pid) ? 0 : readRssBytes(s.pid)), 0);
     return {
       cpuUsageNs: user + system,
       cpuUserNs: user,
