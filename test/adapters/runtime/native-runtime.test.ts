@@ -129,6 +129,28 @@ describe('NativeRuntime', () => {
     expect(rss.filter((bytes) => bytes > 8 * 1024 * 1024)).toEqual([]);
   });
 
+  it('pauses a task right after Start only once its init has exec’d: a stopped init holds none of the shim’s descriptors', async () => {
+    // Stopped before its exec, the init would keep its copy of every descriptor of the shim
+    // (another task's stdin writer: that task would not see end-of-file) and the shim's memory.
+    const held = await onOneCpu(async () => {
+      const shim = realpathSync(process.execPath);
+      const seen: number[] = [];
+      for (let round = 0; round < 20; round++) {
+        const { task, exit } = await createSleeper(`p${round}`);
+        await task.start();
+        await task.pause();
+        if (readlinkSync(`/proc/${task.pid}/exe`) === shim) seen.push(readdirSync(`/proc/${task.pid}/fd`).length);
+        await task.killAll(9);
+        await task.resume();
+        await exit;
+        await task.delete();
+      }
+      return seen;
+    });
+    // Each entry: how many descriptors an init stopped as the shim's copy held.
+    expect(held).toEqual([]);
+  });
+
   it('refuses at Create a process whose arguments and environment are too long for an exec', async () => {
     // Not an init that exits 127 before Start, with a line about skiff-gate on a stderr that may be unset.
     const bundle = bundles.makeWithConfig({

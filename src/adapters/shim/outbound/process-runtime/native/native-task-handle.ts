@@ -91,21 +91,29 @@ export class NativeTaskHandle implements TaskHandle {
    */
   async pause(): Promise<void> {
     const deadline = Date.now() + PAUSE_TIMEOUT_MS;
+    // A leader stopped before its exec would hold, for as long as the task stays paused, the
+    // shim's memory and a copy of each of its descriptors (another task's stdin writer, say).
+    await this.until(() => this.launching().size === 0, deadline, 'had not exec’d', 'stopped before their exec?');
     const stopped = new Set<number>();
     for (;;) {
       const pids = this.livePids().filter((pid) => !stopped.has(pid));
       if (pids.length === 0) return;
       signalEach(pids, SIGSTOP);
-      while (!pids.every(isStoppedOrGone)) {
-        if (Date.now() > deadline) {
-          throw new InternalError(
-            `${this.init.subject}: processes did not stop within ${PAUSE_TIMEOUT_MS} ms (uninterruptible I/O?)`,
-            'PAUSE.TIMEOUT',
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
+      await this.until(() => pids.every(isStoppedOrGone), deadline, 'did not stop', 'uninterruptible I/O?');
       for (const pid of pids) stopped.add(pid);
+    }
+  }
+
+  /** Polls `done` every millisecond; past `deadline`, PAUSE.TIMEOUT: the processes `what` (`why`). */
+  private async until(done: () => boolean, deadline: number, what: string, why: string): Promise<void> {
+    while (!done()) {
+      if (Date.now() > deadline) {
+        throw new InternalError(
+          `${this.init.subject}: processes ${what} within ${PAUSE_TIMEOUT_MS} ms (${why})`,
+          'PAUSE.TIMEOUT',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
     }
   }
 
