@@ -10,9 +10,10 @@
  * its stack, copied before the clone) and raw system calls (raw-syscall.h): the C
  * library's state, errno included, is the shim's. It starts with every signal blocked,
  * sets every disposition to the default, then unblocks them just before the exec.
- * Until its setsid, tens of microseconds after the launch returns, the child is still in
- * the shim's session: whoever finds processes by session counts a leader by its pid too
- * (NativeTaskHandle).
+ * Until its setsid and its exec (microseconds after the launch returns, milliseconds on a
+ * busy machine) the child is still in the shim's session, with the shim's memory and a
+ * copy of each of its descriptors: NativeTaskHandle counts such a leader by its pid, none
+ * of its memory, and stops it only once it has exec'd (skiff_launch_pending).
  *
  * The kernel clears the block's `live` word when the child has exec'd or exited
  * (CLONE_CHILD_CLEARTID, what frees a thread's stack in pthread_join), and each launch
