@@ -10,9 +10,10 @@
  * its stack, copied before the clone) and raw system calls (raw-syscall.h): the C
  * library's state, errno included, is the shim's. It starts with every signal blocked,
  * sets every disposition to the default, then unblocks them just before the exec.
- * Until its setsid, tens of microseconds after the launch returns, the child is still in
- * the shim's session: whoever finds processes by session counts a leader by its pid too
- * (NativeTaskHandle).
+ * Until its setsid and its exec (microseconds after the launch returns, milliseconds on a
+ * busy machine) the child is still in the shim's session, with the shim's memory and a
+ * copy of each of its descriptors: NativeTaskHandle counts such a leader by its pid, none
+ * of its memory, and stops it only once it has exec'd (skiff_launch_pending).
  *
  * The kernel clears the block's `live` word when the child has exec'd or exited
  * (CLONE_CHILD_CLEARTID, what frees a thread's stack in pthread_join), and each launch
@@ -42,8 +43,17 @@
 /* Enough for the child's few frames: it calls no library and takes no signal on it. */
 #define CHILD_STACK (32 * 1024)
 
+/*
+ * The least room an exec gives argv and envp, their pointers included, whatever the stack
+ * limit (ARG_MAX in fs/exec.c, bprm_stack_limits). Below it no exec fails with E2BIG;
+ * above, that error must be the caller's at the launch, not a child's exit 127 before
+ * Start, so such a launch is left to posix_spawn.
+ */
+#define EXEC_ARGS_FLOOR (128 * 1024)
+
 struct block {
   volatile pid_t live; /* non-zero until the kernel clears it (CLONE_CHILD_CLEARTID) */
+  pid_t pid;           /* the child's, written by the parent after the clone */
   struct block *next;
   size_t size;
   const char *file, *cwd;
@@ -138,6 +148,13 @@ CHILD_CODE static int child_main(void *arg) {
   CHILD_FAIL(b, "exec", -err);
 }
 
+int skiff_launch_pending(pid_t pid) {
+  for (struct block *b = pending; b != NULL; b = b->next) {
+    if (b->pid == pid && __atomic_load_n(&b->live, __ATOMIC_ACQUIRE) != 0) return 1;
+  }
+  return 0;
+}
+
 int skiff_launches_held(void) {
   reclaim();
   int n = 0;
@@ -151,6 +168,7 @@ int skiff_launch(const char *file, char *const argv[], char *const envp[], const
   reclaim();
   size_t text = strlen(file) + 1 + strlen(cwd) + 1;
   size_t nargv = count_strings(argv, &text), nenvp = count_strings(envp, &text);
+  if (text + (nargv + nenvp + 2) * sizeof(char *) >= EXEC_ARGS_FLOOR) return ENOSYS;
   size_t head = sizeof(struct block) + (nargv + 1 + nenvp + 1) * sizeof(char *);
   size_t page = 4096, size = (head + text + CHILD_STACK + page - 1) & ~(page - 1);
   struct block *b = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -186,6 +204,7 @@ int skiff_launch(const char *file, char *const argv[], char *const envp[], const
     munmap(b, size);
     return err;
   }
+  b->pid = child;
   b->next = pending;
   pending = b;
   *pid = child;
@@ -193,6 +212,11 @@ int skiff_launch(const char *file, char *const argv[], char *const envp[], const
 }
 
 #else
+
+int skiff_launch_pending(pid_t pid) {
+  (void)pid;
+  return 0;
+}
 
 int skiff_launches_held(void) {
   return 0;

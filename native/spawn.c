@@ -11,7 +11,9 @@
  *   spawn(file, argv[], envp[], cwd, fds[])  -> pid      fds[i] becomes the child's fd i (-1: /dev/null);
  *                                                        envp null: this process's environment as it is
  *   spawnNoWait(same)                        -> pid      the same child, without waiting for its exec
- *                                                        (launch.c): a failure is the child's exit 127
+ *                                                        (launch.c): a failure is the child's exit 127;
+ *                                                        argv and envp an exec may refuse: spawn's wait
+ *   launchPending(pid)                       -> bool     whether that spawnNoWait child has yet to exec
  *   launchesHeld()                           -> n        spawnNoWait children not yet exec'd or exited
  *   pipe()                                   -> [read, write]   both close-on-exec
  *   openPty(columns, rows)                   -> [master, slave] master non-blocking, close-on-exec
@@ -131,12 +133,26 @@ static napi_value Spawn(napi_env env, napi_callback_info info) {
     return skiff_throw_errno(env, "spawn", EINVAL);
   }
   pid_t pid = 0;
+  const char *how = "clone";
   int rc = no_wait != NULL ? skiff_launch(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid) : ENOSYS;
-  if (rc == ENOSYS) rc = spawn_waiting(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid);
+  if (rc == ENOSYS) {
+    how = "posix_spawn";
+    rc = spawn_waiting(file, child_argv, child_envp, cwd, fds, (int)nfds, &pid);
+  }
   free_strings(child_argv);
   if (!own_environ) free_strings(child_envp);
-  if (rc != 0) return skiff_throw_errno(env, no_wait != NULL ? "clone" : "posix_spawn", rc);
+  if (rc != 0) return skiff_throw_errno(env, how, rc);
   napi_create_int32(env, pid, &result);
+  return result;
+}
+
+static napi_value LaunchPending(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg, result;
+  int32_t pid = 0;
+  napi_get_cb_info(env, info, &argc, &arg, NULL, NULL);
+  if (argc < 1 || napi_get_value_int32(env, arg, &pid) != napi_ok) return skiff_throw_errno(env, "launchPending", EINVAL);
+  napi_get_boolean(env, pid > 0 && skiff_launch_pending(pid), &result);
   return result;
 }
 
@@ -199,6 +215,8 @@ void skiff_register_spawn(napi_env env, napi_value exports) {
   napi_set_named_property(env, exports, "spawn", fn);
   napi_create_function(env, "spawnNoWait", NAPI_AUTO_LENGTH, Spawn, &no_wait, &fn);
   napi_set_named_property(env, exports, "spawnNoWait", fn);
+  napi_create_function(env, "launchPending", NAPI_AUTO_LENGTH, LaunchPending, NULL, &fn);
+  napi_set_named_property(env, exports, "launchPending", fn);
   napi_create_function(env, "launchesHeld", NAPI_AUTO_LENGTH, LaunchesHeld, NULL, &fn);
   napi_set_named_property(env, exports, "launchesHeld", fn);
   napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, Pipe, NULL, &fn);

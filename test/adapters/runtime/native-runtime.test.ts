@@ -1,7 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProcessExit } from '../../../src/domain/shim/exit-status';
 import { NativeRuntime } from '../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
+import { TaskHandle } from '../../../src/application/shim/ports/process-runtime.port';
 import { BundleFactory } from '../../support/bundles';
 
 const NOBODY = 65534;
@@ -78,6 +80,86 @@ describe('NativeRuntime', () => {
       });
       await task.delete();
     }
+  });
+
+  /** A task running `sleep 100`, created (not started), and its exit. */
+  async function createSleeper(id: string): Promise<{ task: TaskHandle; exit: Promise<ProcessExit> }> {
+    let exited!: (exit: ProcessExit) => void;
+    const exit = new Promise<ProcessExit>((resolve) => (exited = resolve));
+    const bundle = bundles.makeWithConfig({
+      ociVersion: '1.0.2',
+      process: { args: ['sleep', '100'], env: ['PATH=/usr/bin:/bin'], cwd: '/' },
+    });
+    const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
+    const task = await runtime.create({ id, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
+    return { task, exit };
+  }
+
+  /**
+   * Runs `body` with this thread (and so the processes it starts) held to one CPU: a child
+   * started without waiting runs only when this thread waits, as on a busy machine.
+   */
+  async function onOneCpu<T>(body: () => Promise<T>): Promise<T> {
+    const mask = execFileSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' })
+      .trim()
+      .split(' ')
+      .pop()!;
+    execFileSync('taskset', ['-p', '1', String(process.pid)]);
+    try {
+      return await body();
+    } finally {
+      execFileSync('taskset', ['-p', mask, String(process.pid)]);
+    }
+  }
+
+  it('counts, in Stats right after Create, the init’s memory and not the shim’s it shares until its exec', async () => {
+    // Until its exec the init shares this process's memory: its VmRSS is the shim's (tens of MB).
+    // On one CPU with this thread, the init runs only once this thread waits.
+    const rss = await onOneCpu(async () => {
+      const seen: number[] = [];
+      for (let round = 0; round < 20; round++) {
+        const { task, exit } = await createSleeper(`m${round}`);
+        seen.push((await task.stats()).memoryRssBytes);
+        await task.killAll(9);
+        await exit;
+        await task.delete();
+      }
+      return seen;
+    });
+    expect(rss.filter((bytes) => bytes > 8 * 1024 * 1024)).toEqual([]);
+  });
+
+  it('pauses a task right after Start only once its init has exec’d: a stopped init holds none of the shim’s descriptors', async () => {
+    // Stopped before its exec, the init would keep its copy of every descriptor of the shim
+    // (another task's stdin writer: that task would not see end-of-file) and the shim's memory.
+    const held = await onOneCpu(async () => {
+      const shim = realpathSync(process.execPath);
+      const seen: number[] = [];
+      for (let round = 0; round < 20; round++) {
+        const { task, exit } = await createSleeper(`p${round}`);
+        await task.start();
+        await task.pause();
+        if (readlinkSync(`/proc/${task.pid}/exe`) === shim) seen.push(readdirSync(`/proc/${task.pid}/fd`).length);
+        await task.killAll(9);
+        await task.resume();
+        await exit;
+        await task.delete();
+      }
+      return seen;
+    });
+    // Each entry: how many descriptors an init stopped as the shim's copy held.
+    expect(held).toEqual([]);
+  });
+
+  it('refuses at Create a process whose arguments and environment are too long for an exec', async () => {
+    // Not an init that exits 127 before Start, with a line about skiff-gate on a stderr that may be unset.
+    const bundle = bundles.makeWithConfig({
+      ociVersion: '1.0.2',
+      process: { args: ['true'], env: ['PATH=/usr/bin:/bin', `BIG=${'x'.repeat(200_000)}`], cwd: '/' },
+    });
+    const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
+    const created = runtime.create({ id: 'big', bundle, stdio, rootfs: [], checkpoint: '' }, () => undefined);
+    await expect(created).rejects.toThrow(/could not start \/\S+\/true: posix_spawn: Argument list too long/);
   });
 
   it('runs a file without a #! line under /bin/sh, as execvp does', async () => {

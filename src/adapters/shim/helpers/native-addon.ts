@@ -40,7 +40,8 @@ export interface NativeAddon {
   /**
    * The same child as spawn's, without waiting for its setsid or its exec (native/launch.c):
    * for a program whose file and cwd were checked already. A failure at the exec is the
-   * child's exit 127, with one line on its stderr.
+   * child's exit 127, with one line on its stderr; argv and envp long enough for an exec to
+   * refuse them (E2BIG) are spawn's instead, so that error is thrown here.
    */
   spawnNoWait(
     file: string,
@@ -49,6 +50,11 @@ export interface NativeAddon {
     cwd: string,
     fds: readonly number[],
   ): number;
+  /**
+   * Whether the spawnNoWait child `pid` has yet to exec (or exit): until then it shares this
+   * process's memory and a copy of each of its descriptors, and may not have called setsid.
+   */
+  launchPending(pid: number): boolean;
   /** spawnNoWait children whose memory is still held: not yet exec'd or exited. */
   launchesHeld(): number;
   /** A pipe, both ends close-on-exec: [read, write]. */

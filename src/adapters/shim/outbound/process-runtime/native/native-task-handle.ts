@@ -8,6 +8,7 @@ import {
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { nativeAddon } from '../../../helpers/native-addon';
 import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
@@ -90,21 +91,29 @@ export class NativeTaskHandle implements TaskHandle {
    */
   async pause(): Promise<void> {
     const deadline = Date.now() + PAUSE_TIMEOUT_MS;
+    // A leader stopped before its exec would hold, for as long as the task stays paused, the
+    // shim's memory and a copy of each of its descriptors (another task's stdin writer, say).
+    await this.until(() => this.launching().size === 0, deadline, 'had not exec’d', 'stopped before their exec?');
     const stopped = new Set<number>();
     for (;;) {
       const pids = this.livePids().filter((pid) => !stopped.has(pid));
       if (pids.length === 0) return;
       signalEach(pids, SIGSTOP);
-      while (!pids.every(isStoppedOrGone)) {
-        if (Date.now() > deadline) {
-          throw new InternalError(
-            `${this.init.subject}: processes did not stop within ${PAUSE_TIMEOUT_MS} ms (uninterruptible I/O?)`,
-            'PAUSE.TIMEOUT',
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 1));
-      }
+      await this.until(() => pids.every(isStoppedOrGone), deadline, 'did not stop', 'uninterruptible I/O?');
       for (const pid of pids) stopped.add(pid);
+    }
+  }
+
+  /** Polls `done` every millisecond; past `deadline`, PAUSE.TIMEOUT: the processes `what` (`why`). */
+  private async until(done: () => boolean, deadline: number, what: string, why: string): Promise<void> {
+    while (!done()) {
+      if (Date.now() > deadline) {
+        throw new InternalError(
+          `${this.init.subject}: processes ${what} within ${PAUSE_TIMEOUT_MS} ms (${why})`,
+          'PAUSE.TIMEOUT',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
     }
   }
 
@@ -117,10 +126,12 @@ export class NativeTaskHandle implements TaskHandle {
   }
 
   async stats(): Promise<TaskStats> {
-    const procs = this.liveProcs();
+    const launching = this.launching();
+    const procs = this.liveProcs(launching);
     const user = procs.reduce((sum, s) => sum + s.userTicks, 0) * NS_PER_TICK;
     const system = procs.reduce((sum, s) => sum + s.systemTicks, 0) * NS_PER_TICK;
-    const rss = procs.reduce((sum, s) => sum + readRssBytes(s.pid), 0);
+    // A leader not yet exec'd has the shim's memory as its own: none of it is the task's.
+    const rss = procs.reduce((sum, s) => sum + (launching.has(s.pid) ? 0 : readRssBytes(s.pid)), 0);
     return {
       cpuUsageNs: user + system,
       cpuUserNs: user,
@@ -170,13 +181,21 @@ export class NativeTaskHandle implements TaskHandle {
   }
 
   /**
-   * The live processes of the task's sessions. A leader counts by its pid too: it is
-   * started without waiting for its setsid (spawnGated), so right after Create it may
-   * still be in the shim's session.
+   * The leaders not yet exec'd: each is started without waiting for its setsid and exec
+   * (spawnGated), so right after Create it may still be in the shim's session.
    */
-  private liveProcs(): ProcStat[] {
+  private launching(): Set<number> {
+    return new Set([...this.sessions()].filter((pid) => nativeAddon().launchPending(pid)));
+  }
+
+  /**
+   * The live processes of the task's sessions, and the leaders still launching by their
+   * pid: only those, since once a leader has exited its pid may be another process's.
+   * `launching` is read first: a leader it misses has exec'd, so it is in its session.
+   */
+  private liveProcs(launching = this.launching()): ProcStat[] {
     const sessions = this.sessions();
-    return listProcStats().filter((s) => (sessions.has(s.session) || sessions.has(s.pid)) && s.state !== 'Z');
+    return listProcStats().filter((s) => (sessions.has(s.session) || launching.has(s.pid)) && s.state !== 'Z');
   }
 
   private livePids(): number[] {
