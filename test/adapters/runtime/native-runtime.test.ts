@@ -5,6 +5,11 @@ import { ProcessExit } from '../../../src/domain/shim/exit-status';
 import { NativeRuntime } from '../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
 import { TaskHandle } from '../../../src/application/shim/ports/process-runtime.port';
 import { BundleFactory } from '../../support/bundles';
+import { waitFor } from '../../support/wait-for';
+import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
+import { constants } from 'node:os';
+
+const { SIGSTOP } = constants.signals;
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -149,6 +154,26 @@ describe('NativeRuntime', () => {
     });
     // Each entry: how many descriptors an init stopped as the shim's copy held.
     expect(held).toEqual([]);
+  });
+
+  it('signals a task right after Create only once its init has exec’d: SIGSTOP freezes no copy of the shim', async () => {
+    // Before its exec the init is a copy of the shim (its memory, its descriptors): stopped
+    // then, it would hold them while stopped; a SIGQUIT would dump the shim's memory.
+    const stoppedAsShim = await onOneCpu(async () => {
+      const shim = realpathSync(process.execPath);
+      let count = 0;
+      for (let round = 0; round < 20; round++) {
+        const { task, exit } = await createSleeper(`k${round}`);
+        await task.kill(SIGSTOP);
+        await waitFor(`init ${task.pid} stopped`, () => readProcStat(task.pid)?.state === 'T');
+        if (readlinkSync(`/proc/${task.pid}/exe`) === shim) count++;
+        await task.killAll(9);
+        await exit;
+        await task.delete();
+      }
+      return count;
+    });
+    expect(stoppedAsShim).toBe(0);
   });
 
   it('refuses at Create a process whose arguments and environment are too long for an exec', async () => {

@@ -1,5 +1,6 @@
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
 import { ExitListener, ProcessHandle } from '../../../../../application/shim/ports/process-runtime.port';
+import { readyForSignal } from './ready-for-signal';
 import { launch, LaunchedProcess, LaunchPlan } from './launch';
 import { signalProcess } from '../signal-process';
 import { StartGate } from './start-gate';
@@ -52,6 +53,7 @@ export class NativeProcessHandle implements ProcessHandle {
   }
 
   async kill(signal: number): Promise<void> {
+    await readyForSignal(signal, [this.pid]);
     signalProcess(this.pid, signal, this.plan.subject);
   }
 

@@ -9,6 +9,7 @@ import {
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { nativeAddon } from '../../../helpers/native-addon';
+import { readyForSignal } from './ready-for-signal';
 import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
@@ -80,6 +81,7 @@ export class NativeTaskHandle implements TaskHandle {
   }
 
   async killAll(signal: number): Promise<void> {
+    await readyForSignal(signal, this.sessions());
     signalEach(this.livePids(), signal);
   }
 
