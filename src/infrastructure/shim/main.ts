@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, IncomingHttpHeaders } from 'node:http2';
+import type { IncomingHttpHeaders } from 'node:http2';
 import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,7 @@ export function runServe(config: ShimConfig, bound: BoundSocket, transport: Shim
  * own functions, which the shim never runs, into the code cache (a third more to load).
  */
 function http2Transport(path: string): UnaryTransport {
+  const { connect } = require('node:http2') as typeof import('node:http2');
   const session = connect('http://localhost', { createConnection: () => connectSocket(path) });
   return {
     call: (method, request) =>

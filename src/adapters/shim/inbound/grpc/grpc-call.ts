@@ -1,4 +1,4 @@
-import { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
+import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
 import { RpcCode } from '../../helpers/ttrpc/rpc-code';
 import { RpcStatus, toRpcStatus } from '../task-rpc/rpc-status';
 import { TaskHandler, TaskHandlers } from '../task-rpc/task-handlers';

@@ -1,4 +1,3 @@
-import { gunzipSync, inflateSync } from 'node:zlib';
 import { RpcCode } from '../../helpers/ttrpc/rpc-code';
 import { RpcStatus } from '../task-rpc/rpc-status';
 
@@ -49,6 +48,8 @@ export function unaryMessage(body: Buffer, encoding: string | undefined): Buffer
   const message = body.subarray(PREFIX_LENGTH);
   if (body[0] === 0) return message;
   const options = { maxOutputLength: MAX_MESSAGE_LENGTH };
+  // Loaded on the first compressed request only: no client of the shim's compresses by default.
+  const { gunzipSync, inflateSync } = require('node:zlib') as typeof import('node:zlib');
   try {
     if (encoding === 'gzip') return gunzipSync(message, options);
     if (encoding === 'deflate') return inflateSync(message, options);

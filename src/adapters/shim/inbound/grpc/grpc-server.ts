@@ -1,4 +1,4 @@
-import { createServer, Http2Server, ServerHttp2Session } from 'node:http2';
+import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import { TaskService } from '../../../../application/shim/task/task-service';
 import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
 import { taskHandlers } from '../task-rpc/task-handlers';
@@ -36,6 +36,9 @@ export class GrpcTaskServer {
   /** Serves on a socket that already listens, starting with the connections waiting in it. */
   static serve(listener: SocketListener, service: TaskService): GrpcTaskServer {
     const handlers = taskHandlers(service);
+    // Loaded here, not at the top: node:http2 brings http, tls and assert with it, ~15 ms
+    // of start-up that a shim serving ttrpc (containerd's) never needs (docs/performance.md).
+    const { createServer } = require('node:http2') as typeof import('node:http2');
     // No session memory cap: a 4 MiB request must not be refused by HTTP/2's own accounting.
     const http2 = createServer({ maxSessionMemory: Number.MAX_SAFE_INTEGER });
     http2.setTimeout(0);
