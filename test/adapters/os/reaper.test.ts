@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { DIST, ownProcess } from '../../support/own-process';
 
-// Each case runs in a Node process of its own, against the built modules (`npm run build`):
-// the reaper makes its process a child subreaper for good, and SIGCHLD never reaches a
-// listener inside jest's sandbox.
-const HELPERS = join(__dirname, '../../../dist/adapters/shim/helpers');
+// Each case runs in a Node process of its own, against the built modules: the reaper makes
+// its process a child subreaper for good, and SIGCHLD never reaches a listener inside
+// jest's sandbox.
+const HELPERS = join(DIST, 'adapters/shim/helpers');
 
 const PRELUDE = `
   const helpers = ${JSON.stringify(HELPERS)};
@@ -33,15 +33,7 @@ const PRELUDE = `
   const state = (pid) => readProcStat(pid)?.state ?? 'gone';
 `;
 
-/** Runs `body` (an async function body over the prelude's names) and returns what it returned. */
-function inOwnProcess(body: string): unknown {
-  const script = `${PRELUDE}
-    (async () => { ${body} })().then(
-      (result) => process.stdout.write(JSON.stringify(result)),
-      (err) => { console.error(err); process.exit(1); },
-    );`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
-}
+const inOwnProcess = ownProcess(PRELUDE);
 
 describe('Reaper (the subreaper that reaps orphans no watch knows)', () => {
   it('reaps an orphan re-parented here once it exits, on its SIGCHLD', () => {

@@ -1,13 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isWatched } from '../../../src/adapters/shim/helpers/exit-watch';
 import { runCommand } from '../../../src/adapters/shim/helpers/run-command';
 import { runProgram } from '../../../src/adapters/shim/helpers/run-program';
+import { DIST, ownProcess } from '../../support/own-process';
 
-/** The built module (`npm run build`), for a Node process of its own. */
-const RUN_PROGRAM_JS = join(__dirname, '../../../dist/adapters/shim/helpers/run-program.js');
+/** The built module, in a Node process of its own. */
+const inOwnProcess = ownProcess(
+  `const { runProgram } = require(${JSON.stringify(join(DIST, 'adapters/shim/helpers/run-program.js'))});`,
+);
 
 describe('runProgram (how the shim starts runc, mount and criu)', () => {
   it('captures stdout and stderr apart and reports the exit code', async () => {
@@ -28,16 +30,14 @@ describe('runProgram (how the shim starts runc, mount and criu)', () => {
   it("hands on the shim's environment as process.env has it at the call", () => {
     // In a Node process of its own: jest gives each test file a copy of process.env, where a
     // shim's process.env writes through to the process's environment.
-    const script = `
-      const { runProgram } = require(${JSON.stringify(RUN_PROGRAM_JS)});
-      (async () => {
-        process.env.SKIFF_RUN_PROGRAM_TEST = 'set';
-        const set = (await runProgram('sh', ['-c', 'echo "$SKIFF_RUN_PROGRAM_TEST"'])).stdout;
-        delete process.env.SKIFF_RUN_PROGRAM_TEST;
-        const unset = (await runProgram('sh', ['-c', 'echo "\${SKIFF_RUN_PROGRAM_TEST-unset}"'])).stdout;
-        process.stdout.write(set + unset);
-      })();`;
-    expect(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })).toBe('set\nunset\n');
+    const seen = inOwnProcess(`
+      process.env.SKIFF_RUN_PROGRAM_TEST = 'set';
+      const set = (await runProgram('sh', ['-c', 'echo "$SKIFF_RUN_PROGRAM_TEST"'])).stdout;
+      delete process.env.SKIFF_RUN_PROGRAM_TEST;
+      const unset = (await runProgram('sh', ['-c', 'echo "\${SKIFF_RUN_PROGRAM_TEST-unset}"'])).stdout;
+      return set + unset;
+    `);
+    expect(seen).toBe('set\nunset\n');
   });
 
   it('hands given descriptors to the program as its stdio, with nothing captured', async () => {

@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { DIST, ownProcess } from '../../support/own-process';
 
 // spawnNoWait (native/launch.c) starts a child that shares this process's memory until it
 // execs, and is not waited for. Each case runs in a Node process of its own, against the
 // built addon: the child's exit is watched with a pidfd on that process's own loop.
-const HELPERS = join(__dirname, '../../../dist/adapters/shim/helpers');
+const HELPERS = join(DIST, 'adapters/shim/helpers');
 
 const PRELUDE = `
   const fs = require('node:fs');
@@ -29,18 +29,11 @@ interface Run {
   exit: { code: number | null; signal: number | null };
 }
 
-function inOwnProcess<T = Run>(body: string): T {
-  const script = `${PRELUDE}
-    (async () => { ${body} })().then(
-      (result) => process.stdout.write(JSON.stringify(result)),
-      (err) => { console.error(err); process.exit(1); },
-    );`;
-  return JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
-}
+const inOwnProcess = ownProcess(PRELUDE);
 
 describe('spawnNoWait (a child started without waiting for its exec)', () => {
   it('places the descriptors, the working directory and the environment, in a session of its own', () => {
-    const result = inOwnProcess(`
+    const result = inOwnProcess<Run>(`
       const script = 'echo "$$ $(cut -d" " -f6 /proc/$$/stat) $(pwd) $GREETING"; echo to-stderr >&2; cat; exit 3';
       return run('/bin/sh', ['sh', '-c', script], { env: ['PATH=/usr/bin:/bin', 'GREETING=hi'], cwd: '/tmp' });
     `);
@@ -53,12 +46,12 @@ describe('spawnNoWait (a child started without waiting for its exec)', () => {
   });
 
   it('starts with no signal blocked or ignored, although Node ignores SIGPIPE', () => {
-    const result = inOwnProcess(`return run('/bin/grep', ['grep', '-E', '^Sig(Blk|Ign)', '/proc/self/status']);`);
+    const result = inOwnProcess<Run>(`return run('/bin/grep', ['grep', '-E', '^Sig(Blk|Ign)', '/proc/self/status']);`);
     expect(result.out).toBe('SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n');
   });
 
   it('reports an exec that fails on its stderr and exits 127', () => {
-    const result = inOwnProcess(`return run('/nonexistent/program', ['program']);`);
+    const result = inOwnProcess<Run>(`return run('/nonexistent/program', ['program']);`);
     expect(result.out).toBe('skiff: cannot start /nonexistent/program: exec failed (errno 2)\n');
     expect(result.exit).toEqual({ code: 127, signal: null });
   });
