@@ -63,30 +63,6 @@ describe('NativeRuntime', () => {
     expect(sid).toBe(pid);
   });
 
-  it('finds a task from Create on: its init counts before it has left the shim’s session', async () => {
-    // The init is started without waiting for its setsid (spawnGated): Pids and kill --all
-    // must not miss it in the microseconds before.
-    for (let round = 0; round < 40; round++) {
-      let exited!: (exit: ProcessExit) => void;
-      const exit = new Promise<ProcessExit>((resolve) => (exited = resolve));
-      const bundle = bundles.makeWithConfig({
-        ociVersion: '1.0.2',
-        process: { args: ['sleep', '100'], env: ['PATH=/usr/bin:/bin'], cwd: '/' },
-      });
-      const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
-      const task = await runtime.create({ id: `s${round}`, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
-      const pids = (await task.pids()).map((p) => p.pid);
-      await task.killAll(9);
-      const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('not killed within 5 s'), 5000));
-      expect({ round, pids, exit: await Promise.race([exit, timedOut]) }).toEqual({
-        round,
-        pids: [task.pid],
-        exit: { code: null, signal: 9 },
-      });
-      await task.delete();
-    }
-  });
-
   /** A task running `sleep 100`, created (not started), and its exit. */
   async function createSleeper(id: string): Promise<{ task: TaskHandle; exit: Promise<ProcessExit> }> {
     let exited!: (exit: ProcessExit) => void;
@@ -99,6 +75,23 @@ describe('NativeRuntime', () => {
     const task = await runtime.create({ id, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
     return { task, exit };
   }
+
+  it('finds a task from Create on: its init counts before it has left the shim’s session', async () => {
+    // The init is started without waiting for its setsid (spawnGated): Pids and kill --all
+    // must not miss it in the microseconds before.
+    for (let round = 0; round < 40; round++) {
+      const { task, exit } = await createSleeper(`s${round}`);
+      const pids = (await task.pids()).map((p) => p.pid);
+      await task.killAll(9);
+      const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('not killed within 5 s'), 5000));
+      expect({ round, pids, exit: await Promise.race([exit, timedOut]) }).toEqual({
+        round,
+        pids: [task.pid],
+        exit: { code: null, signal: 9 },
+      });
+      await task.delete();
+    }
+  });
 
   /**
    * Runs `body` with this thread (and so the processes it starts) held to one CPU: a child
