@@ -83,7 +83,9 @@ describe('NativeRuntime', () => {
       const { task, exit } = await createSleeper(`s${round}`);
       const pids = (await task.pids()).map((p) => p.pid);
       await task.killAll(9);
-      const timedOut = new Promise<string>((resolve) => setTimeout(() => resolve('not killed within 5 s'), 5000));
+      const timedOut = new Promise<string>((resolve) =>
+        setTimeout(() => resolve('not killed within 5 s'), 5000).unref(),
+      );
       expect({ round, pids, exit: await Promise.race([exit, timedOut]) }).toEqual({
         round,
         pids: [task.pid],
