@@ -10,6 +10,7 @@ import {
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { nativeAddon } from '../../../helpers/native-addon';
 import { readyForSignal } from './ready-for-signal';
+import { pollUntil } from './poll-until';
 import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
@@ -106,17 +107,13 @@ export class NativeTaskHandle implements TaskHandle {
     }
   }
 
-  /** Polls `done` every millisecond; past `deadline`, PAUSE.TIMEOUT: the processes `what` (`why`). */
+  /** Waits for `done`; past `deadline`, PAUSE.TIMEOUT: the processes `what` (`why`). */
   private async until(done: () => boolean, deadline: number, what: string, why: string): Promise<void> {
-    while (!done()) {
-      if (Date.now() > deadline) {
-        throw new InternalError(
-          `${this.init.subject}: processes ${what} within ${PAUSE_TIMEOUT_MS} ms (${why})`,
-          'PAUSE.TIMEOUT',
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
+    if (await pollUntil(done, deadline)) return;
+    throw new InternalError(
+      `${this.init.subject}: processes ${what} within ${PAUSE_TIMEOUT_MS} ms (${why})`,
+      'PAUSE.TIMEOUT',
+    );
   }
 
   async resume(): Promise<void> {

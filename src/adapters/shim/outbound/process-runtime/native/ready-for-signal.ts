@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import { nativeAddon } from '../../../helpers/native-addon';
+import { pollUntil } from './poll-until';
 
 const { SIGKILL, SIGCONT } = constants.signals;
 
@@ -20,8 +21,5 @@ export async function readyForSignal(signal: number, pids: Iterable<number>): Pr
   if (signal === SIGKILL || signal === SIGCONT) return;
   const addon = nativeAddon();
   const waiting = [...pids];
-  const deadline = Date.now() + LAUNCH_WAIT_MS;
-  while (waiting.some((pid) => addon.launchPending(pid)) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+  await pollUntil(() => !waiting.some((pid) => addon.launchPending(pid)), Date.now() + LAUNCH_WAIT_MS);
 }
