@@ -151,25 +151,28 @@ describe('NativeRuntime', () => {
     expect(held).toEqual([]);
   });
 
-  it('signals a task right after Create only once its init has exec’d: SIGSTOP freezes no copy of the shim', async () => {
-    // Before its exec the init is a copy of the shim (its memory, its descriptors): stopped
-    // then, it would hold them while stopped; a SIGQUIT would dump the shim's memory.
-    const stoppedAsShim = await onOneCpu(async () => {
-      const shim = realpathSync(process.execPath);
-      let count = 0;
-      for (let round = 0; round < 20; round++) {
-        const { task, exit } = await createSleeper(`k${round}`);
-        await task.kill(SIGSTOP);
-        await waitFor(`init ${task.pid} stopped`, () => readProcStat(task.pid)?.state === 'T');
-        if (readlinkSync(`/proc/${task.pid}/exe`) === shim) count++;
-        await task.killAll(9);
-        await exit;
-        await task.delete();
-      }
-      return count;
-    });
-    expect(stoppedAsShim).toBe(0);
-  });
+  it.each(['kill', 'killAll'] as const)(
+    '%s right after Create signals only once the init has exec’d: SIGSTOP freezes no copy of the shim',
+    async (how) => {
+      // Before its exec the init is a copy of the shim (its memory, its descriptors): stopped
+      // then, it would hold them while stopped; a SIGQUIT would dump the shim's memory.
+      const stoppedAsShim = await onOneCpu(async () => {
+        const shim = realpathSync(process.execPath);
+        let count = 0;
+        for (let round = 0; round < 20; round++) {
+          const { task, exit } = await createSleeper(`${how}${round}`);
+          await task[how](SIGSTOP);
+          await waitFor(`init ${task.pid} stopped`, () => readProcStat(task.pid)?.state === 'T');
+          if (readlinkSync(`/proc/${task.pid}/exe`) === shim) count++;
+          await task.killAll(9);
+          await exit;
+          await task.delete();
+        }
+        return count;
+      });
+      expect(stoppedAsShim).toBe(0);
+    },
+  );
 
   it('refuses at Create a process whose arguments and environment are too long for an exec', async () => {
     // Not an init that exits 127 before Start, with a line about skiff-gate on a stderr that may be unset.
