@@ -15,15 +15,15 @@
 
 static int gate_main(int argc, char **argv, char **envp);
 
-#if defined(__x86_64__)
+#ifdef SKIFF_RAW_SYSCALL
 #define GATE_FREESTANDING 1
 static long gate_syscall(long n, long a, long b, long c) { return raw_syscall4(n, a, b, c, 0); }
 /* The kernel leaves argc, argv..., NULL, envp..., NULL at the stack pointer. */
+#if defined(__x86_64__)
 __asm__(".text\n.global _start\n_start:\n xor %rbp, %rbp\n mov %rsp, %rdi\n and $-16, %rsp\n call gate_start\n hlt\n");
-#elif defined(__aarch64__)
-#define GATE_FREESTANDING 1
-static long gate_syscall(long n, long a, long b, long c) { return raw_syscall4(n, a, b, c, 0); }
+#else
 __asm__(".text\n.global _start\n_start:\n mov x29, #0\n mov x30, #0\n mov x0, sp\n bl gate_start\n brk #0\n");
+#endif
 #else
 #include <errno.h>
 #include <unistd.h>
