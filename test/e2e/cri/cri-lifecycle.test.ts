@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { containerdTestsEnabled } from '../../support/containerd';
 import {
+  containerConfig,
   ContainerStatusResponse,
   ExecSyncResponse,
   ListedContainer,
@@ -39,19 +40,13 @@ if (containerdTestsEnabled())
     const podSandboxId = () => pod.podSandboxId;
 
     /** CreateContainer (+ StartContainer unless asked not to) in the test pod. */
-    async function container(command: string[], options: { start?: boolean; resources?: object; tty?: boolean } = {}) {
+    async function container(
+      command: string[],
+      options: { start?: boolean; resources?: Record<string, unknown>; tty?: boolean } = {},
+    ) {
       const name = `c${n++}`;
-      const config = {
-        metadata: { name, attempt: 0 },
-        image: { image: 'docker.io/library/skiff-busybox:latest' },
-        command,
-        logPath: `${name}.log`,
-        tty: options.tty ?? false,
-        linux: {
-          resources: options.resources,
-          securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } },
-        },
-      };
+      const { resources, tty } = options;
+      const config = containerConfig({ name, command, logPath: `${name}.log`, resources, tty });
       const { containerId } = await cri().runtime<{ containerId: string }>('CreateContainer', {
         podSandboxId: podSandboxId(),
         config,
