@@ -56,6 +56,19 @@ if (containerdTestsEnabled())
       return { containerId, log: join(ctx.logDir, 'lifecycle', `${name}.log`) };
     }
 
+    /**
+     * Exec through the CRI streaming server (on loopback, speaking kubectl's subprotocol), with
+     * `stdin` sent first: what each channel carried until the stream closed.
+     */
+    async function streamedExec(request: Record<string, unknown>, stdin?: string): Promise<Map<number, string>> {
+      const { url } = await cri().runtime<{ url: string }>('Exec', request);
+      expect(new URL(url).hostname).toBe('127.0.0.1');
+      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
+      expect(ws.protocol).toBe(STREAM_PROTOCOL);
+      if (stdin !== undefined) ws.send(Buffer.concat([Buffer.from([0]), Buffer.from(stdin)]));
+      return channelsOf(ws);
+    }
+
     const status = async (containerId: string) =>
       (await cri().runtime<ContainerStatusResponse>('ContainerStatus', { containerId })).status;
 
@@ -158,16 +171,12 @@ if (containerdTestsEnabled())
 
     it('Exec streams a command through the CRI streaming server: stdout, stderr and the exit status', async () => {
       const { containerId } = await container(['sleep', '1000']);
-      const { url } = await cri().runtime<{ url: string }>('Exec', {
+      const channels = await streamedExec({
         containerId,
         cmd: ['sh', '-c', 'echo streamed out; echo streamed err >&2; exit 3'],
         stdout: true,
         stderr: true,
       });
-      expect(new URL(url).hostname).toBe('127.0.0.1');
-      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
-      expect(ws.protocol).toBe(STREAM_PROTOCOL);
-      const channels = await channelsOf(ws);
       expect(channels.get(1)).toBe('streamed out\n');
       expect(channels.get(2)).toBe('streamed err\n');
       expect(JSON.parse(channels.get(3) ?? '{}')).toMatchObject({
@@ -193,16 +202,10 @@ if (containerdTestsEnabled())
 
     it('Exec with tty and stdin runs the command on a terminal that reads what the client sends', async () => {
       const { containerId } = await container(['sleep', '1000']);
-      const { url } = await cri().runtime<{ url: string }>('Exec', {
-        containerId,
-        cmd: ['sh', '-c', 'tty; read line; echo "got $line"'],
-        tty: true,
-        stdin: true,
-        stdout: true,
-      });
-      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
-      ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('hello\n')]));
-      const channels = await channelsOf(ws);
+      const channels = await streamedExec(
+        { containerId, cmd: ['sh', '-c', 'tty; read line; echo "got $line"'], tty: true, stdin: true, stdout: true },
+        'hello\n',
+      );
       const output = (channels.get(1) ?? '').replace(/\r/g, '');
       expect(output).toMatch(/^\/dev\/pts\/\d+\n/m);
       expect(output).toContain('got hello\n');
