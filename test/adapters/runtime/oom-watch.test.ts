@@ -1,6 +1,16 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ContainerCgroup } from '../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
@@ -18,12 +28,28 @@ describe('OOM kills on cgroup v2 (memory.events)', () => {
   let file: string;
   const events = (oomKill: number, oom = oomKill) =>
     writeFileSync(file, `low 0\nhigh 0\nmax ${oom * 3}\noom ${oom}\noom_kill ${oomKill}\noom_group_kill 0\n`);
+  const populated = (holdsProcesses: boolean) =>
+    writeFileSync(join(dir, 'cgroup.events'), `populated ${holdsProcesses ? 1 : 0}\nfrozen 0\n`);
   const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+  /** The inotify watches this process holds on `paths` (an inotify fd's fdinfo has an `inotify wd:` line per watch). */
+  const watchesOn = (...paths: string[]) => {
+    const inodes = paths.map((path) => `ino:${statSync(path).ino.toString(16)} `);
+    return readdirSync('/proc/self/fdinfo')
+      .flatMap((fd) => {
+        try {
+          return readFileSync(`/proc/self/fdinfo/${fd}`, 'latin1').split('\n');
+        } catch {
+          return []; // closed meanwhile
+        }
+      })
+      .filter((line) => line.startsWith('inotify wd:') && inodes.some((inode) => line.includes(inode))).length;
+  };
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'skiff-oom-'));
     file = join(dir, 'memory.events');
     events(0);
+    populated(true);
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -61,6 +87,26 @@ describe('OOM kills on cgroup v2 (memory.events)', () => {
     writeFileSync(file, 'oom_kill 9\n'); // a new cgroup of the same name is not this one
     await settle();
     expect(reports).toBe(0);
+  });
+
+  // A removed cgroup v2 tells the watchers of its files nothing (kernfs sends no inotify event),
+  // so a watch waiting for that would outlive its container in a long-lived serving process.
+  it('ends, letting go of its inotify watches, once cgroup.events says the cgroup holds no process', async () => {
+    const cgroupEvents = join(dir, 'cgroup.events');
+    let reports = 0;
+    expect(watchMemoryEvents(file, () => reports++)).toBe(true);
+    expect(watchesOn(file, cgroupEvents)).toBeGreaterThan(0);
+    populated(false);
+    await settle();
+    expect(watchesOn(file, cgroupEvents)).toBe(0);
+    events(1);
+    await settle();
+    expect(reports).toBe(0);
+  });
+
+  it('starts no watch on a cgroup that holds no process any more', () => {
+    populated(false);
+    expect(watchMemoryEvents(file, () => undefined)).toBe(false);
   });
 
   it('finds memory.events on a cgroup v2 host, and the v1 memory directory otherwise', () => {
