@@ -133,7 +133,8 @@ static char *read_file(const char *path, size_t max) {
 
 /* Whether Kubernetes pods get a serving process each (SKIFF_SHIM_GROUP=pod in containerd's
  * environment) instead of sharing their namespace's (the default, `namespace`): one Node process
- * per pod costs ~55 MB and a Node start-up per RunPodSandbox (docs/containerd.md, "Grouping"). */
+ * per pod costs ~55 MB and a Node start-up per RunPodSandbox (docs/containerd.md, "Grouping and
+ * failure domain"). */
 static int pods_apart(void) {
   const char *policy = getenv("SKIFF_SHIM_GROUP");
   if (policy == NULL || *policy == '\0' || strcmp(policy, "namespace") == 0) return 0;

@@ -29,16 +29,26 @@ function podConfig({
 }
 
 /**
- * A busybox container config running `command`, with its log at `logPath` (relative to the
- * pod's log directory) and its own pid namespace, as kubelet asks for v1 pods.
+ * A busybox container config running `command` (on a terminal when `tty`), with its log at
+ * `logPath` (relative to the pod's log directory) and its own pid namespace, as kubelet asks
+ * for v1 pods.
  */
-function containerConfig({ name, command, attempt = 0, logPath = `${name}_${attempt}.log`, resources, labels = {} }) {
+function containerConfig({
+  name,
+  command,
+  attempt = 0,
+  logPath = `${name}_${attempt}.log`,
+  resources,
+  labels = {},
+  tty = false,
+}) {
   return {
     metadata: { name, attempt },
     image: { image: BUSYBOX_IMAGE },
     command,
     logPath,
     labels,
+    tty,
     linux: {
       resources,
       securityContext: {

@@ -53,6 +53,8 @@ export interface ContainerSpec {
   readonly logPath?: string;
   readonly resources?: Record<string, unknown>;
   readonly labels?: Record<string, string>;
+  /** Run on a terminal (the log gets its output as stdout). */
+  readonly tty?: boolean;
 }
 
 export interface StartedPod {

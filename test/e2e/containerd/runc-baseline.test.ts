@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -14,6 +14,7 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, processRuns, taskList, waitForStatus } from './support';
+import { shellScript } from '../../support/shell-script';
 
 /**
  * The reference the skiff shim (io.containerd.skiff.v2) will be held against: what a real
@@ -149,9 +150,7 @@ if (containerdTestsEnabled())
     it('puts the repository bin/ first on its PATH, and runs --runtime io.containerd.skiff.v2 as the containerd-shim-skiff-v2 found there', async () => {
       // A stand-in for the skiff shim: the runc shim under the skiff name, in a dir of its own.
       const shimDir = mkdtempSync(join(tmpdir(), 'skiff-shimdir-'));
-      writeFileSync(join(shimDir, 'containerd-shim-skiff-v2'), '#!/bin/sh\nexec containerd-shim-runc-v2 "$@"\n', {
-        mode: 0o755,
-      });
+      shellScript(shimDir, 'containerd-shim-skiff-v2', 'exec containerd-shim-runc-v2 "$@"');
       const defaults = await startContainerd();
       const env = await startContainerd({ shimDirs: [shimDir] });
       try {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { containerdTestsEnabled } from '../../support/containerd';
 import {
+  containerConfig,
   ContainerStatusResponse,
   ExecSyncResponse,
   ListedContainer,
@@ -39,19 +40,13 @@ if (containerdTestsEnabled())
     const podSandboxId = () => pod.podSandboxId;
 
     /** CreateContainer (+ StartContainer unless asked not to) in the test pod. */
-    async function container(command: string[], options: { start?: boolean; resources?: object; tty?: boolean } = {}) {
+    async function container(
+      command: string[],
+      options: { start?: boolean; resources?: Record<string, unknown>; tty?: boolean } = {},
+    ) {
       const name = `c${n++}`;
-      const config = {
-        metadata: { name, attempt: 0 },
-        image: { image: 'docker.io/library/skiff-busybox:latest' },
-        command,
-        logPath: `${name}.log`,
-        tty: options.tty ?? false,
-        linux: {
-          resources: options.resources,
-          securityContext: { namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' } },
-        },
-      };
+      const { resources, tty } = options;
+      const config = containerConfig({ name, command, logPath: `${name}.log`, resources, tty });
       const { containerId } = await cri().runtime<{ containerId: string }>('CreateContainer', {
         podSandboxId: podSandboxId(),
         config,
@@ -59,6 +54,19 @@ if (containerdTestsEnabled())
       });
       if (options.start !== false) await cri().runtime('StartContainer', { containerId });
       return { containerId, log: join(ctx.logDir, 'lifecycle', `${name}.log`) };
+    }
+
+    /**
+     * Exec through the CRI streaming server (on loopback, speaking kubectl's subprotocol), with
+     * `stdin` sent first: what each channel carried until the stream closed.
+     */
+    async function streamedExec(request: Record<string, unknown>, stdin?: string): Promise<Map<number, string>> {
+      const { url } = await cri().runtime<{ url: string }>('Exec', request);
+      expect(new URL(url).hostname).toBe('127.0.0.1');
+      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
+      expect(ws.protocol).toBe(STREAM_PROTOCOL);
+      if (stdin !== undefined) ws.send(Buffer.concat([Buffer.from([0]), Buffer.from(stdin)]));
+      return channelsOf(ws);
     }
 
     const status = async (containerId: string) =>
@@ -163,16 +171,12 @@ if (containerdTestsEnabled())
 
     it('Exec streams a command through the CRI streaming server: stdout, stderr and the exit status', async () => {
       const { containerId } = await container(['sleep', '1000']);
-      const { url } = await cri().runtime<{ url: string }>('Exec', {
+      const channels = await streamedExec({
         containerId,
         cmd: ['sh', '-c', 'echo streamed out; echo streamed err >&2; exit 3'],
         stdout: true,
         stderr: true,
       });
-      expect(new URL(url).hostname).toBe('127.0.0.1');
-      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
-      expect(ws.protocol).toBe(STREAM_PROTOCOL);
-      const channels = await channelsOf(ws);
       expect(channels.get(1)).toBe('streamed out\n');
       expect(channels.get(2)).toBe('streamed err\n');
       expect(JSON.parse(channels.get(3) ?? '{}')).toMatchObject({
@@ -198,16 +202,10 @@ if (containerdTestsEnabled())
 
     it('Exec with tty and stdin runs the command on a terminal that reads what the client sends', async () => {
       const { containerId } = await container(['sleep', '1000']);
-      const { url } = await cri().runtime<{ url: string }>('Exec', {
-        containerId,
-        cmd: ['sh', '-c', 'tty; read line; echo "got $line"'],
-        tty: true,
-        stdin: true,
-        stdout: true,
-      });
-      const ws = await WebSocketClient.connect(url, [STREAM_PROTOCOL]);
-      ws.send(Buffer.concat([Buffer.from([0]), Buffer.from('hello\n')]));
-      const channels = await channelsOf(ws);
+      const channels = await streamedExec(
+        { containerId, cmd: ['sh', '-c', 'tty; read line; echo "got $line"'], tty: true, stdin: true, stdout: true },
+        'hello\n',
+      );
       const output = (channels.get(1) ?? '').replace(/\r/g, '');
       expect(output).toMatch(/^\/dev\/pts\/\d+\n/m);
       expect(output).toContain('got hello\n');

@@ -7,6 +7,7 @@ import {
   fdCount,
   runtimeProcesses,
   servingPid,
+  StartedPod,
   taskAddress,
 } from '../../support/cri';
 import { liveMemoryBytes } from '../../support/live-memory';
@@ -41,12 +42,6 @@ if (containerdTestsEnabled())
       await ctx?.close();
     });
 
-    /** The pid serving a task (sandbox or container) of the CRI namespace, from its bundle's address. */
-    const servedBy = (id: string) => {
-      const address = taskAddress(ctx.env.paths.bundles, K8S_NS, id);
-      return address === undefined ? undefined : servingPid(address);
-    };
-
     // containerd's runc shim serves each pod in a process of its own; skiff serves a namespace's
     // pods in one (docs/containerd.md, "Grouping and failure domain").
     const perPod = handler === 'runc';
@@ -76,12 +71,7 @@ if (containerdTestsEnabled())
           );
         }
       }
-      const servers = pods.map((pod) => [pod.podSandboxId, ...pod.containerIds].map(servedBy));
-      for (const tasks of servers) {
-        expect(tasks[0]).toEqual(expect.any(Number));
-        expect(new Set(tasks)).toEqual(new Set([tasks[0]]));
-      }
-      expect(new Set(servers.map((tasks) => tasks[0])).size).toBe(perPod ? pods.length : 1);
+      expect(new Set(podServers(ctx, pods)).size).toBe(perPod ? pods.length : 1);
     });
 
     it('a crash-looping container restarted 20 times leaks no process, fd, mount, cgroup or memory in the runtime', async () => {
@@ -146,9 +136,9 @@ if (containerdTestsEnabled())
       const containers = pods.map((pod) => pod.containerIds[0]);
       for (const id of containers) await waitForState(ctx.cri, id, 'CONTAINER_RUNNING');
       const pids = await Promise.all(containers.map((id) => containerPid(ctx.cri, id)));
-      const killed = servedBy(pods[0].podSandboxId) as number;
-      const victims = containers.filter((id) => servedBy(id) === killed);
-      const survivors = containers.filter((id) => servedBy(id) !== killed);
+      const killed = servedBy(ctx, pods[0].podSandboxId) as number;
+      const victims = containers.filter((id) => servedBy(ctx, id) === killed);
+      const survivors = containers.filter((id) => servedBy(ctx, id) !== killed);
       expect(victims).toHaveLength(perPod ? 1 : 2);
       process.kill(killed, 'SIGKILL');
       for (const id of victims) {
@@ -164,7 +154,7 @@ if (containerdTestsEnabled())
       await waitFor('no container of the killed process left running', () => left().length === 0);
       const next = await ctx.startPod(handler, { name: 'after' }, [{ name: 'a', command: ['sleep', '1000'] }]);
       await waitForState(ctx.cri, next.containerIds[0], 'CONTAINER_RUNNING');
-      expect(servedBy(next.podSandboxId)).not.toBe(killed);
+      expect(servedBy(ctx, next.podSandboxId)).not.toBe(killed);
     });
   });
 
@@ -182,16 +172,22 @@ if (containerdTestsEnabled())
       const pods = await Promise.all(
         ['q0', 'q1'].map((name) => ctx.startPod('skiff', { name }, [{ name: 'a', command: ['sleep', '1000'] }])),
       );
-      const servers = pods.map((pod) =>
-        [pod.podSandboxId, ...pod.containerIds].map((id) => {
-          const address = taskAddress(ctx.env.paths.bundles, K8S_NS, id);
-          return address === undefined ? undefined : servingPid(address);
-        }),
-      );
-      for (const tasks of servers) {
-        expect(tasks[0]).toEqual(expect.any(Number));
-        expect(new Set(tasks)).toEqual(new Set([tasks[0]]));
-      }
-      expect(new Set(servers.map((tasks) => tasks[0])).size).toBe(2);
+      expect(new Set(podServers(ctx, pods)).size).toBe(2);
     });
   });
+
+/** The pid serving a task (sandbox or container) of the CRI namespace, from its bundle's address. */
+function servedBy(ctx: CriEnv, id: string): number | undefined {
+  const address = taskAddress(ctx.env.paths.bundles, K8S_NS, id);
+  return address === undefined ? undefined : servingPid(address);
+}
+
+/** The process serving each pod, checked to serve its sandbox and every one of its containers. */
+function podServers(ctx: CriEnv, pods: readonly StartedPod[]): number[] {
+  return pods.map((pod) => {
+    const [sandbox, ...containers] = [pod.podSandboxId, ...pod.containerIds].map((id) => servedBy(ctx, id));
+    expect(sandbox).toEqual(expect.any(Number));
+    expect(containers).toEqual(containers.map(() => sandbox));
+    return sandbox as number;
+  });
+}

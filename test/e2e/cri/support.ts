@@ -15,14 +15,14 @@ import {
 } from '../../support/cri';
 import { waitFor } from '../../support/wait-for';
 
+export { criReady };
+export { processRuns } from '../../support/containerd';
+
 /**
  * The CRI runtime handlers every suite runs against (RuntimeClass handler names; the
  * private containerd maps runc -> io.containerd.runc.v2, the baseline, and skiff ->
  * io.containerd.skiff.v2, bin/containerd-shim-skiff-v2).
  */
-export { criReady };
-export { processRuns } from '../../support/containerd';
-
 export const CRI_HANDLERS: readonly string[] = ['runc', 'skiff'];
 
 /** The CRI plugin's namespace in containerd. */

@@ -1,4 +1,5 @@
-import { readFileSync, watch } from 'node:fs';
+import { FSWatcher, readFileSync, watch } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { nativeAddon } from '../../../helpers/native-addon';
 import { ContainerCgroup } from './container-cgroup';
 
@@ -22,24 +23,41 @@ export function watchOom(cgroup: ContainerCgroup, onOom: () => void): boolean {
 /**
  * cgroup v2: every change of memory.events is a file-modified event (inotify), and its
  * `oom_kill` counts the kills; one report per rise of the count, as containerd's runc shim
- * publishes one TaskOOM per rise (pkg/oom/v2). The watch ends with the cgroup.
+ * publishes one TaskOOM per rise (pkg/oom/v2). Removing a cgroup tells the watchers of its
+ * files nothing, so the watch ends once the cgroup's cgroup.events says it holds no process
+ * (`populated 0`), as containerd's does (github.com/containerd/cgroups pull 212, an inotify
+ * leak per container otherwise).
  */
 export function watchMemoryEvents(file: string, onOom: () => void): boolean {
+  const cgroupEvents = join(dirname(file), 'cgroup.events');
   const initial = oomKills(file);
-  if (initial === undefined) return false;
+  if (initial === undefined || !populated(cgroupEvents)) return false;
   let seen = initial;
+  const watchers: FSWatcher[] = [];
+  const end = () => watchers.forEach((watcher) => watcher.close());
+  const changed = (event: string) => {
+    const now = oomKills(file);
+    if (now !== undefined && now > seen) onOom();
+    seen = now ?? seen;
+    if (now === undefined || event === 'rename' || !populated(cgroupEvents)) end();
+  };
   try {
-    const watcher = watch(file, { persistent: false }, (event) => {
-      const now = oomKills(file);
-      if (now === undefined || event === 'rename') {
-        watcher.close();
-        return;
-      }
-      if (now > seen) onOom();
-      seen = now;
-    });
-    watcher.on('error', () => watcher.close());
+    for (const watched of [file, cgroupEvents]) {
+      const watcher = watch(watched, { persistent: false }, changed);
+      watcher.on('error', end);
+      watchers.push(watcher);
+    }
     return true;
+  } catch {
+    end();
+    return false;
+  }
+}
+
+/** Whether a cgroup.events file says its cgroup (or one below it) holds a process; false when it cannot be read. */
+function populated(file: string): boolean {
+  try {
+    return /^populated 1$/m.test(readFileSync(file, 'latin1'));
   } catch {
     return false;
   }
