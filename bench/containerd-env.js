@@ -4,11 +4,11 @@
 // benchmarks through containerd build on this; see docs/containerd-testing.md.
 const { PrivateContainerd, BUSYBOX_IMAGE, PAUSE_IMAGE } = require('../scripts/containerd/private-containerd');
 const { describe } = require('../scripts/containerd/ctr');
-const { missingTools } = require('../scripts/missing-tools');
+const { missingTools, CONTAINERD_TOOLS } = require('../scripts/missing-tools');
 
 /** Why the containerd benchmarks cannot run here, or undefined. */
 function missing() {
-  const problems = missingTools(['containerd', 'ctr', 'runc']);
+  const problems = missingTools(CONTAINERD_TOOLS);
   return problems.length === 0
     ? undefined
     : `${problems.join(', ')} (apt-get install containerd runc busybox-static, run as root)`;

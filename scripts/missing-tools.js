@@ -6,6 +6,8 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 
 const BUSYBOX = '/bin/busybox';
+/** What the containerd suites and benchmarks run besides busybox. */
+const CONTAINERD_TOOLS = ['containerd', 'ctr', 'runc'];
 
 /** The problems that keep `tools` (e.g. ['runc']) from running here; empty when none. */
 function missingTools(tools) {
@@ -17,4 +19,13 @@ function missingTools(tools) {
   return problems;
 }
 
-module.exports = { missingTools };
+/**
+ * Whether the containerd suites are left out of this run: SKIFF_CONTAINERD_TESTS=0, or a
+ * piece missing without SKIFF_CONTAINERD_TESTS=1 (which makes that an error instead).
+ */
+function containerdSuitesLeftOut(env = process.env) {
+  const flag = env.SKIFF_CONTAINERD_TESTS;
+  return flag === '0' || (flag !== '1' && missingTools(CONTAINERD_TOOLS).length > 0);
+}
+
+module.exports = { missingTools, containerdSuitesLeftOut, CONTAINERD_TOOLS };

@@ -1,4 +1,5 @@
 import { suitesRunHere } from './suite-gate';
+const { CONTAINERD_TOOLS } = require('../../scripts/missing-tools.js') as { CONTAINERD_TOOLS: readonly string[] };
 
 /**
  * A private containerd per suite (own root, state, sockets; the repository's bin/ first on
@@ -110,7 +111,7 @@ export function containerdTestsEnabled(): boolean {
   return suitesRunHere({
     suites: 'containerd suites',
     flag: 'SKIFF_CONTAINERD_TESTS',
-    tools: ['containerd', 'ctr', 'runc'],
+    tools: CONTAINERD_TOOLS,
     packages: 'containerd runc busybox-static',
   });
 }
