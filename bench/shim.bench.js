@@ -20,7 +20,10 @@ const {
 } = require('./shim-client');
 const { freshShim, UNTIMED, TIMED } = require('./fresh-shim');
 
-/** A shim is started per container or per pod and serves a handful of lifecycles: fresh shims make the headline. */
+/**
+ * Every `skiff run` starts a shim, and containerd a group's serving process for its first container
+ * (again after 30 s without a task): fresh shims make the headline.
+ */
 const FRESH_SHIMS = 3;
 /** The warmed-up figure, printed beside the headline, is taken after this many lifecycles. */
 const WARM = 800;
