@@ -17,6 +17,7 @@ const {
   writeBundle,
   lifecycle,
   spawnAndWait,
+  rssMb,
 } = require('./shim-client');
 const { freshShim, UNTIMED, TIMED } = require('./fresh-shim');
 
@@ -193,11 +194,6 @@ async function startup(dir) {
     '<=',
     1.3,
   );
-}
-
-function rssMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m[1]) / 1024;
 }
 
 async function memory(dir) {
