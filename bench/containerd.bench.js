@@ -6,8 +6,9 @@
 // - the memory of 100 detached `sleep` containers: every shim process summed (target <= 0.1x);
 // - stdout throughput of `dd if=/dev/zero bs=1M count=500` through ctr run (target >= 1.0x);
 // - the runc lifecycle (Create, Start, Wait, Delete of `true`) over each shim's ttrpc with
-//   the same client, both forwarding their events to a sink (target <= 1.0x); alone with
-//   `node bench/run.js containerd --lifecycle-only`.
+//   the same client, both forwarding their events to a sink (target <= 1.0x): containers
+//   with their own pid namespace, as `ctr run` and kubelet give them, and beside it without
+//   one; alone with `node bench/run.js containerd --lifecycle-only`.
 // Needs root, containerd, runc and busybox-static; says so and returns otherwise.
 const { fork, spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -21,6 +22,12 @@ const ROUNDS = 20;
 const SLEEPERS = 100;
 const DD_ROUNDS = 3;
 const LIFECYCLES = 30;
+/**
+ * The lifecycle's containers: the headline's have their own pid namespace, as `ctr run` and
+ * kubelet (unless a pod asks for hostPID or shareProcessNamespace) make them; without one, a
+ * shim must also kill what the init left behind once it exits (containerd's ShouldKillAllOnExit).
+ */
+const PID_NAMESPACES = { own: { pidNamespace: true }, shared: {} };
 const RUNTIMES = { skiff: 'io.containerd.skiff.v2', runc: 'io.containerd.runc.v2' };
 
 const ms = (start) => Number(process.hrtime.bigint() - start) / 1e6;
@@ -215,7 +222,7 @@ async function lifecycle() {
   };
   const clients = { skiff: new TtrpcTaskClient(shims.skiff.address), runc: new TtrpcTaskClient(shims.runc.address) };
   const bundles = path.join(dir, 'bundles');
-  const times = { skiff: [], runc: [] };
+  const times = { own: { skiff: [], runc: [] }, shared: { skiff: [], runc: [] } };
   /** Each shim's serving process, as Connect reports it: skiff's outlives the shutdown of its `start` task. */
   const servingPids = {};
   // runc's root on this run's tmpfs for both (skiff keeps its own under <state>/skiff and
@@ -236,19 +243,21 @@ async function lifecycle() {
   };
   try {
     for (let i = 0; i < LIFECYCLES; i++) {
-      for (const name of Object.keys(clients)) {
-        const id = `${name}-${i}`;
-        const bundle = makeBusyboxBundle(path.join(bundles, id), ['true']);
-        const client = clients[name];
-        const started = process.hrtime.bigint();
-        await client.create({ id, bundle, ...stdio });
-        servingPids[name] ??= (await client.connect(id)).shimPid;
-        const exited = client.wait({ id, execId: '' });
-        await client.start({ id, execId: '' });
-        await exited;
-        await client.delete({ id, execId: '' });
-        times[name].push(ms(started));
-        fs.rmSync(bundle, { recursive: true, force: true });
+      for (const [pidNs, bundleOptions] of Object.entries(PID_NAMESPACES)) {
+        for (const name of Object.keys(clients)) {
+          const id = `${name}-${pidNs}-${i}`;
+          const bundle = makeBusyboxBundle(path.join(bundles, id), ['true'], bundleOptions);
+          const client = clients[name];
+          const started = process.hrtime.bigint();
+          await client.create({ id, bundle, ...stdio });
+          servingPids[name] ??= (await client.connect(id)).shimPid;
+          const exited = client.wait({ id, execId: '' });
+          await client.start({ id, execId: '' });
+          await exited;
+          await client.delete({ id, execId: '' });
+          times[pidNs][name].push(ms(started));
+          fs.rmSync(bundle, { recursive: true, force: true });
+        }
       }
     }
   } finally {
@@ -269,9 +278,15 @@ async function lifecycle() {
     // The runc shim still makes an empty /run/containerd/runc/<namespace> for itself.
     fs.rmSync(`/run/containerd/runc/${ns}r`, { recursive: true, force: true });
   }
-  const [skiff, runc] = [median(times.skiff.slice(5)), median(times.runc.slice(5))];
+  const medians = (pidNs) => [median(times[pidNs].skiff.slice(5)), median(times[pidNs].runc.slice(5))];
+  const [sharedSkiff, sharedRunc] = medians('shared');
+  console.log(
+    `runc lifecycle over ttrpc, containers without a pid namespace of their own (runc kill --all after the init's exit): ` +
+      `${(sharedSkiff / sharedRunc).toFixed(2)}x, skiff ${sharedSkiff.toFixed(1)} ms vs containerd-shim-runc-v2 ${sharedRunc.toFixed(1)} ms`,
+  );
+  const [skiff, runc] = medians('own');
   return report(
-    'runc lifecycle over ttrpc (Create+Start+Wait+Delete of busybox true)',
+    'runc lifecycle over ttrpc (Create+Start+Wait+Delete of busybox true, own pid namespace)',
     skiff / runc,
     `median of ${LIFECYCLES - 5} after 5: skiff ${skiff.toFixed(1)} ms vs containerd-shim-runc-v2 ${runc.toFixed(1)} ms`,
     '<=',

@@ -11,7 +11,7 @@ const path = require('node:path');
 const { makeBusyboxBundle } = require('../scripts/busybox-bundle');
 const { missingTools } = require('../scripts/missing-tools');
 const { median, report } = require('./stats');
-const { pb, nowMs, connectClient, startShim, stopShim, lifecycle } = require('./shim-client');
+const { pb, nowMs, connectClient, startShim, stopShim, lifecycle, rssMb } = require('./shim-client');
 
 /** A shim serves a handful of lifecycles: the headline is the first ROUNDS after UNTIMED untimed. */
 const UNTIMED = 10;
@@ -38,11 +38,6 @@ function timeProcess(file, args) {
         : reject(new Error(`${file} exited ${code}`)),
     );
   });
-}
-
-function rssMb(pid) {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match[1]) / 1024;
 }
 
 async function run() {

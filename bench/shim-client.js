@@ -122,6 +122,12 @@ function spawnAndWait(file, args = [], options = {}) {
   });
 }
 
+/** A process's resident memory (VmRSS) in MB. */
+function rssMb(pid) {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(match[1]) / 1024;
+}
+
 /** The spawn-and-wait baseline, run by bench/spawn-baseline.js: times(count) resolves with `count` timings. */
 function spawnBaseline() {
   const child = spawn(process.execPath, [path.join(__dirname, 'spawn-baseline.js')], {
@@ -149,4 +155,5 @@ module.exports = {
   writeBundle,
   lifecycle,
   spawnAndWait,
+  rssMb,
 };

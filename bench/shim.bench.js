@@ -17,10 +17,14 @@ const {
   writeBundle,
   lifecycle,
   spawnAndWait,
+  rssMb,
 } = require('./shim-client');
 const { freshShim, UNTIMED, TIMED } = require('./fresh-shim');
 
-/** A shim is started per container or per pod and serves a handful of lifecycles: fresh shims make the headline. */
+/**
+ * Every `skiff run` starts a shim, and containerd a group's serving process for its first container
+ * (again after 30 s without a task): fresh shims make the headline.
+ */
 const FRESH_SHIMS = 3;
 /** The warmed-up figure, printed beside the headline, is taken after this many lifecycles. */
 const WARM = 800;
@@ -190,11 +194,6 @@ async function startup(dir) {
     '<=',
     1.3,
   );
-}
-
-function rssMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m[1]) / 1024;
 }
 
 async function memory(dir) {

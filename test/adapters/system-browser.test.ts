@@ -38,9 +38,12 @@ describe('opening', () => {
 
   it('a failing or missing browser is not fatal: false, after trying the next one', async () => {
     const failing = shellScript(dir, 'failing', 'exit 3');
+    const tried = join(dir, 'last-tried');
+    const last = shellScript(dir, 'last', `touch ${tried}; exit 1`);
     await expect(
-      new SystemBrowser({ BROWSER: `${failing}:${join(dir, 'missing')}` }, 'win32').open(URL_),
+      new SystemBrowser({ BROWSER: `${failing}:${join(dir, 'missing')}:${last}` }, 'win32').open(URL_),
     ).resolves.toBe(false);
+    expect(existsSync(tried)).toBe(true);
   });
 });
 
@@ -68,8 +71,11 @@ describe('a pending browser launch and the event loop', () => {
   });
 
   it('a launcher that fails late is still judged: false, then the next command is tried', async () => {
-    const result = await openInChild(`${shellScript(dir, 'slow-fail', 'sleep 0.2; exit 1')}:/bin/true`);
+    const tried = join(dir, 'next-tried');
+    const next = shellScript(dir, 'next', `touch ${tried}`);
+    const result = await openInChild(`${shellScript(dir, 'slow-fail', 'sleep 0.2; exit 1')}:${next}`);
     expect(result).toMatchObject({ code: 0, stdout: 'opened=true' });
+    expect(existsSync(tried)).toBe(true);
   });
 
   it('a browser still running after the judging time counts as started and does not keep the process alive', async () => {
