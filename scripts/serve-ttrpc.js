@@ -11,4 +11,10 @@ if (config === undefined) {
   process.stderr.write('serve-ttrpc: usage: --address <sock> [--runtime native|runc] [--state-dir <dir>]\n');
   process.exit(2);
 }
-first.listenFirst(config).then((socket) => loadBundle('shim').runServe(config, socket, 'ttrpc'), first.failServe);
+first.listenFirst(config).then((socket) => {
+  try {
+    loadBundle('shim').runServe(config, socket, 'ttrpc');
+  } catch (err) {
+    first.failServe(err, socket);
+  }
+}, first.failServe);
