@@ -1,19 +1,30 @@
 {
+  # native/README.md says what each target is and who runs it.
+  "target_defaults": {
+    "include_dirs": ["native/common"],
+    "cflags": ["-Wall", "-Wextra", "-Werror", "-O2"]
+  },
   "targets": [
     {
       "target_name": "skiff_native",
-      "sources": ["native/skiff_native.c", "native/errors.c", "native/spawn.c", "native/launch.c", "native/oom.c", "native/poll-watch.c"],
-      "cflags": ["-Wall", "-Wextra", "-O2"]
+      "sources": [
+        "native/addon/skiff_native.c",
+        "native/addon/errors.c",
+        "native/addon/spawn.c",
+        "native/addon/launch.c",
+        "native/addon/oom.c",
+        "native/addon/poll-watch.c"
+      ]
     },
     {
       "target_name": "skiff-gate",
       "type": "executable",
-      "sources": ["native/gate.c"],
-      "cflags": ["-Wall", "-Wextra", "-O2", "-fno-stack-protector", "-fno-asynchronous-unwind-tables"],
+      "sources": ["native/gate/gate.c"],
+      "cflags": ["-fno-stack-protector", "-fno-asynchronous-unwind-tables"],
       "ldflags": ["-static"],
       "conditions": [
-        # Without a C library (native/gate-sys.h): no start-up code, and no library calls
-        # the compiler might emit for loops (memset, memcpy).
+        # Without a C library (native/gate/gate-sys.h): no start-up code, and no library
+        # calls the compiler might emit for loops (memset, memcpy).
         ["target_arch=='x64' or target_arch=='arm64'", {
           "cflags": ["-ffreestanding", "-fno-builtin", "-fno-tree-loop-distribute-patterns", "-fno-pie"],
           "ldflags": ["-nostdlib", "-no-pie"]
@@ -28,9 +39,9 @@
         {
           "target_name": "containerd-shim-skiff-v2",
           "type": "executable",
-          "sources": ["native/containerd-shim.c"],
+          "sources": ["native/containerd-shim/containerd-shim.c"],
           # Paths are PATH_MAX buffers and the socket path is checked against sun_path.
-          "cflags": ["-Wall", "-Wextra", "-O2", "-Wno-format-truncation", "-Wno-stringop-truncation"]
+          "cflags": ["-Wno-format-truncation", "-Wno-stringop-truncation"]
         }
       ]
     }]

@@ -12,7 +12,7 @@ import { STOP_GRACE_MS } from './serve-shim';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { ContainerdLog } from '../../adapters/shim/helpers/containerd-log';
 
-/** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim.c). */
+/** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
 export interface GroupServerConfig {
   readonly namespace: string;
   /** containerd's gRPC address, as given to the shim binary. */

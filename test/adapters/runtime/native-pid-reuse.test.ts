@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 
 // A task's init is counted by its pid as well as by its session only while its launch is
-// pending (native/launch.c): once it has exited, that pid may be another process's. The
+// pending (native/addon/launch.c): once it has exited, that pid may be another process's. The
 // case runs in a pid namespace of its own (unshare, as root or in a user namespace), where
 // ns_last_pid hands the exited init's pid to the next process, against the built runtime.
 const DIST = join(__dirname, '../../../dist/adapters/shim/outbound/process-runtime/native');

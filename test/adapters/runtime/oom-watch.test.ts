@@ -120,7 +120,7 @@ describe('OOM kills on cgroup v2 (memory.events)', () => {
 const V1_MEMORY = '/sys/fs/cgroup/memory';
 
 /**
- * The cgroup v1 watch (native/oom.c) on a memory cgroup of its own: a shell whose string
+ * The cgroup v1 watch (native/addon/oom.c) on a memory cgroup of its own: a shell whose string
  * doubles past the cgroup's limit, then the cgroup removed. A cgroup of its own needs root,
  * so it runs with the runc suites, on a host with the v1 memory controller (a cgroup v2
  * host has no v1 watch to test).

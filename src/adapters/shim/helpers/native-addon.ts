@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../../shared/helpers/package-info';
 
-/** The functions of native/skiff_native.c (built by `npm install`). */
+/** The functions of native/addon/skiff_native.c (built by `npm install`). */
 export interface NativeAddon {
   /** Bytes waiting unread in the pipe or FIFO behind `fd`. */
   fionread(fd: number): number;
@@ -38,7 +38,7 @@ export interface NativeAddon {
     fds: readonly number[],
   ): number;
   /**
-   * The same child as spawn's, without waiting for its setsid or its exec (native/launch.c):
+   * The same child as spawn's, without waiting for its setsid or its exec (native/addon/launch.c):
    * for a program whose file and cwd were checked already. A failure at the exec is the
    * child's exit 127, with one line on its stderr; argv and envp long enough for an exec to
    * refuse them (E2BIG) are spawn's instead, so that error is thrown here.
@@ -78,7 +78,7 @@ export interface NativeExit {
 let loaded: NativeAddon | undefined;
 let gate: string | undefined;
 
-/** The static start gate built beside the addon (native/gate.c). */
+/** The static start gate built beside the addon (native/gate/gate.c). */
 export function gatePath(): string {
   // Asked at every spawn: finding the package root takes a few stat calls, so once.
   gate ??= join(packageRoot(), 'build', 'Release', 'skiff-gate');

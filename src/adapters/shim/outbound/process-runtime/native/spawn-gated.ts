@@ -10,7 +10,7 @@ export interface GateOptions {
   readonly terminal: boolean;
 }
 
-/** skiff-gate's command line (native/gate.c): the flags, then the program as planned. */
+/** skiff-gate's command line (native/gate/gate.c): the flags, then the program as planned. */
 function gateArgv(plan: LaunchPlan, options: GateOptions): string[] {
   const flags: string[] = [];
   if (options.gate !== undefined) flags.push('-w');
@@ -23,7 +23,7 @@ function gateArgv(plan: LaunchPlan, options: GateOptions): string[] {
  * Starts the plan's program through skiff-gate, in a new session (so Pause and `kill
  * --all` reach its children), without waiting for the gate's own exec: its file is the
  * shim's and the plan's cwd was checked, so the wait (~0.17 ms of every Create) would
- * catch nothing (native/launch.c). The gate waits for the start byte on fd 3
+ * catch nothing (native/addon/launch.c). The gate waits for the start byte on fd 3
  * when there is a gate, takes the terminal, drops to the spec's user, and execs the
  * program in place, so the pid returned is the program's. The shim's copy of the gate's
  * read end is closed whatever happens.

@@ -2,7 +2,7 @@ import { closeSync, writeSync } from 'node:fs';
 import { nativeAddon } from '../../../helpers/native-addon';
 
 /**
- * Holds a task's init in CREATED: the process starts as skiff-gate (native/gate.c)
+ * Holds a task's init in CREATED: the process starts as skiff-gate (native/gate/gate.c)
  * blocked reading this pipe, and execs the program in place when the shim writes a
  * byte, so the pid Create reports is the program's (runc's exec.fifo plays this part).
  * The child inherits the read end when it is spawned, so the byte can never be lost.

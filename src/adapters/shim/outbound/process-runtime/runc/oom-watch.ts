@@ -5,7 +5,7 @@ import { ContainerCgroup } from './container-cgroup';
 
 /**
  * Reports the OOM kills in a container's cgroup: on cgroup v1 through the memory controller's
- * eventfd (native/oom.c), on cgroup v2 by watching memory.events. Returns whether a watch started;
+ * eventfd (native/addon/oom.c), on cgroup v2 by watching memory.events. Returns whether a watch started;
  * without one, OOM kills go unreported and exits do not.
  */
 export function watchOom(cgroup: ContainerCgroup, onOom: () => void): boolean {
