@@ -13,7 +13,8 @@
         "native/addon/spawn.c",
         "native/addon/launch.c",
         "native/addon/oom.c",
-        "native/addon/poll-watch.c"
+        "native/addon/poll-watch.c",
+        "native/addon/send-fds.c"
       ]
     },
     {

@@ -16,6 +16,7 @@
  *   mount(source, target, fstype, flags, data)   mount(2), e.g. the snapshotter's overlay for a rootfs
  *   unmount(target, flags)      umount2(2)
  *   watchOom(dir, callback)     cgroup v1 OOM notifications of a memory cgroup (oom.c)
+ *   sendWithFds(fd, data, fds)  data on a unix socket with descriptors attached (send-fds.c)
  *
  * Every function throws a JS Error with `code` set to the errno name on failure.
  * The process functions are Linux-only; elsewhere they throw ENOSYS.
@@ -344,6 +345,7 @@ static napi_value Unmount(napi_env env, napi_callback_info info) {
 
 void skiff_register_spawn(napi_env env, napi_value exports);
 void skiff_register_oom(napi_env env, napi_value exports);
+void skiff_register_send_fds(napi_env env, napi_value exports);
 
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback fn) {
   napi_value value;
@@ -365,5 +367,6 @@ NAPI_MODULE_INIT() {
   export_function(env, exports, "unmount", Unmount);
   skiff_register_spawn(env, exports);
   skiff_register_oom(env, exports);
+  skiff_register_send_fds(env, exports);
   return exports;
 }

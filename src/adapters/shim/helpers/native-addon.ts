@@ -22,6 +22,8 @@ export interface NativeAddon {
   listenUnix(path: string, backlog?: number): number;
   /** Accepts one waiting connection and returns the descriptor it sent (SCM_RIGHTS), non-blocking. */
   receiveFd(listenFd: number): number;
+  /** Writes `data` on a unix stream socket with `fds` attached (SCM_RIGHTS) to its first byte. */
+  sendWithFds(socketFd: number, data: Buffer, fds: readonly number[]): void;
   /** ioctl(TIOCSWINSZ) on a terminal descriptor. */
   setWindowSize(fd: number, cols: number, rows: number): void;
   /**
