@@ -31,7 +31,7 @@ const BUNDLES = {
 
 // inversify's ES module build, so esbuild hoists its ~150 small modules into one
 // scope instead of wrapping each CommonJS module: a smaller bundle and code cache
-// (about 2 ms off `auth token`, README "Speed"). Its own imports are ES modules too.
+// (about 2 ms off `auth token`, docs/performance.md, "The login flow"). Its own imports are ES modules too.
 const ALIAS = {
   inversify: require.resolve('inversify').replace(`${path.sep}cjs${path.sep}`, `${path.sep}esm${path.sep}`),
 };

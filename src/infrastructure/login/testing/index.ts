@@ -1,7 +1,7 @@
 /**
  * skiff/testing: run a command (skiff's own or a plugin's) against skiff's
- * application layer with fake adapters, in the test's own process. See the README,
- * "Writing a plugin", and examples/plugin-hello/test. The fakes are reached through
+ * application layer with fake adapters, in the test's own process. See docs/plugins.md,
+ * "Testing a plugin", and examples/plugin-hello/test. The fakes are reached through
  * the testbed (`skiff.cache`, `skiff.provider`, ...), which builds and binds them.
  */
 export { configWith, skiffTestbed, type SkiffTestbed } from './skiff-testbed';
