@@ -259,7 +259,7 @@ static int do_start(const struct flags *f) {
   char sink[4096];
   while (read(0, sink, sizeof sink) > 0) {
   }
-  char bundle[PATH_MAX], state[PATH_MAX], skiff_dir[PATH_MAX], group[256], socket_path[PATH_MAX], lock_path[PATH_MAX];
+  char bundle[PATH_MAX], state[PATH_MAX], skiff_dir[PATH_MAX], group[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
   bundle_and_state(f, bundle, state);
   group_of(bundle, group, sizeof group);
   uint64_t h = layout_group_hash(f->address, f->namespace, group);

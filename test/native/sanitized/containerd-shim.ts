@@ -113,7 +113,7 @@ export const containerdShim: SanitizedProgram = {
         startRefuses(runs, binary, `{"a": ${'['.repeat(100_000)}}`, /config\.json is not valid JSON: /);
         startRefuses(runs, binary, '\0{}', /config\.json is not valid JSON: /);
         startRefuses(runs, binary, `{"annotations": {"${GROUP}": 7}}`, /the annotation .*group in .* is not a string/);
-        const long = JSON.stringify({ annotations: { [GROUP]: '\\u00e9'.repeat(200) } }).replace(/\\\\/g, '\\');
+        const long = JSON.stringify({ annotations: { [GROUP]: '\\u00e9'.repeat(2100) } }).replace(/\\\\/g, '\\');
         startRefuses(runs, binary, long, /the annotation .*group in .* is too long/);
         startRefuses(runs, binary, '{}', /SKIFF_SHIM_GROUP .* not: pods$/m, { SKIFF_SHIM_GROUP: 'pods' });
       },
@@ -136,7 +136,7 @@ export const containerdShim: SanitizedProgram = {
         const state = containerdState();
         const config = JSON.stringify({
           process: { args: ['sh'], env: [`X="${GROUP}":"no"`] },
-          annotations: { 'io.kubernetes.cri.sandbox-id': 'sb', [GROUP]: 'g\\"1\u00e9' },
+          annotations: { 'io.kubernetes.cri.sandbox-id': 'sb', [GROUP]: `g\\"1\u00e9${'x'.repeat(1000)}` },
         });
         const args = (id: string) => ['-namespace', 'n', '-address', join(state, 'c.sock'), '-id', id, 'start'];
         const first = shim(runs, binary, bundleIn(state, 'n', 'a', config), args('a'), { SKIFF_SHIM_GROUP: 'pod' });
