@@ -45,7 +45,11 @@ function main() {
     process.stderr.write(`check-native: ${line}\n`);
     return;
   }
-  const includes = ['native/common', nodeIncludeDir()].filter(Boolean).flatMap((dir) => ['-I', dir]);
+  // Every room, so a test in test/native/units finds its unit's header as the build does.
+  const rooms = fs.readdirSync(path.join(ROOT, 'native'), { withFileTypes: true }).filter((e) => e.isDirectory());
+  const includes = [...rooms.map((e) => `native/${e.name}`), nodeIncludeDir()]
+    .filter(Boolean)
+    .flatMap((dir) => ['-I', dir]);
   const files = DIRS.flatMap(cSources);
   let failed = false;
   for (const arch of ARCHES) {

@@ -138,7 +138,16 @@ export const containerdShim: SanitizedProgram = {
           process: { args: ['sh'], env: [`X="${GROUP}":"no"`] },
           annotations: { 'io.kubernetes.cri.sandbox-id': 'sb', [GROUP]: `g\\"1\u00e9${'x'.repeat(1000)}` },
         });
-        const args = (id: string) => ['-namespace', 'n', '-address', join(state, 'c.sock'), '-id', id, 'start'];
+        const args = (id: string) => [
+          '-namespace',
+          'n',
+          '-address',
+          join(state, 'c.sock'),
+          '-id',
+          id,
+          '-debug',
+          'start',
+        ];
         const first = shim(runs, binary, bundleIn(state, 'n', 'a', config), args('a'), { SKIFF_SHIM_GROUP: 'pod' });
         const second = shim(runs, binary, bundleIn(state, 'n', 'b', config), args('b'), { SKIFF_SHIM_GROUP: 'pod' });
         expect([first.status, first.stderr]).toEqual([0, '']);
