@@ -15,7 +15,7 @@
  * The paths it reads and writes are docs/on-disk-layout.md's, through native/common/task-layout.h.
  *
  * Written in C because containerd execs it for every container: Node's start-up would be
- * most of a `ctr run`. Flags as Go's flag package takes them: -name value, -name=value, --name.
+ * most of a `ctr run`. Its flags: flags.c; its reply to delete: delete-response.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
