@@ -104,9 +104,10 @@ static int read_string(struct reader *r, struct sink *s) {
       continue;
     }
     if (r->p >= r->end) return 0;
+    static const char escaped[] = "\"\\/bfnrt", meant[] = "\"\\/\b\f\n\r\t";
     char e = *r->p++;
-    const char *plain = strchr("\"\\/bfnrt", e);
-    if (e != '\0' && plain != NULL) put(s, (unsigned char)"\"\\/\b\f\n\r\t"[plain - "\"\\/bfnrt"]);
+    const char *plain = e != '\0' ? strchr(escaped, e) : NULL;
+    if (plain != NULL) put(s, (unsigned char)meant[plain - escaped]);
     else if (e != 'u' || !unicode_escape(r, s)) return 0;
   }
   return 0;
