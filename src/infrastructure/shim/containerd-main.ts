@@ -1,5 +1,4 @@
 import { rmSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
 import { TaskService } from '../../application/shim/task/task-service';
 import { containerdTaskHandlers } from '../../adapters/shim/inbound/ttrpc/containerd-task-handlers';
 import { TaskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
@@ -11,6 +10,7 @@ import { buildContainer } from '../shared/container';
 import { STOP_GRACE_MS } from './serve-shim';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { ContainerdLog } from '../../adapters/shim/helpers/containerd-log';
+import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
 export interface GroupServerConfig {
@@ -65,8 +65,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   // `start` ran in the first container's bundle, which goes with that container: programs
   // spawned from a removed working directory fail.
   process.chdir(config.stateDir);
-  // stateDir is <containerd state>/skiff/<namespace> and the bundles <containerd state>/io.containerd.runtime.v2.task/<namespace>.
-  const bundles = join(config.stateDir, '../../io.containerd.runtime.v2.task', config.namespace);
+  const bundles = bundlesDir(config.stateDir, config.namespace);
   const containerdLog = new ContainerdLog(bundles, `unix://${config.socket}`);
   const logged = (line: string) => containerdLog.line(`skiff[${process.pid}]: ${line}\n`);
   const log = config.debug ? logged : () => undefined;

@@ -14,7 +14,8 @@ import { ContainerProcess } from './container-process';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRunc, RuncCli } from './runc-cli';
-import { INIT_PID_FILE, RuncContainer } from './runc-container';
+import { RuncContainer } from './runc-container';
+import { INIT_PID_FILE, runtimeRoot, taskDir as taskDirOf, writeOciRuntimeRecord } from '../task-layout';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
 import { RuncTaskHandle } from './runc-task-handle';
@@ -40,7 +41,7 @@ export class RuncRuntime implements ProcessRuntime {
     }
     const binary = findRunc();
     this.reaper = Reaper.shared();
-    const root = join(stateDir, 'runc');
+    const root = runtimeRoot(stateDir, 'runc');
     makeDirs(root, 0o700);
     this.cli = new RuncCli(binary, root);
   }
@@ -51,14 +52,14 @@ export class RuncRuntime implements ProcessRuntime {
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
     const options = readRuncOptions(spec.options, subject);
-    // Not <state-dir>/<id>: a task named `runc` would be runc's root.
-    const taskDir = join(this.stateDir, 'tasks', spec.id);
+    const taskDir = taskDirOf(this.stateDir, spec.id);
     makeDirs(taskDir, 0o700);
     const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
     const cli =
       options.binary === undefined && !systemdCgroup
         ? this.cli
         : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
+    writeOciRuntimeRecord(taskDir, { binary: cli.binary, root: cli.root });
     const container = new RuncContainer(
       spec.id,
       spec.bundle,
