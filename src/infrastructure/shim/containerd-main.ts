@@ -10,7 +10,7 @@ import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { buildContainer } from '../shared/container';
 import { STOP_GRACE_MS } from './serve-shim';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
-import { ContainerdLog } from '../../adapters/shim/helpers/containerd-log';
+import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
 export interface GroupServerConfig {

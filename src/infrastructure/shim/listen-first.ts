@@ -2,7 +2,7 @@ import { isDomainError } from '../../domain/shared/errors';
 import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
 import { dirname } from 'node:path';
 import { ensurePrivateDir } from '../../adapters/shared/helpers/private-dir';
-import { bindSocket, BoundSocket, socketPath } from '../../adapters/shim/inbound/task-rpc/unix-socket';
+import { bindSocket, BoundSocket, socketPath } from '../../adapters/shim/os/unix-socket';
 import {
   ADDRESS_VARIABLE,
   defaultAddress,

@@ -1,4 +1,4 @@
-import { exitStatusOf } from '../../../../src/domain/shim/exit-status';
+import { exitStatusOf } from '../../../src/domain/shim/exit-status';
 
 describe('exit status', () => {
   const at = new Date('2026-01-02T03:04:05Z');

@@ -1,5 +1,5 @@
-import { FailedPreconditionError, NotFoundError } from '../../../../src/domain/shared/errors';
-import { nextStatus, Operation, ProcessStatus, TRANSITIONS } from '../../../../src/domain/shim/lifecycle';
+import { FailedPreconditionError, NotFoundError } from '../../../src/domain/shared/errors';
+import { nextStatus, Operation, ProcessStatus, TRANSITIONS } from '../../../src/domain/shim/lifecycle';
 
 const STATUSES: ProcessStatus[] = ['created', 'running', 'paused', 'stopped', 'deleted'];
 const OPERATIONS: Operation[] = [

@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../../../../src/domain/shared/errors';
-import { envValue, parseOciProcess, parseOciSpec } from '../../../../src/domain/shim/oci-spec';
+import { InvalidArgumentError } from '../../../src/domain/shared/errors';
+import { envValue, parseOciProcess, parseOciSpec } from '../../../src/domain/shim/oci-spec';
 
 describe('OCI spec parsing', () => {
   it('reads args, env, cwd and terminal', () => {

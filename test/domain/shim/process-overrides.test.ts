@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../../../../src/domain/shared/errors';
-import { checkOverrides, hasOverrides, mergeEnv, withOverrides } from '../../../../src/domain/shim/process-overrides';
+import { InvalidArgumentError } from '../../../src/domain/shared/errors';
+import { checkOverrides, hasOverrides, mergeEnv, withOverrides } from '../../../src/domain/shim/process-overrides';
 
 describe('process overrides (skiff run --env/--cwd)', () => {
   it('an --env entry replaces the bundle entry of the same name, others are appended in order', () => {

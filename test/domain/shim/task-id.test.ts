@@ -1,5 +1,5 @@
-import { InvalidArgumentError } from '../../../../src/domain/shared/errors';
-import { assertValidId, MAX_ID_LENGTH } from '../../../../src/domain/shim/task-id';
+import { InvalidArgumentError } from '../../../src/domain/shared/errors';
+import { assertValidId, MAX_ID_LENGTH } from '../../../src/domain/shim/task-id';
 
 describe('task and exec ids (containerd identifier rule)', () => {
   it.each(['a', 'web1', 'my-task', 'a.b_c-d', 'A1.B2', 'x'.repeat(MAX_ID_LENGTH)])('accepts %s', (id) => {

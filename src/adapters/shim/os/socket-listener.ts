@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { createServer, ListenOptions, Server, Socket } from 'node:net';
-import { InvalidArgumentError } from '../../../../domain/shared/errors';
+import { InvalidArgumentError } from '../../../domain/shared/errors';
 import { bindSocket, BoundSocket } from './unix-socket';
 
 /**

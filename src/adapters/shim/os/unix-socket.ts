@@ -5,10 +5,10 @@ import {
   FailedPreconditionError,
   InternalError,
   InvalidArgumentError,
-} from '../../../../domain/shared/errors';
-import { nativeAddon } from '../../helpers/native-addon';
-import { MAX_SOCKET_PATH, unixPath } from '../../helpers/unix-address';
-import { fsReason, makeDirs } from '../../../shared/helpers/make-dirs';
+} from '../../../domain/shared/errors';
+import { nativeAddon } from './native-addon';
+import { MAX_SOCKET_PATH, unixPath } from './unix-address';
+import { fsReason, makeDirs } from '../../shared/helpers/make-dirs';
 
 /** The socket path of an address given as `/path`, `unix:/path` or `unix:///path`. */
 export function socketPath(address: string): string {
@@ -49,7 +49,7 @@ async function prepareSocketPath(path: string): Promise<void> {
   }
   // Loaded only here: node:net costs ~4 ms to load, and the first step of `skiff shim
   // serve` binds its socket without it (listen-first.ts).
-  const { socketAccepts } = require('../../helpers/socket-accepts') as typeof import('../../helpers/socket-accepts');
+  const { socketAccepts } = require('./socket-accepts') as typeof import('./socket-accepts');
   if (await socketAccepts(path)) {
     throw new AlreadyExistsError(
       `a shim is already serving ${path}; stop it or choose another --address`,

@@ -1,5 +1,5 @@
-import { ErrorKind, isDomainError } from '../../../../domain/shared/errors';
-import { RpcCode } from '../../helpers/ttrpc/rpc-code';
+import { ErrorKind, isDomainError } from '../../../domain/shared/errors';
+import { RpcCode } from './rpc-code';
 
 /** A status as both transports send it: gRPC as (code, details), ttrpc as google.rpc.Status. */
 export interface RpcStatus {

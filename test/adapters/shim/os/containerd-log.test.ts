@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ContainerdLog } from '../../../src/adapters/shim/helpers/containerd-log';
+import { ContainerdLog } from '../../../../src/adapters/shim/os/containerd-log';
 
 /**
  * The group server's log moves to a served task's log FIFO when the one it writes to has no

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { DIST, ownProcess } from '../../support/own-process';
+import { DIST, ownProcess } from '../../../support/own-process';
 
 // Each case runs in a Node process of its own, against the built modules: the reaper makes
 // its process a child subreaper for good, and SIGCHLD never reaches a listener inside
 // jest's sandbox.
-const HELPERS = join(DIST, 'adapters/shim/helpers');
+const HELPERS = join(DIST, 'adapters/shim/os');
 
 const PRELUDE = `
   const helpers = ${JSON.stringify(HELPERS)};

@@ -1,14 +1,14 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isWatched } from '../../../src/adapters/shim/helpers/exit-watch';
-import { runCommand } from '../../../src/adapters/shim/helpers/run-command';
-import { runProgram } from '../../../src/adapters/shim/helpers/run-program';
-import { DIST, ownProcess } from '../../support/own-process';
+import { isWatched } from '../../../../src/adapters/shim/os/exit-watch';
+import { runCommand } from '../../../../src/adapters/shim/os/run-command';
+import { runProgram } from '../../../../src/adapters/shim/os/run-program';
+import { DIST, ownProcess } from '../../../support/own-process';
 
 /** The built module, in a Node process of its own. */
 const inOwnProcess = ownProcess(
-  `const { runProgram } = require(${JSON.stringify(join(DIST, 'adapters/shim/helpers/run-program.js'))});`,
+  `const { runProgram } = require(${JSON.stringify(join(DIST, 'adapters/shim/os/run-program.js'))});`,
 );
 
 describe('runProgram (how the shim starts runc, mount and criu)', () => {

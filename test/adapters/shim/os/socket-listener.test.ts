@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SocketListener } from '../../../src/adapters/shim/inbound/task-rpc/socket-listener';
+import { SocketListener } from '../../../../src/adapters/shim/os/socket-listener';
 
 function dial(path: string): Promise<Socket> {
   return new Promise((resolve, reject) => {

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { DIST, ownProcess } from '../../support/own-process';
+import { DIST, ownProcess } from '../../../support/own-process';
 
 // spawnNoWait (native/addon/launch.c) starts a child that shares this process's memory until it
 // execs, and is not waited for. Each case runs in a Node process of its own, against the
 // built addon: the child's exit is watched with a pidfd on that process's own loop.
-const HELPERS = join(DIST, 'adapters/shim/helpers');
+const HELPERS = join(DIST, 'adapters/shim/os');
 
 const PRELUDE = `
   const fs = require('node:fs');

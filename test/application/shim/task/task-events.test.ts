@@ -1,6 +1,6 @@
-import { CreateTaskInput } from '../../../src/application/shim/task/task-messages';
-import { BundleFactory } from '../../support/bundles';
-import { shimWithFakes } from '../../support/test-container';
+import { CreateTaskInput } from '../../../../src/application/shim/task/task-messages';
+import { BundleFactory } from '../../../support/bundles';
+import { shimWithFakes } from '../../../support/test-container';
 
 const bundles = new BundleFactory();
 afterAll(() => bundles.cleanup());

@@ -4,11 +4,11 @@ import {
   InvalidArgumentError,
   NotFoundError,
   UnimplementedError,
-} from '../../../src/domain/shared/errors';
-import { OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from '../../../src/application/shim/task/any-payload';
-import { CreateTaskInput } from '../../../src/application/shim/task/task-messages';
-import { BundleFactory } from '../../support/bundles';
-import { shimWithFakes } from '../../support/test-container';
+} from '../../../../src/domain/shared/errors';
+import { OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from '../../../../src/application/shim/task/any-payload';
+import { CreateTaskInput } from '../../../../src/application/shim/task/task-messages';
+import { BundleFactory } from '../../../support/bundles';
+import { shimWithFakes } from '../../../support/test-container';
 
 const bundles = new BundleFactory();
 afterAll(() => bundles.cleanup());

@@ -1,11 +1,11 @@
 import { TaskService } from '../../../../application/shim/task/task-service';
-import { google as emptyPb } from '../../helpers/proto/generated/google/protobuf/empty';
-import { skiff } from '../../helpers/proto/generated/skiff/v1/skiff';
-import { task } from '../../helpers/proto/generated/task/v2/shim';
-import { v1 } from '../../helpers/proto/generated/v1/types/task';
+import { google as emptyPb } from '../../wire/proto/generated/google/protobuf/empty';
+import { skiff } from '../../wire/proto/generated/skiff/v1/skiff';
+import { task } from '../../wire/proto/generated/task/v2/shim';
+import { v1 } from '../../wire/proto/generated/v1/types/task';
 import { InvalidArgumentError } from '../../../../domain/shared/errors';
-import { PROCESS_DETAILS_TYPE_URL, TASK_STATS_TYPE_URL } from '../../helpers/type-urls';
-import { fromAny, toAny, toProtoStatus, toTimestamp } from '../../helpers/proto-mapping';
+import { PROCESS_DETAILS_TYPE_URL, TASK_STATS_TYPE_URL } from '../../wire/type-urls';
+import { fromAny, toAny, toProtoStatus, toTimestamp } from '../../wire/proto-mapping';
 
 const pb = task.v2;
 const EMPTY = new emptyPb.protobuf.Empty();

@@ -1,9 +1,9 @@
 import { TaskService } from '../../../../application/shim/task/task-service';
-import { io } from '../../helpers/proto/generated/containerd/cgroups-v1';
-import { containerd } from '../../helpers/proto/generated/containerd/runc';
-import { task } from '../../helpers/proto/generated/task/v2/shim';
-import { v1 } from '../../helpers/proto/generated/v1/types/task';
-import { toAny } from '../../helpers/proto-mapping';
+import { io } from '../../wire/proto/generated/containerd/cgroups-v1';
+import { containerd } from '../../wire/proto/generated/containerd/runc';
+import { task } from '../../wire/proto/generated/task/v2/shim';
+import { v1 } from '../../wire/proto/generated/v1/types/task';
+import { toAny } from '../../wire/proto-mapping';
 import { TaskHandlers, taskHandlers, unary } from '../task-rpc/task-handlers';
 
 const pb = task.v2;

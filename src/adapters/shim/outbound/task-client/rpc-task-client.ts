@@ -15,13 +15,13 @@ import {
   StatsView,
   UpdateInput,
 } from '../../../../application/shim/task/task-messages';
-import { google as anyPb } from '../../helpers/proto/generated/google/protobuf/any';
-import { google as tsPb } from '../../helpers/proto/generated/google/protobuf/timestamp';
-import { skiff } from '../../helpers/proto/generated/skiff/v1/skiff';
-import { task } from '../../helpers/proto/generated/task/v2/shim';
-import { types as mountPb } from '../../helpers/proto/generated/types/mount';
-import { v1 } from '../../helpers/proto/generated/v1/types/task';
-import { PROCESS_DETAILS_TYPE_URL } from '../../helpers/type-urls';
+import { google as anyPb } from '../../wire/proto/generated/google/protobuf/any';
+import { google as tsPb } from '../../wire/proto/generated/google/protobuf/timestamp';
+import { skiff } from '../../wire/proto/generated/skiff/v1/skiff';
+import { task } from '../../wire/proto/generated/task/v2/shim';
+import { types as mountPb } from '../../wire/proto/generated/types/mount';
+import { v1 } from '../../wire/proto/generated/v1/types/task';
+import { PROCESS_DETAILS_TYPE_URL } from '../../wire/type-urls';
 import { fromRpcError, RpcFailure } from './from-rpc-error';
 
 const pb = task.v2;

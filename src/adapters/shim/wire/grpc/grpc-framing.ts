@@ -1,5 +1,5 @@
-import { RpcCode } from '../../helpers/ttrpc/rpc-code';
-import { RpcStatus } from '../task-rpc/rpc-status';
+import { RpcCode } from '../rpc-code';
+import { RpcStatus } from '../rpc-status';
 
 /**
  * gRPC's message framing on HTTP/2 (grpc/grpc doc/PROTOCOL-HTTP2.md): every message is a

@@ -2,9 +2,9 @@ import { connect, Socket } from 'node:net';
 import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from './frame';
 import { FrameReader } from './frame-reader';
 import { ttrpc } from '../proto/generated/ttrpc/request';
-import { RpcCode } from './rpc-code';
+import { RpcCode } from '../rpc-code';
 import { TtrpcError } from './ttrpc-error';
-import { unixPath } from '../unix-address';
+import { unixPath } from '../../os/unix-address';
 
 export interface CallOptions {
   /** Fails the call with DEADLINE_EXCEEDED after this long; also sent as the request's timeout_nano. */

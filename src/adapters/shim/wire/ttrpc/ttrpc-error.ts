@@ -1,4 +1,4 @@
-import { rpcCodeName } from './rpc-code';
+import { rpcCodeName } from '../rpc-code';
 
 /** A call that ended with a status: the server's google.rpc.Status, or the client's own (closed, timed out). */
 export class TtrpcError extends Error {

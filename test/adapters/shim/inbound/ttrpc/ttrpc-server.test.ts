@@ -2,12 +2,12 @@ import { status as Code } from '@grpc/grpc-js';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InvalidArgumentError } from '../../../src/domain/shared/errors';
-import { MethodTable } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-dispatch';
-import { TtrpcServer } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
-import { nativeAddon } from '../../../src/adapters/shim/helpers/native-addon';
-import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
-import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
+import { InvalidArgumentError } from '../../../../../src/domain/shared/errors';
+import { MethodTable } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-dispatch';
+import { TtrpcServer } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
+import { nativeAddon } from '../../../../../src/adapters/shim/os/native-addon';
+import { TtrpcClient } from '../../../../../src/adapters/shim/wire/ttrpc/ttrpc-client';
+import { socketAccepts } from '../../../../../src/adapters/shim/os/socket-accepts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const never = new Promise<Buffer>(() => undefined);

@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TTRPC_EVENTS_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
-import { TtrpcServer } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
-import { ForwardedEvents } from '../../../src/adapters/shim/outbound/events/forwarded-events';
-import { containerd as eventsPb } from '../../../src/adapters/shim/helpers/proto/generated/events/task';
-import { containerd } from '../../../src/adapters/shim/helpers/proto/generated/events/ttrpc/v1/events';
-import { eventsContract } from '../../contract/events.contract';
-import { RecordingEvents } from '../../fakes/recording-events';
+import { TTRPC_EVENTS_SERVICE } from '../../../../../src/adapters/shim/wire/ttrpc/service-names';
+import { TtrpcServer } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
+import { ForwardedEvents } from '../../../../../src/adapters/shim/outbound/events/forwarded-events';
+import { containerd as eventsPb } from '../../../../../src/adapters/shim/wire/proto/generated/events/task';
+import { containerd } from '../../../../../src/adapters/shim/wire/proto/generated/events/ttrpc/v1/events';
+import { eventsContract } from '../../../../contract/events.contract';
+import { RecordingEvents } from '../../../../fakes/recording-events';
 
 eventsContract('RecordingEvents (the fake)', async () => {
   const events = new RecordingEvents();

@@ -6,8 +6,8 @@ import {
   FrameType,
   HEADER_LENGTH,
   MAX_PAYLOAD_LENGTH,
-} from '../../../src/adapters/shim/helpers/ttrpc/frame';
-import { FrameReader } from '../../../src/adapters/shim/helpers/ttrpc/frame-reader';
+} from '../../../../../src/adapters/shim/wire/ttrpc/frame';
+import { FrameReader } from '../../../../../src/adapters/shim/wire/ttrpc/frame-reader';
 
 function collect(max?: number): { reader: FrameReader; frames: Frame[]; oversized: FrameHeader[] } {
   const frames: Frame[] = [];

@@ -3,12 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NotFoundError } from '../../../src/domain/shared/errors';
-import { TtrpcServer } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
-import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
-import { TtrpcError } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-error';
-import { decodeRequest, frame, responseMessage, WireRequest } from '../../e2e/support/ttrpc-wire';
-import { waitFor } from '../../support/wait-for';
+import { NotFoundError } from '../../../../../src/domain/shared/errors';
+import { TtrpcServer } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
+import { TtrpcClient } from '../../../../../src/adapters/shim/wire/ttrpc/ttrpc-client';
+import { TtrpcError } from '../../../../../src/adapters/shim/wire/ttrpc/ttrpc-error';
+import { decodeRequest, frame, responseMessage, WireRequest } from '../../../../e2e/support/ttrpc-wire';
+import { waitFor } from '../../../../support/wait-for';
 
 const text = (s: string) => Buffer.from(s);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

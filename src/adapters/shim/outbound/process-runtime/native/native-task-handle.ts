@@ -8,10 +8,10 @@ import {
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 import { readyForSignal } from './ready-for-signal';
 import { pollUntil } from './poll-until';
-import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
+import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../os/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
 import { niceForCpuShares } from './cpu-shares';

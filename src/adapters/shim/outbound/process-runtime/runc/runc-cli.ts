@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { FailedPreconditionError } from '../../../../../domain/shared/errors';
-import { DEFAULT_PATH, findInPath } from '../../../helpers/find-executable';
-import { runProgram } from '../../../helpers/run-program';
+import { DEFAULT_PATH, findInPath } from '../../../os/find-executable';
+import { runProgram } from '../../../os/run-program';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { lastLogError, logOffset, trimMessage } from './runc-log';
 

@@ -7,7 +7,7 @@ import {
   ProcessRuntime,
   TaskHandle,
 } from '../../../../../application/shim/ports/process-runtime.port';
-import { Reaper } from '../../../helpers/reaper';
+import { Reaper } from '../../../os/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
 import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 // pending (native/addon/launch.c): once it has exited, that pid may be another process's. The
 // case runs in a pid namespace of its own (unshare, as root or in a user namespace), where
 // ns_last_pid hands the exited init's pid to the next process, against the built runtime.
-const DIST = join(__dirname, '../../../dist/adapters/shim/outbound/process-runtime/native');
+const DIST = join(__dirname, '../../../../../../dist/adapters/shim/outbound/process-runtime/native');
 
 const SCRIPT = `
   const fs = require('node:fs');

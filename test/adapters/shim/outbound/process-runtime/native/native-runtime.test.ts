@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProcessExit } from '../../../src/domain/shim/exit-status';
-import { NativeRuntime } from '../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
-import { TaskHandle } from '../../../src/application/shim/ports/process-runtime.port';
-import { BundleFactory } from '../../support/bundles';
-import { waitFor } from '../../support/wait-for';
-import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
+import { ProcessExit } from '../../../../../../src/domain/shim/exit-status';
+import { NativeRuntime } from '../../../../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
+import { TaskHandle } from '../../../../../../src/application/shim/ports/process-runtime.port';
+import { BundleFactory } from '../../../../../support/bundles';
+import { waitFor } from '../../../../../support/wait-for';
+import { readProcStat } from '../../../../../../src/adapters/shim/os/proc-fs';
 import { constants } from 'node:os';
 
 const { SIGSTOP } = constants.signals;

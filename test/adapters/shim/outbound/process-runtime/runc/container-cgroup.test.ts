@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ContainerCgroup } from '../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
-import { runcTestsEnabled } from '../../support/runc-bundles';
+import { ContainerCgroup } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
+import { runcTestsEnabled } from '../../../../../support/runc-bundles';
 
 describe('ContainerCgroup (whether `runc kill --all` would find anything to kill)', () => {
   it('is never empty for a cgroup that lists a live process (this one)', () => {

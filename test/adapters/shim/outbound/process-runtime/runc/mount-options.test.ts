@@ -1,4 +1,4 @@
-import { parseMountOptions } from '../../../src/adapters/shim/outbound/process-runtime/runc/mount-options';
+import { parseMountOptions } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/mount-options';
 
 describe('rootfs mount options as mount(2) takes them', () => {
   it("passes an overlay's options through as data", () => {

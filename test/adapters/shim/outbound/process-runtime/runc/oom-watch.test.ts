@@ -13,10 +13,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ContainerCgroup } from '../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
-import { watchMemoryEvents, watchOom } from '../../../src/adapters/shim/outbound/process-runtime/runc/oom-watch';
-import { runcTestsEnabled } from '../../support/runc-bundles';
-import { waitFor } from '../../support/wait-for';
+import { ContainerCgroup } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
+import {
+  watchMemoryEvents,
+  watchOom,
+} from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/oom-watch';
+import { runcTestsEnabled } from '../../../../../support/runc-bundles';
+import { waitFor } from '../../../../../support/wait-for';
 
 /**
  * The cgroup v2 OOM watch, on a regular file written the way the kernel rewrites

@@ -1,6 +1,6 @@
-import { InvalidArgumentError } from '../../../src/domain/shared/errors';
-import { readRuncOptions } from '../../../src/adapters/shim/outbound/process-runtime/runc/runc-options';
-import { containerd } from '../../../src/adapters/shim/helpers/proto/generated/containerd/runc';
+import { InvalidArgumentError } from '../../../../../../src/domain/shared/errors';
+import { readRuncOptions } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-options';
+import { containerd } from '../../../../../../src/adapters/shim/wire/proto/generated/containerd/runc';
 
 const options = (fields: ConstructorParameters<typeof containerd.runc.v1.Options>[0]) => ({
   typeUrl: 'containerd.runc.v1.Options',

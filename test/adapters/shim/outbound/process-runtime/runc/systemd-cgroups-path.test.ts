@@ -1,4 +1,4 @@
-import { hasSystemdCgroupsPath } from '../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime';
+import { hasSystemdCgroupsPath } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime';
 
 /**
  * Which cgroup driver runc is told to use, from the spec containerd's CRI plugin wrote. This
