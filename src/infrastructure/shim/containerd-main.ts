@@ -1,8 +1,8 @@
 import { rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { TaskService } from '../../application/shim/task/task-service';
-import { containerdTaskHandlers } from '../../adapters/shim/inbound/ttrpc/containerd-task-handlers';
-import { TaskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
+import { TaskHandlers, taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
+import { taskCodec } from '../../adapters/shim/wire/codec/task-codec';
 import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-events';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
@@ -74,7 +74,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const host = new ShimProcessHost(skiffVersion());
   const container = buildContainer({ shim: { runtime: 'runc', stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
-  const handlers = containerdTaskHandlers(service);
+  const handlers = taskHandlers(service, taskCodec('containerd'));
   const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers);
   log(`serving namespace ${config.namespace} on ${config.socket}`);
 

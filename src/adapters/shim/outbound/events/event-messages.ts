@@ -2,7 +2,7 @@ import { TaskEvent } from '../../../../application/shim/ports/events.port';
 import { AnyPayload } from '../../../../application/shim/task/task-messages';
 import { containerd } from '../../wire/proto/generated/events/task';
 import { types as mountPb } from '../../wire/proto/generated/types/mount';
-import { toTimestamp } from '../../wire/proto-mapping';
+import { toTimestamp } from '../../wire/codec/proto-values';
 
 const ev = containerd.events;
 
