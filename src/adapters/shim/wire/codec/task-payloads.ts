@@ -1,9 +1,13 @@
 import { AnyPayload, PidView, StatsView } from '../../../../application/shim/task/task-messages';
-import { io } from '../proto/generated/containerd/cgroups-v1';
-import { containerd } from '../proto/generated/containerd/runc';
 import { skiff } from '../proto/generated/skiff/v1/skiff';
 
-const cg = io.containerd.cgroups.v1;
+/** containerd's messages, loaded only where they are read: skiff's own shim never evaluates them. */
+function containerdMessages() {
+  const cgroups =
+    require('../proto/generated/containerd/cgroups-v1') as typeof import('../proto/generated/containerd/cgroups-v1');
+  const runc = require('../proto/generated/containerd/runc') as typeof import('../proto/generated/containerd/runc');
+  return { cg: cgroups.io.containerd.cgroups.v1, ProcessDetails: runc.containerd.runc.v1.ProcessDetails };
+}
 
 /**
  * Who reads the Any payloads of Pids (which exec a pid is) and Stats: skiff's own clients
@@ -26,7 +30,7 @@ export function processInfo(flavour: PayloadFlavour, execId: string | undefined)
   const details =
     flavour === 'skiff'
       ? new skiff.v1.ProcessDetails({ exec_id: execId })
-      : new containerd.runc.v1.ProcessDetails({ exec_id: execId });
+      : new (containerdMessages().ProcessDetails)({ exec_id: execId });
   return { typeUrl: PROCESS_DETAILS[flavour], value: details.serialize() };
 }
 
@@ -35,7 +39,7 @@ export function execIdOf(info: AnyPayload | undefined): PidView['execId'] {
     case PROCESS_DETAILS.skiff:
       return skiff.v1.ProcessDetails.deserialize(info.value).exec_id;
     case PROCESS_DETAILS.containerd:
-      return containerd.runc.v1.ProcessDetails.deserialize(info.value).exec_id;
+      return containerdMessages().ProcessDetails.deserialize(info.value).exec_id;
     default:
       return undefined;
   }
@@ -58,6 +62,7 @@ export function taskStatsMessage(s: StatsView): skiff.v1.TaskStats {
 
 export function statsPayload(flavour: PayloadFlavour, s: StatsView): AnyPayload {
   if (flavour === 'skiff') return { typeUrl: TASK_STATS, value: taskStatsMessage(s).serialize() };
+  const { cg } = containerdMessages();
   const metrics = new cg.Metrics({
     pids: new cg.PidsStat({ current: s.pidsCurrent, limit: s.pidsLimit }),
     cpu: new cg.CPUStat({ usage: new cg.CPUUsage({ total: s.cpuUsageNs, kernel: s.cpuSystemNs, user: s.cpuUserNs }) }),
@@ -72,7 +77,7 @@ export function statsPayload(flavour: PayloadFlavour, s: StatsView): AnyPayload 
 /** Stats' payload as a view; cgroup v1 metrics do not name the runtime (''). */
 export function statsOf(payload: AnyPayload): StatsView {
   if (payload.typeUrl === CGROUPS_V1_METRICS) {
-    const m = cg.Metrics.deserialize(payload.value);
+    const m = containerdMessages().cg.Metrics.deserialize(payload.value);
     return {
       cpuUsageNs: m.cpu.usage.total,
       cpuUserNs: m.cpu.usage.user,
