@@ -9,6 +9,7 @@ import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-pro
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { buildContainer } from '../shared/container';
 import { STOP_GRACE_MS } from './serve-shim';
+import { CONTAINERD_RUNTIME } from './runtimes';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
 
@@ -72,7 +73,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const log = config.debug ? logged : () => undefined;
   const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
   const host = new ShimProcessHost(skiffVersion());
-  const container = buildContainer({ shim: { runtime: 'runc', stateDir: config.stateDir, host, events } });
+  const container = buildContainer({ shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
   const handlers = taskHandlers(service, taskCodec('containerd'));
   const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers);

@@ -13,7 +13,7 @@ import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { findRunc, RuncCli } from './runc-cli';
+import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
 import { INIT_PID_FILE, RuncContainer } from './runc-container';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
@@ -21,24 +21,29 @@ import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
 /**
- * Real OCI containers through the runc binary (`--runtime runc`). The shim becomes a child
- * subreaper at start so that each container's processes, re-parented to it when runc
- * exits, report their exits here. Needs root and runc; checkpoints need a working criu.
+ * Real OCI containers through runc or a runc-compatible binary (`--runtime runc`; the
+ * registry, src/infrastructure/shim/runtimes.ts, names the binary). The shim becomes a child
+ * subreaper at start so that each container's processes, re-parented to it when the binary
+ * exits, report their exits here. Needs root and the binary; checkpoints need a working criu.
  */
 export class RuncRuntime implements ProcessRuntime {
-  readonly name = 'runc';
+  readonly name: string;
   private readonly cli: RuncCli;
   private readonly reaper: Reaper;
   private criu: Promise<CriuStatus> | undefined;
 
-  constructor(private readonly stateDir: string) {
+  constructor(
+    private readonly stateDir: string,
+    runtime: OciRuntimeBinary = RUNC,
+  ) {
+    this.name = runtime.name;
     if (process.getuid?.() !== 0) {
       throw new FailedPreconditionError(
-        'the runc runtime needs root (runc makes namespaces, cgroups and mounts); run the shim as root or use --runtime native',
+        `the ${runtime.name} runtime needs root (${runtime.binary} makes namespaces, cgroups and mounts); run the shim as root or use --runtime native`,
         'RUNC.NOT_ROOT',
       );
     }
-    const binary = findRunc();
+    const binary = findRuntimeBinary(runtime);
     this.reaper = Reaper.shared();
     const root = join(stateDir, 'runc');
     makeDirs(root, 0o700);
