@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import {
   CreateSpec,
-  ExitListener,
   ProcessRuntime,
   TaskHandle,
+  TaskWatch,
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../os/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
@@ -50,7 +50,7 @@ export class RuncRuntime implements ProcessRuntime {
     this.cli = new RuncCli(binary, root);
   }
 
-  async create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle> {
+  async create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
@@ -77,14 +77,14 @@ export class RuncRuntime implements ProcessRuntime {
     try {
       mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject);
       const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
-      init = new ContainerProcess(spec.stdio, subject, this.reaper, onExit, {
+      init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
         beforeExitReport: () => container.killRemaining(),
         consoleSized: configProcess.consoleSize !== undefined,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
       if (init.pid > 0) {
         container.cgroup = ContainerCgroup.of(init.pid);
-        if (onOom !== undefined) watchOom(container.cgroup, onOom);
+        if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
       }
       return new RuncTaskHandle(container, {
         init,

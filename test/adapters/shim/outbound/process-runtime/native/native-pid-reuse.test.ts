@@ -20,7 +20,7 @@ const SCRIPT = `
     let exited;
     const exit = new Promise((resolve) => (exited = resolve));
     const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
-    const task = await new NativeRuntime().create({ id: 'r', bundle, stdio, rootfs: [], checkpoint: '' }, exited);
+    const task = await new NativeRuntime().create({ id: 'r', bundle, stdio, rootfs: [], checkpoint: '' }, { onExit: exited, execs: () => [] });
     const initPid = task.pid;
     process.kill(initPid, 'SIGKILL');
     await exit;

@@ -30,7 +30,10 @@ describe('NativeRuntime', () => {
       process: { env: ['PATH=/usr/bin:/bin'], cwd: '/', ...process },
     });
     const stdio = { stdin: '', stdout: out, stderr: out, terminal: false };
-    const task = await runtime.create({ id: `n${n++}`, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
+    const task = await runtime.create(
+      { id: `n${n++}`, bundle, stdio, rootfs: [], checkpoint: '' },
+      { onExit: exited, execs: () => [] },
+    );
     await task.start();
     const status = await exit;
     await task.delete();
@@ -72,7 +75,10 @@ describe('NativeRuntime', () => {
       process: { args: ['sleep', '100'], env: ['PATH=/usr/bin:/bin'], cwd: '/' },
     });
     const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
-    const task = await runtime.create({ id, bundle, stdio, rootfs: [], checkpoint: '' }, exited);
+    const task = await runtime.create(
+      { id, bundle, stdio, rootfs: [], checkpoint: '' },
+      { onExit: exited, execs: () => [] },
+    );
     return { task, exit };
   }
 
@@ -181,7 +187,10 @@ describe('NativeRuntime', () => {
       process: { args: ['true'], env: ['PATH=/usr/bin:/bin', `BIG=${'x'.repeat(200_000)}`], cwd: '/' },
     });
     const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
-    const created = runtime.create({ id: 'big', bundle, stdio, rootfs: [], checkpoint: '' }, () => undefined);
+    const created = runtime.create(
+      { id: 'big', bundle, stdio, rootfs: [], checkpoint: '' },
+      { onExit: () => undefined, execs: () => [] },
+    );
     await expect(created).rejects.toThrow(/could not start \/\S+\/true: posix_spawn: Argument list too long/);
   });
 
