@@ -11,11 +11,9 @@ import { messageJson } from '../../wire/codec/message-json';
 import { taskCodec } from '../../wire/codec/task-codec';
 import { taskStatsMessage } from '../../wire/codec/task-payloads';
 
-/**
- * What `skiff task ... --json` prints: the reply as the codec puts it on the wire, by its
- * proto field names, the status as its v1.types.Status name, times as RFC 3339 (absent
- * while unset). A field added to a reply in the codec shows up here too.
- */
+// What `skiff task ... --json` prints: the reply as the codec puts it on the wire, by its
+// proto field names, the status as its v1.types.Status name, times as RFC 3339 (absent
+// while unset). A field added to a reply in the codec shows up here too.
 const codec = taskCodec();
 
 export function stateJson(s: StateView) {
