@@ -15,6 +15,7 @@ import {
   ProcessHandle,
   TaskHandle,
   TaskStats,
+  TaskWatch,
 } from '../../src/application/shim/ports/process-runtime.port';
 import { readBundleSpec } from '../../src/adapters/shim/outbound/process-runtime/bundle';
 
@@ -197,7 +198,7 @@ export class FakeProcessRuntime implements ProcessRuntime {
   /** Each task's OOM listener, as the runtime was given it: reportOom(id) calls it. */
   private readonly oomListeners = new Map<string, () => void>();
 
-  async create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle> {
+  async create(spec: CreateSpec, { onExit, onOom }: TaskWatch): Promise<TaskHandle> {
     if (this.failNextCreateWith !== undefined) {
       const err = this.failNextCreateWith;
       this.failNextCreateWith = undefined;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { task } from '../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
+import { task } from '../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import * as layout from '../../src/adapters/shim/outbound/process-runtime/task-layout';
 import { ROOT } from './support/c-build';
 

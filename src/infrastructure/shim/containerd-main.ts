@@ -1,15 +1,16 @@
 import { rmSync, writeSync } from 'node:fs';
 import { TaskService } from '../../application/shim/task/task-service';
-import { containerdTaskHandlers } from '../../adapters/shim/inbound/ttrpc/containerd-task-handlers';
-import { TaskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
+import { TaskHandlers, taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
+import { taskCodec } from '../../adapters/shim/wire/codec/task-codec';
 import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-events';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { buildContainer } from '../shared/container';
 import { STOP_GRACE_MS } from './serve-shim';
+import { CONTAINERD_RUNTIME } from './runtimes';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
-import { ContainerdLog } from '../../adapters/shim/helpers/containerd-log';
+import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
 import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
@@ -71,9 +72,9 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const log = config.debug ? logged : () => undefined;
   const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
   const host = new ShimProcessHost(skiffVersion());
-  const container = buildContainer({ shim: { runtime: 'runc', stateDir: config.stateDir, host, events } });
+  const container = buildContainer({ shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
-  const handlers = containerdTaskHandlers(service);
+  const handlers = taskHandlers(service, taskCodec('containerd'));
   const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers);
   log(`serving namespace ${config.namespace} on ${config.socket}`);
 

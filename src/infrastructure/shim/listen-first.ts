@@ -2,15 +2,9 @@ import { isDomainError } from '../../domain/shared/errors';
 import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
 import { dirname } from 'node:path';
 import { ensurePrivateDir } from '../../adapters/shared/helpers/private-dir';
-import { bindSocket, BoundSocket, socketPath } from '../../adapters/shim/inbound/task-rpc/unix-socket';
-import {
-  ADDRESS_VARIABLE,
-  defaultAddress,
-  defaultStateDir,
-  isRuntimeName,
-  runtimeDir,
-  ShimConfig,
-} from './shim-config';
+import { bindSocket, BoundSocket, socketPath } from '../../adapters/shim/os/unix-socket';
+import { ADDRESS_VARIABLE, defaultAddress, defaultStateDir, runtimeDir, ShimConfig } from './shim-config';
+import { DEFAULT_RUNTIME, isRuntimeName } from './runtimes';
 
 /**
  * The first step of `skiff shim serve` (bundled alone as dist/shim-listen.bundle.js):
@@ -39,7 +33,7 @@ export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined 
     if (value === undefined) return undefined;
     values[match[1]] = value;
   }
-  const runtime = values.runtime ?? 'native';
+  const runtime = values.runtime ?? DEFAULT_RUNTIME;
   if (!isRuntimeName(runtime)) return undefined;
   const address = values.address ?? (process.env[ADDRESS_VARIABLE] || defaultAddress());
   return { address, runtime, stateDir: values['state-dir'] ?? defaultStateDir(), runDir: values['run-dir'], lifeline };

@@ -4,13 +4,14 @@ import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskClient } from '../../application/shim/ports/task-client.port';
-import { frameMessage } from '../../adapters/shim/inbound/grpc/grpc-framing';
-import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
-import { BoundSocket } from '../../adapters/shim/inbound/task-rpc/unix-socket';
+import { frameMessage } from '../../adapters/shim/wire/grpc/grpc-framing';
+import { SocketListener } from '../../adapters/shim/os/socket-listener';
+import { BoundSocket } from '../../adapters/shim/os/unix-socket';
 import { RpcTaskClient, UnaryTransport } from '../../adapters/shim/outbound/task-client/rpc-task-client';
 import { TtrpcTaskClient } from '../../adapters/shim/outbound/task-client/ttrpc-task-client';
 import { failServe } from './listen-first';
 import { ShimConfig } from './shim-config';
+import { DEFAULT_RUNTIME } from './runtimes';
 import { serveShim, ShimTransport } from './serve-shim';
 
 export { parseServeArgs } from './listen-first';
@@ -86,7 +87,7 @@ export async function warmUp(): Promise<void> {
     writeFileSync(join(bundle, 'config.json'), JSON.stringify({ ociVersion: '1.0.2', process }));
     for (const transport of ['grpc', 'ttrpc'] as const) {
       const address = join(dir, `${transport}.sock`);
-      const config = { address, runtime: 'native' as const, stateDir: join(dir, 'state') };
+      const config = { address, runtime: DEFAULT_RUNTIME, stateDir: join(dir, 'state') };
       const server = await serveShim(config, transport, await SocketListener.listen({ address }));
       const client =
         transport === 'grpc' ? new RpcTaskClient(http2Transport(address), address) : new TtrpcTaskClient(address);

@@ -11,8 +11,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
-import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import { socketAccepts } from '../../../src/adapters/shim/os/socket-accepts';
 import { groupServerPids } from './skiff-support';
 
 /**

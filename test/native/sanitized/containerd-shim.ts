@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import * as layout from '../../../src/adapters/shim/outbound/process-runtime/task-layout';
 import { groupServerPids } from '../../e2e/containerd/skiff-support';
 import { SanitizerRuns } from '../support/sanitizer-run';

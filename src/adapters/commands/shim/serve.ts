@@ -1,10 +1,6 @@
 import { Flags } from '@oclif/core';
-import {
-  ADDRESS_VARIABLE,
-  defaultAddress,
-  defaultStateDir,
-  RUNTIME_NAMES,
-} from '../../../infrastructure/shim/shim-config';
+import { ADDRESS_VARIABLE, defaultAddress, defaultStateDir } from '../../../infrastructure/shim/shim-config';
+import { DEFAULT_RUNTIME, isRuntimeName, RUNTIME_NAMES, runtimeChoices } from '../../../infrastructure/shim/runtimes';
 import { serveShim } from '../../../infrastructure/shim/serve-shim';
 import { BaseCommand } from '../../shared/inbound/cli/base-command';
 
@@ -28,8 +24,8 @@ export default class ShimServe extends BaseCommand {
     }),
     runtime: Flags.string({
       options: [...RUNTIME_NAMES],
-      default: 'native',
-      description: 'Process runtime: native host processes or runc containers.',
+      default: DEFAULT_RUNTIME,
+      description: `Process runtime: ${runtimeChoices()}.`,
     }),
     'run-dir': Flags.string({
       hidden: true,
@@ -48,10 +44,9 @@ export default class ShimServe extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ShimServe);
-    const runtime = flags.runtime === 'runc' ? 'runc' : 'native';
     await serveShim({
       address: flags.address ?? defaultAddress(),
-      runtime,
+      runtime: isRuntimeName(flags.runtime) ? flags.runtime : DEFAULT_RUNTIME,
       stateDir: flags['state-dir'] ?? defaultStateDir(),
       runDir: flags['run-dir'],
       lifeline: flags.lifeline,

@@ -1,7 +1,7 @@
 import { rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotFoundError } from '../../../../../domain/shared/errors';
-import { Reaper } from '../../../helpers/reaper';
+import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { RuncCli } from './runc-cli';

@@ -36,7 +36,6 @@ export interface RuncTaskHandleParts {
  */
 export class RuncTaskHandle implements TaskHandle {
   private readonly init: ContainerProcess;
-  private readonly execs = new Set<RuncExecHandle>();
 
   constructor(
     private readonly container: RuncContainer,
@@ -120,9 +119,7 @@ export class RuncTaskHandle implements TaskHandle {
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     const json = execProcessJson(this.parts.configProcess, spec);
-    const exec: RuncExecHandle = new RuncExecHandle(this.container, spec, json, onExit, () => this.execs.delete(exec));
-    this.execs.add(exec);
-    return exec;
+    return new RuncExecHandle(this.container, spec, json, onExit);
   }
 
   async pause(): Promise<void> {
