@@ -1,5 +1,5 @@
-import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
-import { IdentityProvider } from '../../src/application/login/ports/identity-provider.port';
+import { IdentityError, NetworkError } from '../../../src/domain/shared/errors';
+import { IdentityProvider } from '../../../src/application/login/ports/identity-provider.port';
 
 /** A provider to test, and the means to say what its remote side answers. */
 export interface IdentityProviderWorld {

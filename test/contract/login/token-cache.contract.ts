@@ -1,7 +1,7 @@
-import { AuthTokens } from '../../src/domain/login/auth/auth-tokens';
-import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
-import { TokenCache } from '../../src/application/login/ports/token-cache.port';
-import { aRecord } from '../support/tokens';
+import { AuthTokens } from '../../../src/domain/login/auth/auth-tokens';
+import { TokenCacheError } from '../../../src/domain/login/auth/auth-errors';
+import { TokenCache } from '../../../src/application/login/ports/token-cache.port';
+import { aRecord } from '../../support/tokens';
 
 export interface TokenCacheSubject {
   readonly cache: TokenCache;

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HttpStub } from '../support/http-stub';
-import { shellScript } from '../support/shell-script';
-import { completeAuthorization, httpRequest, OidcServer } from './support/oidc';
-import { CliHome, finished, waitForStderr } from './support/skiff-home';
-import { AUTHORIZATION_URL, useProvider } from './support/sign-in';
-import { freePort, giteaStandIn, GOOD_GIT_TOKEN } from './support/stand-ins';
+import { HttpStub } from '../../support/http-stub';
+import { shellScript } from '../../support/shell-script';
+import { completeAuthorization, httpRequest, OidcServer } from '../support/oidc';
+import { CliHome, finished, waitForStderr } from '../support/skiff-home';
+import { AUTHORIZATION_URL, useProvider } from '../support/sign-in';
+import { freePort, giteaStandIn, GOOD_GIT_TOKEN } from '../support/stand-ins';
 
 // With a browser launcher on the PATH the login commands must still read the token,
 // verify it and store it: the launcher's pending result alone has to keep skiff alive.

@@ -1,7 +1,7 @@
 import { chmodSync, linkSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliHome, CliResult } from './support/skiff-home';
-import { viaOclif } from './support/via-oclif';
+import { CliHome, CliResult } from '../support/skiff-home';
+import { viaOclif } from '../support/via-oclif';
 
 // A link planted in skiff's own files must never make skiff change another file:
 // as root with <domain>.json -> /etc/passwd, reading the cache once made

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { CliHome, CliResult, ROOT } from './support/skiff-home';
+import { CliHome, CliResult, ROOT } from '../support/skiff-home';
 
 /** The same command through oclif alone (no fast path), to compare outputs. */
 function viaOclif(home: CliHome, args: string[]): Promise<CliResult> {

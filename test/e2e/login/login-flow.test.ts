@@ -1,10 +1,10 @@
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { HttpStub } from '../support/http-stub';
-import { waitFor } from '../support/wait-for';
-import { CliHome, CliResult, finished, ROOT, waitForStderr } from './support/skiff-home';
-import { httpRequest, OidcServer } from './support/oidc';
-import { signIn, SignIn, useProvider } from './support/sign-in';
-import { BIG_BOARD_ID, freePort, giteaStandIn, GOOD_GIT_TOKEN, plankaStandIn } from './support/stand-ins';
+import { HttpStub } from '../../support/http-stub';
+import { waitFor } from '../../support/wait-for';
+import { CliHome, CliResult, finished, ROOT, waitForStderr } from '../support/skiff-home';
+import { httpRequest, OidcServer } from '../support/oidc';
+import { signIn, SignIn, useProvider } from '../support/sign-in';
+import { BIG_BOARD_ID, freePort, giteaStandIn, GOOD_GIT_TOKEN, plankaStandIn } from '../support/stand-ins';
 
 let oidc: OidcServer;
 let gitea: HttpStub;

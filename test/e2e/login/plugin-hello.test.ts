@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliHome, finished, ROOT } from './support/skiff-home';
-import { OidcServer } from './support/oidc';
-import { signInWithSso, useProvider } from './support/sign-in';
+import { CliHome, finished, ROOT } from '../support/skiff-home';
+import { OidcServer } from '../support/oidc';
+import { signInWithSso, useProvider } from '../support/sign-in';
 
 const PLUGIN = join(ROOT, 'examples', 'plugin-hello');
 

@@ -14,13 +14,13 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
-import { ConfigurationError } from '../../src/domain/shared/errors';
-import { FsBoardCredentials } from '../../src/adapters/login/outbound/board-credentials/fs-board-credentials';
-import { FsRefreshLock } from '../../src/adapters/login/outbound/refresh-lock/fs-refresh-lock';
-import { FsTokenCache } from '../../src/adapters/login/outbound/token-cache/fs-token-cache';
-import { YamlConfigStore } from '../../src/adapters/login/outbound/config-store/yaml-config-store';
-import { aRecord } from '../support/tokens';
+import { TokenCacheError } from '../../../../src/domain/login/auth/auth-errors';
+import { ConfigurationError } from '../../../../src/domain/shared/errors';
+import { FsBoardCredentials } from '../../../../src/adapters/login/outbound/board-credentials/fs-board-credentials';
+import { FsRefreshLock } from '../../../../src/adapters/login/outbound/refresh-lock/fs-refresh-lock';
+import { FsTokenCache } from '../../../../src/adapters/login/outbound/token-cache/fs-token-cache';
+import { YamlConfigStore } from '../../../../src/adapters/login/outbound/config-store/yaml-config-store';
+import { aRecord } from '../../../support/tokens';
 
 // The files skiff keeps for the user are never read-and-fixed, written, renamed
 // over, chmodded or locked through a symbolic link; a file with other hard links is

@@ -1,13 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, Server } from 'node:net';
 import { join } from 'node:path';
-import { BoardExchangeUnavailableError, BoardTokenRejectedError } from '../../src/domain/login/boards/board-errors';
-import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
-import { parseJsonLossless } from '../../src/adapters/login/outbound/board-tool/lossless-json';
-import { PlankaBoardTool } from '../../src/adapters/login/outbound/board-tool/planka-board-tool';
-import { GiteaGitHost } from '../../src/adapters/login/outbound/git-host/gitea-git-host';
-import { HttpClient, networkFailure } from '../../src/adapters/login/helpers/http-client';
-import { HttpStub, TLS_DIR } from '../support/http-stub';
+import {
+  BoardExchangeUnavailableError,
+  BoardTokenRejectedError,
+} from '../../../../src/domain/login/boards/board-errors';
+import { IdentityError, NetworkError } from '../../../../src/domain/shared/errors';
+import { parseJsonLossless } from '../../../../src/adapters/login/outbound/board-tool/lossless-json';
+import { PlankaBoardTool } from '../../../../src/adapters/login/outbound/board-tool/planka-board-tool';
+import { GiteaGitHost } from '../../../../src/adapters/login/outbound/git-host/gitea-git-host';
+import { HttpClient, networkFailure } from '../../../../src/adapters/login/helpers/http-client';
+import { HttpStub, TLS_DIR } from '../../../support/http-stub';
 
 const http = new HttpClient();
 
@@ -152,7 +155,7 @@ describe('the HTTP client: remotes that cannot be reached', () => {
     const stub = await HttpStub.start({ tls: true });
     stub.on('GET /x', { body: { ok: true } });
     try {
-      const client = join(__dirname, '../../dist/adapters/login/helpers/http-client.js');
+      const client = join(__dirname, '../../../../dist/adapters/login/helpers/http-client.js');
       const script = `new (require(${JSON.stringify(client)}).HttpClient)().send({ method: 'GET', url: '${stub.url}/x' }).then((r) => process.stdout.write(r.status + ' ' + r.body), (e) => process.stdout.write(e.message))`;
       const out = await new Promise<string>((resolve, reject) =>
         require('node:child_process').execFile(
@@ -178,7 +181,7 @@ describe('the HTTP client: remotes that cannot be reached', () => {
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`;
-    const client = join(__dirname, '../../dist/adapters/login/helpers/http-client.js');
+    const client = join(__dirname, '../../../../dist/adapters/login/helpers/http-client.js');
     const run = (url: string) =>
       new Promise<string>((resolve) =>
         require('node:child_process').execFile(
@@ -220,7 +223,7 @@ describe('the build', () => {
     expect(() =>
       execFileSync(process.execPath, [
         '-e',
-        `require(${JSON.stringify(join(__dirname, '../../dist/adapters/login/helpers/http-client.js'))})`,
+        `require(${JSON.stringify(join(__dirname, '../../../../dist/adapters/login/helpers/http-client.js'))})`,
       ]),
     ).not.toThrow();
   });

@@ -1,7 +1,7 @@
-import { GetSession } from '../../../src/application/login/auth/get-session.use-case';
-import { ConfigurationError, IdentityError } from '../../../src/domain/shared/errors';
-import { configWith, skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, expiringIn } from '../../support/tokens';
+import { GetSession } from '../../../../src/application/login/auth/get-session.use-case';
+import { ConfigurationError, IdentityError } from '../../../../src/domain/shared/errors';
+import { configWith, skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { aRecord, expiringIn } from '../../../support/tokens';
 
 /** The session a plugin's command gets (skiff/plugin: SkiffCommand.session). */
 describe('GetSession', () => {

@@ -1,7 +1,7 @@
-import { GetToken } from '../../../src/application/login/auth/get-token.use-case';
-import { IdentityError, NetworkError } from '../../../src/domain/shared/errors';
-import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, expiringIn, NOW } from '../../support/tokens';
+import { GetToken } from '../../../../src/application/login/auth/get-token.use-case';
+import { IdentityError, NetworkError } from '../../../../src/domain/shared/errors';
+import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { aRecord, expiringIn, NOW } from '../../../support/tokens';
 
 /** The sign-in state table (docs/login-contract.md), row by row, for get_token. */
 describe('get_token', () => {

@@ -1,9 +1,9 @@
-import { GetGiteaToken } from '../../../src/application/login/auth/get-gitea-token.use-case';
-import { GitLogin } from '../../../src/application/login/auth/git-login.use-case';
-import { SetGiteaToken } from '../../../src/application/login/auth/set-gitea-token.use-case';
-import { IdentityError } from '../../../src/domain/shared/errors';
-import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, NOW } from '../../support/tokens';
+import { GetGiteaToken } from '../../../../src/application/login/auth/get-gitea-token.use-case';
+import { GitLogin } from '../../../../src/application/login/auth/git-login.use-case';
+import { SetGiteaToken } from '../../../../src/application/login/auth/set-gitea-token.use-case';
+import { IdentityError } from '../../../../src/domain/shared/errors';
+import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { aRecord, NOW } from '../../../support/tokens';
 
 describe('git login (git steps 1-4)', () => {
   it('step 1: prints the token page, advises all scopes, tries the browser', async () => {

@@ -1,7 +1,7 @@
-import { AuthScopes } from '../../../src/application/login/auth/auth-scopes';
-import { Login } from '../../../src/application/login/auth/login.use-case';
-import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, idToken } from '../../support/tokens';
+import { AuthScopes } from '../../../../src/application/login/auth/auth-scopes';
+import { Login } from '../../../../src/application/login/auth/login.use-case';
+import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { aRecord, idToken } from '../../../support/tokens';
 
 describe('auth login', () => {
   it('resolves the domain once, SSO with the redirect to the git token page, then git login for the same domain', async () => {

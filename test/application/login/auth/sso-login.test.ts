@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { SsoLogin, SsoLoginInput } from '../../../src/application/login/auth/sso-login.use-case';
-import { CALLBACK_WAIT_MS } from '../../../src/domain/login/auth/callback-request';
-import { ConfigurationError, IdentityError, NetworkError } from '../../../src/domain/shared/errors';
-import { SkiffTestbed, skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, idToken, NOW } from '../../support/tokens';
-import { waitFor } from '../../support/wait-for';
+import { SsoLogin, SsoLoginInput } from '../../../../src/application/login/auth/sso-login.use-case';
+import { CALLBACK_WAIT_MS } from '../../../../src/domain/login/auth/callback-request';
+import { ConfigurationError, IdentityError, NetworkError } from '../../../../src/domain/shared/errors';
+import { SkiffTestbed, skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { aRecord, idToken, NOW } from '../../../support/tokens';
+import { waitFor } from '../../../support/wait-for';
 
 const input = (over: Partial<SsoLoginInput> = {}): SsoLoginInput => ({ target: {}, openBrowser: true, ...over });
 

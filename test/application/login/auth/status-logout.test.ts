@@ -1,8 +1,8 @@
-import { Logout, REVOKE_BUDGET_MS } from '../../../src/application/login/auth/logout.use-case';
-import { Status } from '../../../src/application/login/auth/status.use-case';
-import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, expiringIn } from '../../support/tokens';
-import { waitFor } from '../../support/wait-for';
+import { Logout, REVOKE_BUDGET_MS } from '../../../../src/application/login/auth/logout.use-case';
+import { Status } from '../../../../src/application/login/auth/status.use-case';
+import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { aRecord, expiringIn } from '../../../support/tokens';
+import { waitFor } from '../../../support/wait-for';
 
 describe('status', () => {
   it('reports the facts of the active domain', async () => {

@@ -1,8 +1,8 @@
-import { ListBoards } from '../../../src/application/login/boards/list-boards.use-case';
-import { SetBoardApiKey } from '../../../src/application/login/boards/set-board-api-key.use-case';
-import { ConfigurationError, IdentityError } from '../../../src/domain/shared/errors';
-import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord } from '../../support/tokens';
+import { ListBoards } from '../../../../src/application/login/boards/list-boards.use-case';
+import { SetBoardApiKey } from '../../../../src/application/login/boards/set-board-api-key.use-case';
+import { ConfigurationError, IdentityError } from '../../../../src/domain/shared/errors';
+import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { aRecord } from '../../../support/tokens';
 
 describe('boards list', () => {
   it('exchanges the access token, keeps the board token, lists every board with its project, ids as strings', async () => {

@@ -1,11 +1,11 @@
-import { DeleteContext } from '../../../src/application/login/contexts/delete-context.use-case';
-import { GetContexts } from '../../../src/application/login/contexts/get-contexts.use-case';
-import { SetContext } from '../../../src/application/login/contexts/set-context.use-case';
-import { SetHost } from '../../../src/application/login/contexts/set-host.use-case';
-import { UseContext } from '../../../src/application/login/contexts/use-context.use-case';
-import { ViewConfig } from '../../../src/application/login/contexts/view-config.use-case';
-import { ConfigurationError } from '../../../src/domain/shared/errors';
-import { skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
+import { DeleteContext } from '../../../../src/application/login/contexts/delete-context.use-case';
+import { GetContexts } from '../../../../src/application/login/contexts/get-contexts.use-case';
+import { SetContext } from '../../../../src/application/login/contexts/set-context.use-case';
+import { SetHost } from '../../../../src/application/login/contexts/set-host.use-case';
+import { UseContext } from '../../../../src/application/login/contexts/use-context.use-case';
+import { ViewConfig } from '../../../../src/application/login/contexts/view-config.use-case';
+import { ConfigurationError } from '../../../../src/domain/shared/errors';
+import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
 
 describe('config use cases', () => {
   it('set --host, set-context, use-context, get-contexts, delete-context, view', async () => {

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { browserCommands, SystemBrowser } from '../../src/adapters/login/outbound/browser/system-browser';
-import { shellScript } from '../support/shell-script';
-import { waitFor } from '../support/wait-for';
+import { browserCommands, SystemBrowser } from '../../../../../src/adapters/login/outbound/browser/system-browser';
+import { shellScript } from '../../../../support/shell-script';
+import { waitFor } from '../../../../support/wait-for';
 
 const URL_ = 'https://auth.example.com/auth?client_id=skiff-cli&state=x;rm -rf $HOME';
 
@@ -49,7 +49,7 @@ describe('opening', () => {
 
 // Whether a pending open() keeps a process alive can only be seen in a process of
 // its own: the script awaits open() with nothing else on its event loop.
-const BROWSER_JS = join(__dirname, '../../dist/adapters/login/outbound/browser/system-browser.js');
+const BROWSER_JS = join(__dirname, '../../../../../dist/adapters/login/outbound/browser/system-browser.js');
 
 function openInChild(browser: string): Promise<{ code: number | null; stdout: string; ms: number }> {
   const script = `

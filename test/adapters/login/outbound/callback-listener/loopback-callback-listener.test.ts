@@ -1,10 +1,10 @@
 import { connect, createServer, Server, Socket } from 'node:net';
-import { successPage } from '../../src/domain/login/auth/callback-page';
+import { successPage } from '../../../../../src/domain/login/auth/callback-page';
 import {
   LOOPBACK_HOST,
   LoopbackCallbackListener,
-} from '../../src/adapters/login/outbound/callback-listener/loopback-callback-listener';
-import { CallbackServer } from '../../src/application/login/ports/callback-listener.port';
+} from '../../../../../src/adapters/login/outbound/callback-listener/loopback-callback-listener';
+import { CallbackServer } from '../../../../../src/application/login/ports/callback-listener.port';
 
 /** Sends raw bytes, returns everything the listener answered before closing. */
 function exchange(port: number, bytes: string | Buffer, options: { keepOpen?: boolean } = {}): Promise<string> {
@@ -71,7 +71,8 @@ describe('the loopback callback listener', () => {
 
   it('uses the ports 9876-9880 by default', () => {
     expect(
-      require('../../src/adapters/login/outbound/callback-listener/loopback-callback-listener').PREFERRED_PORTS,
+      require('../../../../../src/adapters/login/outbound/callback-listener/loopback-callback-listener')
+        .PREFERRED_PORTS,
     ).toEqual([9876, 9877, 9878, 9879, 9880]);
   });
 

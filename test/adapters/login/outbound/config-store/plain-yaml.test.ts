@@ -1,5 +1,5 @@
 import { parse, stringify } from 'yaml';
-import { parsePlainYaml } from '../../src/adapters/login/outbound/config-store/plain-yaml';
+import { parsePlainYaml } from '../../../../../src/adapters/login/outbound/config-store/plain-yaml';
 
 /** What the YAML library makes of `text`, or 'error'. */
 function library(text: string): unknown {

@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigurationError } from '../../src/domain/shared/errors';
-import { YamlConfigStore } from '../../src/adapters/login/outbound/config-store/yaml-config-store';
-import { authPaths, dataDir } from '../../src/infrastructure/login/auth-paths';
+import { ConfigurationError } from '../../../../../src/domain/shared/errors';
+import { YamlConfigStore } from '../../../../../src/adapters/login/outbound/config-store/yaml-config-store';
+import { authPaths, dataDir } from '../../../../../src/infrastructure/login/auth-paths';
 
 describe('the YAML contexts file', () => {
   let dir: string;

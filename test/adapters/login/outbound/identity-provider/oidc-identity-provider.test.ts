@@ -1,9 +1,9 @@
-import { OidcIdentityProvider } from '../../src/adapters/login/outbound/identity-provider/oidc-identity-provider';
-import { HttpClient } from '../../src/adapters/login/helpers/http-client';
-import { IdentityError, NetworkError } from '../../src/domain/shared/errors';
-import { identityProviderContract, IdentityProviderWorld } from '../contract/identity-provider.contract';
-import { FakeIdentityProvider } from '../../src/adapters/login/testing/fake-identity-provider';
-import { formFields, HttpStub } from '../support/http-stub';
+import { OidcIdentityProvider } from '../../../../../src/adapters/login/outbound/identity-provider/oidc-identity-provider';
+import { HttpClient } from '../../../../../src/adapters/login/helpers/http-client';
+import { IdentityError, NetworkError } from '../../../../../src/domain/shared/errors';
+import { identityProviderContract, IdentityProviderWorld } from '../../../../contract/login/identity-provider.contract';
+import { FakeIdentityProvider } from '../../../../../src/adapters/login/testing/fake-identity-provider';
+import { formFields, HttpStub } from '../../../../support/http-stub';
 
 identityProviderContract('FakeIdentityProvider', async () => {
   const provider = new FakeIdentityProvider();

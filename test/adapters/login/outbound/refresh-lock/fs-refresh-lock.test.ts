@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ConfigurationError } from '../../src/domain/shared/errors';
-import { FsRefreshLock } from '../../src/adapters/login/outbound/refresh-lock/fs-refresh-lock';
+import { ConfigurationError } from '../../../../../src/domain/shared/errors';
+import { FsRefreshLock } from '../../../../../src/adapters/login/outbound/refresh-lock/fs-refresh-lock';
 
 describe('the refresh lock file', () => {
   let dir: string;

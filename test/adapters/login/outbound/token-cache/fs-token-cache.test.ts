@@ -13,11 +13,11 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { TokenCacheError } from '../../src/domain/login/auth/auth-errors';
-import { FsTokenCache } from '../../src/adapters/login/outbound/token-cache/fs-token-cache';
-import { FakeTokenCache } from '../../src/adapters/login/testing/fake-token-cache';
-import { tokenCacheContract } from '../contract/token-cache.contract';
-import { aRecord } from '../support/tokens';
+import { TokenCacheError } from '../../../../../src/domain/login/auth/auth-errors';
+import { FsTokenCache } from '../../../../../src/adapters/login/outbound/token-cache/fs-token-cache';
+import { FakeTokenCache } from '../../../../../src/adapters/login/testing/fake-token-cache';
+import { tokenCacheContract } from '../../../../contract/login/token-cache.contract';
+import { aRecord } from '../../../../support/tokens';
 
 tokenCacheContract('FakeTokenCache', () => {
   const cache = new FakeTokenCache();
@@ -177,8 +177,8 @@ describe('FsTokenCache on disk', () => {
   it('a write killed with SIGKILL at any moment never leaves a torn file', async () => {
     await cache.write('example.com', aRecord());
     const script = `
-      const { FsTokenCache } = require(${JSON.stringify(join(__dirname, '../../dist/adapters/login/outbound/token-cache/fs-token-cache.js'))});
-      const { AuthTokens } = require(${JSON.stringify(join(__dirname, '../../dist/domain/login/auth/auth-tokens.js'))});
+      const { FsTokenCache } = require(${JSON.stringify(join(__dirname, '../../../../../dist/adapters/login/outbound/token-cache/fs-token-cache.js'))});
+      const { AuthTokens } = require(${JSON.stringify(join(__dirname, '../../../../../dist/domain/login/auth/auth-tokens.js'))});
       const cache = new FsTokenCache(${JSON.stringify(join(dir, 'skiff', 'auth'))});
       let i = 0;
       (async () => { for (;;) await cache.write('example.com', new AuthTokens({ accessToken: 'a'.repeat(5000) + (i++), refreshToken: 'r', expiresAt: new Date(), domain: 'example.com' })); })();
