@@ -4,8 +4,8 @@
  * the running skiff's (its composition root, token cache and lock).
  */
 export { SkiffCommand } from './skiff-command';
-export type { Session } from '../../../../application/login/auth/get-session.use-case';
-export type { ServiceUrls } from '../../../../domain/login/contexts/service-urls';
+export type { Session } from '../../application/login/auth/get-session.use-case';
+export type { ServiceUrls } from '../../domain/login/contexts/service-urls';
 export {
   ConfigurationError,
   DomainError,
@@ -14,6 +14,6 @@ export {
   NetworkError,
   UsageError,
   type ErrorKind,
-} from '../../../../domain/shared/errors';
-export { EXIT } from '../../../shared/inbound/cli/exit-codes';
+} from '../../domain/shared/errors';
+export { EXIT } from '../shared/inbound/cli/exit-codes';
 export { Args, Flags } from '@oclif/core';

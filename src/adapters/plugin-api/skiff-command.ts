@@ -1,5 +1,5 @@
-import { GetSession, Session } from '../../../../application/login/auth/get-session.use-case';
-import { AuthCommand } from '../cli/auth-command';
+import { GetSession, Session } from '../../application/login/auth/get-session.use-case';
+import { AuthCommand } from '../login/inbound/cli/auth-command';
 
 /**
  * The base of a plugin's command. It has skiff's `--domain` and `--context` flags
