@@ -1,4 +1,4 @@
-import { AttachedConsole, Console, ConsoleEvents } from '../../src/application/shim/ports/console.port';
+import { AttachedConsole, Console, ConsoleEvents } from '../../../application/shim/ports/console.port';
 
 /** A console with no terminal behind it: tests raise its events by hand. */
 export class FakeConsole implements Console, AttachedConsole {

@@ -3,9 +3,9 @@ import {
   InvalidArgumentError,
   NotFoundError,
   UnimplementedError,
-} from '../../src/domain/shared/errors';
-import { ProcessExit } from '../../src/domain/shim/exit-status';
-import { OciProcess } from '../../src/domain/shim/oci-spec';
+} from '../../../domain/shared/errors';
+import { ProcessExit } from '../../../domain/shim/exit-status';
+import { OciProcess } from '../../../domain/shim/oci-spec';
 import {
   CreateSpec,
   ExecSpec,
@@ -15,8 +15,8 @@ import {
   ProcessHandle,
   TaskHandle,
   TaskStats,
-} from '../../src/application/shim/ports/process-runtime.port';
-import { readBundleSpec } from '../../src/adapters/shim/outbound/process-runtime/bundle';
+} from '../../../application/shim/ports/process-runtime.port';
+import { readBundleSpec } from '../../shim/outbound/process-runtime/bundle';
 
 const SIGSTOP = 19;
 const SIGCONT = 18;

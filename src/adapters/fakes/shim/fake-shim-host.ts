@@ -1,4 +1,4 @@
-import { ShimHost } from '../../src/application/shim/ports/shim-host.port';
+import { ShimHost } from '../../../application/shim/ports/shim-host.port';
 
 export class FakeShimHost implements ShimHost {
   readonly pid = 4242;

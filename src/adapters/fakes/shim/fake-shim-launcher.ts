@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LaunchedShim, RunShimOptions, ShimLauncher } from '../../src/application/shim/ports/shim-launcher.port';
+import { LaunchedShim, RunShimOptions, ShimLauncher } from '../../../application/shim/ports/shim-launcher.port';
 
 /** Records launches; each run gets a real private directory (a derived bundle is written there). */
 export class FakeShimLauncher implements ShimLauncher {

@@ -1,6 +1,6 @@
-import { TaskClient, TaskClientFactory } from '../../src/application/shim/ports/task-client.port';
-import { TASK_METHODS, TaskApi, TaskMethod } from '../../src/application/shim/task/task-api';
-import { TaskService } from '../../src/application/shim/task/task-service';
+import { TaskClient, TaskClientFactory } from '../../../application/shim/ports/task-client.port';
+import { TASK_METHODS, TaskApi, TaskMethod } from '../../../application/shim/task/task-api';
+import { TaskService } from '../../../application/shim/task/task-service';
 
 /** How a call is written in `calls`: the method name, with the detail a test asserts on. */
 function label(method: TaskMethod, input: unknown): string {

@@ -1,4 +1,4 @@
-import { Events, TaskEvent } from '../../src/application/shim/ports/events.port';
+import { Events, TaskEvent } from '../../../application/shim/ports/events.port';
 
 /** Events kept in the order published (held to ForwardedEvents by test/contract/events.contract.ts). */
 export class RecordingEvents implements Events {

@@ -2,7 +2,7 @@ import { OidcIdentityProvider } from '../../../../../src/adapters/login/outbound
 import { HttpClient } from '../../../../../src/adapters/login/helpers/http-client';
 import { IdentityError, NetworkError } from '../../../../../src/domain/shared/errors';
 import { identityProviderContract, IdentityProviderWorld } from '../../../../contract/login/identity-provider.contract';
-import { FakeIdentityProvider } from '../../../../../src/adapters/login/testing/fake-identity-provider';
+import { FakeIdentityProvider } from '../../../../../src/adapters/fakes/login/fake-identity-provider';
 import { formFields, HttpStub } from '../../../../support/http-stub';
 
 identityProviderContract('FakeIdentityProvider', async () => {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenCacheError } from '../../../../../src/domain/login/auth/auth-errors';
 import { FsTokenCache } from '../../../../../src/adapters/login/outbound/token-cache/fs-token-cache';
-import { FakeTokenCache } from '../../../../../src/adapters/login/testing/fake-token-cache';
+import { FakeTokenCache } from '../../../../../src/adapters/fakes/login/fake-token-cache';
 import { tokenCacheContract } from '../../../../contract/login/token-cache.contract';
 import { aRecord } from '../../../../support/tokens';
 
