@@ -1,9 +1,12 @@
-import { CallbackPage } from '../../../domain/login/auth/callback-page';
-import { CallbackListener, CallbackServer } from '../../../application/login/ports/callback-listener.port';
+import {
+  CallbackListener,
+  CallbackOutcome,
+  CallbackServer,
+} from '../../../application/login/ports/callback-listener.port';
 
 /** A callback listener whose "browser" is the test: `deliver(target)` sends the callback. */
 export class FakeCallbackListener implements CallbackListener {
-  readonly replies: CallbackPage[] = [];
+  readonly replies: CallbackOutcome[] = [];
   requestedPort: number | undefined | 'not listened' = 'not listened';
   closed = false;
   port = 9876;
@@ -20,8 +23,8 @@ export class FakeCallbackListener implements CallbackListener {
         this.pending !== undefined
           ? Promise.resolve(this.pending)
           : new Promise<string>((resolve) => (this.deliverTo = resolve)),
-      reply: async (page) => {
-        this.replies.push(page);
+      reply: async (outcome) => {
+        this.replies.push(outcome);
       },
       close: async () => {
         this.closed = true;

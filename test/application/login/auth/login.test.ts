@@ -13,7 +13,10 @@ describe('auth login', () => {
     const result = await h.get(Login).execute({ target: {}, openBrowser: true });
     expect(result.sso).toEqual({ domain: 'cached.org', email: 'alice@example.com' });
     expect(result.git).toEqual({ domain: 'cached.org', login: 'alice' });
-    expect(h.listener.replies[0].html).toContain('url=https://src.cached.org/user/settings/applications');
+    expect(h.listener.replies[0]).toEqual({
+      kind: 'success',
+      redirectTo: 'https://src.cached.org/user/settings/applications',
+    });
     expect(h.gitHost.calls[0].baseUrl).toBe('https://src.cached.org');
     // The callback page already took the browser to the token page: not opened a second time.
     expect(h.browser.opened).toHaveLength(1);

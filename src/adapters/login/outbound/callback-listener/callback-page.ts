@@ -1,3 +1,5 @@
+import { CallbackOutcome } from '../../../../application/login/ports/callback-listener.port';
+
 /** The page the browser shows after the callback (SSO step 10 of docs/login-contract.md). */
 export interface CallbackPage {
   readonly status: 200 | 400;
@@ -15,12 +17,17 @@ function page(title: string, body: string, head = ''): string {
   );
 }
 
+/** The page that says `outcome`: 200 on success, 400 on failure. */
+export function callbackPage(outcome: CallbackOutcome): CallbackPage {
+  return outcome.kind === 'success' ? successPage(outcome.redirectTo) : failurePage(outcome.reason);
+}
+
 /**
  * With a redirect target (`auth login`): a meta refresh after 1 second to it and a
  * fallback link, saying the user is being redirected to the git token setup.
  * Without one (`auth sso`): authentication succeeded, the tab can be closed.
  */
-export function successPage(redirectTo?: string): CallbackPage {
+function successPage(redirectTo?: string): CallbackPage {
   if (redirectTo === undefined) {
     return {
       status: 200,
@@ -39,7 +46,7 @@ export function successPage(redirectTo?: string): CallbackPage {
 }
 
 /** A callback that failed the checks of SSO step 9: the reason, without any token. */
-export function failurePage(reason: string): CallbackPage {
+function failurePage(reason: string): CallbackPage {
   return {
     status: 400,
     html: page('skiff: sign-in failed', `<p>${escapeHtml(reason)}</p><p>Return to the terminal.</p>`),

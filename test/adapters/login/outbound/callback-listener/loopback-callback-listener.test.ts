@@ -1,5 +1,5 @@
 import { connect, createServer, Server, Socket } from 'node:net';
-import { successPage } from '../../../../../src/domain/login/auth/callback-page';
+import { callbackPage } from '../../../../../src/adapters/login/outbound/callback-listener/callback-page';
 import {
   LOOPBACK_HOST,
   LoopbackCallbackListener,
@@ -90,8 +90,8 @@ describe('the loopback callback listener', () => {
       keepOpen: true,
     });
     await expect(s.nextCallback()).resolves.toBe('/callback?code=a%2Fb&state=xyz');
-    const page = successPage();
-    await s.reply(page);
+    await s.reply({ kind: 'success' });
+    const page = callbackPage({ kind: 'success' });
     const text = await answer;
     const [head, body] = text.split('\r\n\r\n');
     expect(head.split('\r\n')).toEqual([
@@ -112,7 +112,7 @@ describe('the loopback callback listener', () => {
     expect(await exchange(s.port, 'garbage\n')).toMatch(/^HTTP\/1.1 400 /);
     const answer = exchange(s.port, 'GET /callback?code=c&state=s HTTP/1.1\r\n\r\n', { keepOpen: true });
     await expect(next).resolves.toBe('/callback?code=c&state=s');
-    await s.reply(successPage());
+    await s.reply({ kind: 'success' });
     expect(await answer).toMatch(/^HTTP\/1.1 200 /);
   });
 
@@ -132,7 +132,7 @@ describe('the loopback callback listener', () => {
     });
     const answer = exchange(s.port, 'GET /callback?code=c&state=s HTTP/1.1\r\n\r\n', { keepOpen: true });
     await expect(s.nextCallback()).resolves.toBe('/callback?code=c&state=s');
-    await s.reply(successPage());
+    await s.reply({ kind: 'success' });
     await answer;
   });
 
@@ -148,7 +148,7 @@ describe('the loopback callback listener', () => {
       },
     );
     await expect(s.nextCallback()).resolves.toBe(`/callback?code=${'y'.repeat(3000)}&state=s`);
-    await s.reply(successPage());
+    await s.reply({ kind: 'success' });
     await answer;
   });
 
@@ -158,7 +158,7 @@ describe('the loopback callback listener', () => {
     await expect(s.nextCallback()).resolves.toBe('/callback?code=1&state=a');
     expect(await exchange(s.port, 'GET /callback?code=2&state=b HTTP/1.1\r\n\r\n')).toMatch(/^HTTP\/1.1 409 /);
     await expect(s.nextCallback()).resolves.toBe('/callback?code=1&state=a');
-    await s.reply(successPage());
+    await s.reply({ kind: 'success' });
     await first;
   });
 
