@@ -23,7 +23,7 @@ const BUNDLES = {
   // only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
   // cache and a contexts file written by `skiff config` never pay for them.
   auth: {
-    entry: 'dist/infrastructure/login/main.js',
+    entry: 'dist/infrastructure/entry/auth.js',
     external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml'],
     module: 'login.module',
   },

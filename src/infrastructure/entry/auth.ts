@@ -8,7 +8,7 @@ import { Status } from '../../application/login/auth/status.use-case';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { statusLines } from '../../adapters/login/inbound/cli/status-text';
-import { authPaths } from './auth-paths';
+import { authPaths } from '../login/auth-paths';
 import { buildContainer } from '../shared/container';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 

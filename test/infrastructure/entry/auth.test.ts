@@ -1,6 +1,6 @@
-import { parseAuthArgs } from '../../src/infrastructure/login/main';
-import { rejectEnvFlag } from '../../src/adapters/login/inbound/cli/auth-command';
-import { UsageError } from '../../src/domain/shared/errors';
+import { parseAuthArgs } from '../../../src/infrastructure/entry/auth';
+import { rejectEnvFlag } from '../../../src/adapters/login/inbound/cli/auth-command';
+import { UsageError } from '../../../src/domain/shared/errors';
 
 describe('the auth fast path understands exactly', () => {
   it('token and status with --domain, --context (also =value) and, for status, --json', () => {
