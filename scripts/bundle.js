@@ -4,6 +4,7 @@
 // loaded module by module (docs/performance.md). bin/run.js loads them with
 // bin/bundle-loader.js for `skiff shim serve` and `skiff auth token|status`.
 const esbuild = require('esbuild');
+const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -47,8 +48,16 @@ function onlyModule(keep) {
   };
 }
 
+/** Writes the bundle's V8 code cache in a process of its own (scripts/code-cache.js), its output discarded. */
+function writeCodeCache(name) {
+  const result = spawnSync(process.execPath, [path.join(__dirname, 'code-cache.js'), name], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`the code cache of ${name}: ${result.stderr || `exit ${result.status}`}`);
+}
+
 async function main() {
-  const loader = require(path.join(root, 'bin/bundle-loader.js'));
   const only = process.argv.slice(2);
   // containerd-shim-skiff-v2 starts its serving process with the Node.js that built it:
   // containerd's PATH need not have one.
@@ -56,7 +65,7 @@ async function main() {
   for (const [name, bundle] of Object.entries(BUNDLES)) {
     if (only.length > 0 && !only.includes(name)) continue;
     await build(name, bundle);
-    await loader.writeCodeCache(name);
+    writeCodeCache(name);
   }
 }
 

@@ -1,16 +1,17 @@
 // The lite build: inversify's ES module build imports it too, so the bundle holds one
 // copy of the polyfill, not two.
 import 'reflect-metadata/lite';
-import { mkdtempSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeSync } from 'node:fs';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { statusLines } from '../../adapters/login/inbound/cli/status-text';
+import { TARGET_FLAGS } from '../../adapters/login/inbound/cli/target-flags';
+import { parseFastArgv } from '../../adapters/shared/inbound/cli/fast-argv';
+import { JSON_FLAG } from '../../adapters/shared/inbound/cli/flag-specs';
 import { authPaths } from '../login/auth-paths';
 import { buildContainer } from '../shared/container';
-import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 
 /** A call the fast path understands exactly; anything else goes through oclif. */
 export interface FastAuthCall {
@@ -21,29 +22,26 @@ export interface FastAuthCall {
 }
 
 /**
+ * The flags of each fast verb, as its command has them: AuthCommand builds its
+ * baseFlags from the same table, and `auth status` has oclif's `--json`.
+ */
+export const FAST_AUTH_FLAGS = { token: TARGET_FLAGS, status: { ...TARGET_FLAGS, json: JSON_FLAG } } as const;
+
+/**
  * The fast start of `skiff auth token` and `skiff auth status` (bundled as
  * dist/auth.bundle.js and called by bin/run.js without loading oclif): scripts call
- * them often. Only `--domain X`, `--context X` (also `--flag=X`) and, for status,
- * `--json` are understood, each at most once; help, `--env` and mistakes return
- * undefined and oclif handles them.
+ * them often. The commands' flags in their plain forms only (fast-argv.ts); help,
+ * `--env` and mistakes return undefined and oclif handles them.
  */
 export function parseAuthArgs(argv: readonly string[]): FastAuthCall | undefined {
   const [verb, ...rest] = argv;
   if (verb !== 'token' && verb !== 'status') return undefined;
-  const values: Record<string, string> = {};
-  let json = false;
-  for (let i = 0; i < rest.length; i++) {
-    if (rest[i] === '--json' && verb === 'status' && !json) {
-      json = true;
-      continue;
-    }
-    const match = /^--(domain|context)(?:=(.*))?$/.exec(rest[i]);
-    if (match === null || match[1] in values) return undefined;
-    const value = match[2] ?? rest[++i];
-    if (value === undefined || value === '' || value.startsWith('-')) return undefined;
-    values[match[1]] = value;
-  }
-  return { verb, domain: values.domain, context: values.context, json };
+  const flags: { domain?: string; context?: string; json?: true } | undefined = parseFastArgv(
+    FAST_AUTH_FLAGS[verb],
+    rest,
+  );
+  if (flags === undefined) return undefined;
+  return { verb, domain: flags.domain, context: flags.context, json: flags.json === true };
 }
 
 /**
@@ -88,31 +86,5 @@ async function answer(call: FastAuthCall): Promise<void> {
     if (call.json) print(1, [JSON.stringify({ error: report }, null, 2)]);
     else print(2, [`skiff: ${report.message}`]);
     process.exitCode = report.exitCode;
-  }
-}
-
-/**
- * Build step (scripts/bundle.js): runs both calls once against a throw-away home so
- * the V8 code cache written next to the bundle holds the compiled code of this
- * path (YAML parsing, the container, the cache read), not only the module tops.
- */
-export async function warmUp(): Promise<void> {
-  const { tmpdir } = require('node:os') as typeof import('node:os');
-  const dir = mkdtempSync(join(tmpdir(), 'skiff-warm-'));
-  try {
-    const paths = { authDir: join(dir, 'auth'), configFile: join(dir, 'config.yaml') };
-    makeDirs(paths.authDir, 0o777);
-    writeFileSync(
-      paths.configFile,
-      'current-context: local\ncontexts:\n  - name: local\n    context:\n      domain: warm.test\n',
-    );
-    const record = { access_token: 'a', refresh_token: '', expires_at: '2099-01-01T00:00:00Z', domain: 'warm.test' };
-    writeFileSync(join(paths.authDir, 'warm.test.json'), JSON.stringify(record));
-    const container = buildContainer({ login: paths });
-    await container.get(GetToken).execute({});
-    statusLines(await container.get(Status).execute({}));
-    errorReport(new Error('warm'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,7 @@
-import { parseAuthArgs } from '../../../src/infrastructure/entry/auth';
+import AuthStatus from '../../../src/adapters/commands/auth/status';
+import AuthToken from '../../../src/adapters/commands/auth/token';
+import { FlagSpecs } from '../../../src/adapters/shared/inbound/cli/flag-specs';
+import { FAST_AUTH_FLAGS, parseAuthArgs } from '../../../src/infrastructure/entry/auth';
 import { rejectEnvFlag } from '../../../src/adapters/login/inbound/cli/auth-command';
 import { UsageError } from '../../../src/domain/shared/errors';
 
@@ -31,6 +34,39 @@ describe('the auth fast path understands exactly', () => {
     [['status', 'extra']],
   ])('and hands %j to oclif', (argv) => {
     expect(parseAuthArgs(argv)).toBeUndefined();
+  });
+});
+
+type OclifFlag = { type: string; options?: readonly string[] };
+type CommandClass = {
+  flags?: Record<string, OclifFlag>;
+  baseFlags?: Record<string, OclifFlag>;
+  enableJsonFlag?: boolean;
+};
+
+/** A command's flags as oclif parses them: name, kind and options. */
+function flagsOf(command: CommandClass) {
+  const all: Record<string, OclifFlag> = { ...command.baseFlags, ...command.flags };
+  if (command.enableJsonFlag) all.json = { type: 'boolean' };
+  const kinds = Object.entries(all).map(([name, f]) => [name, f.type === 'option' ? 'string' : f.type, f.options]);
+  return kinds.sort(([a], [b]) => String(a).localeCompare(String(b)));
+}
+
+function fastFlagsOf(specs: FlagSpecs) {
+  const kinds = Object.entries(specs).map(([name, spec]) => [
+    name,
+    spec.type,
+    spec.type === 'string' ? spec.options : undefined,
+  ]);
+  return kinds.sort(([a], [b]) => String(a).localeCompare(String(b)));
+}
+
+describe("the auth fast path's flags", () => {
+  it.each([
+    ['token', AuthToken],
+    ['status', AuthStatus],
+  ] as const)('are those of `auth %s`', (verb, command) => {
+    expect(fastFlagsOf(FAST_AUTH_FLAGS[verb])).toEqual(flagsOf(command as unknown as CommandClass));
   });
 });
 
