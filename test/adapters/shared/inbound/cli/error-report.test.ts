@@ -1,6 +1,6 @@
 import { Errors } from '@oclif/core';
-import { errorReport } from '../../src/adapters/shared/inbound/cli/error-report';
-import { IdentityError } from '../../src/domain/shared/errors';
+import { errorReport } from '../../../../../src/adapters/shared/inbound/cli/error-report';
+import { IdentityError } from '../../../../../src/domain/shared/errors';
 
 const TASK_STATE = { name: 'task state', example: 'skiff task state --id web --json' };
 

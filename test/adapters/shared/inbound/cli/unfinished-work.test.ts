@@ -3,7 +3,7 @@ import { join } from 'node:path';
 
 // An empty event loop is only seen by a process of its own: each case runs a small
 // script against the built guard (dist/) and looks at its exit code and stderr.
-const GUARD_JS = join(__dirname, '../../dist/adapters/shared/inbound/cli/unfinished-work.js');
+const GUARD_JS = join(__dirname, '../../../../../dist/adapters/shared/inbound/cli/unfinished-work.js');
 
 function run(body: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const script = `const { runGuarded, guardUnfinished } = require(${JSON.stringify(GUARD_JS)});\n${body}`;
