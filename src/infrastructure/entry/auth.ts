@@ -9,23 +9,32 @@ import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { statusLines } from '../../adapters/login/inbound/cli/status-text';
 import { TARGET_FLAGS } from '../../adapters/login/inbound/cli/target-flags';
 import { parseFastArgv } from '../../adapters/shared/inbound/cli/fast-argv';
-import { JSON_FLAG } from '../../adapters/shared/inbound/cli/flag-specs';
+import { FlagSpecs, JSON_FLAG } from '../../adapters/shared/inbound/cli/flag-specs';
 import { authPaths } from '../login/auth-paths';
 import { buildContainer } from '../shared/container';
 
+/**
+ * The verbs of the fast path and the flags of each, as its command has them:
+ * AuthCommand builds its baseFlags from the same table, and `auth status` has
+ * oclif's `--json` (test/infrastructure/entry/auth.test.ts holds the two together).
+ */
+export const FAST_AUTH_FLAGS = {
+  token: TARGET_FLAGS,
+  status: { ...TARGET_FLAGS, json: JSON_FLAG },
+} as const;
+
+type FastVerb = keyof typeof FAST_AUTH_FLAGS;
+
+const isFastVerb = (verb: string | undefined): verb is FastVerb =>
+  verb !== undefined && Object.hasOwn(FAST_AUTH_FLAGS, verb);
+
 /** A call the fast path understands exactly; anything else goes through oclif. */
 export interface FastAuthCall {
-  readonly verb: 'token' | 'status';
+  readonly verb: FastVerb;
   readonly domain?: string;
   readonly context?: string;
   readonly json: boolean;
 }
-
-/**
- * The flags of each fast verb, as its command has them: AuthCommand builds its
- * baseFlags from the same table, and `auth status` has oclif's `--json`.
- */
-export const FAST_AUTH_FLAGS = { token: TARGET_FLAGS, status: { ...TARGET_FLAGS, json: JSON_FLAG } } as const;
 
 /**
  * The fast start of `skiff auth token` and `skiff auth status` (bundled as
@@ -35,11 +44,9 @@ export const FAST_AUTH_FLAGS = { token: TARGET_FLAGS, status: { ...TARGET_FLAGS,
  */
 export function parseAuthArgs(argv: readonly string[]): FastAuthCall | undefined {
   const [verb, ...rest] = argv;
-  if (verb !== 'token' && verb !== 'status') return undefined;
-  const flags: { domain?: string; context?: string; json?: true } | undefined = parseFastArgv(
-    FAST_AUTH_FLAGS[verb],
-    rest,
-  );
+  if (!isFastVerb(verb)) return undefined;
+  const table: FlagSpecs = FAST_AUTH_FLAGS[verb];
+  const flags: { domain?: string; context?: string; json?: true } | undefined = parseFastArgv(table, rest);
   if (flags === undefined) return undefined;
   return { verb, domain: flags.domain, context: flags.context, json: flags.json === true };
 }
