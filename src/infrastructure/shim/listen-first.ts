@@ -2,6 +2,7 @@ import { isDomainError } from '../../domain/shared/errors';
 import { exitCodeFor, EXIT } from '../../adapters/shared/inbound/cli/exit-codes';
 import { dirname } from 'node:path';
 import { ensurePrivateDir } from '../../adapters/shared/helpers/private-dir';
+import { parseFastArgv } from '../../adapters/shared/inbound/cli/fast-argv';
 import { bindSocket, BoundSocket, socketPath } from '../../adapters/shim/inbound/task-rpc/unix-socket';
 import {
   ADDRESS_VARIABLE,
@@ -11,6 +12,7 @@ import {
   runtimeDir,
   ShimConfig,
 } from './shim-config';
+import { SERVE_FLAGS } from './serve-flags';
 
 /**
  * The first step of `skiff shim serve` (bundled alone as dist/shim-listen.bundle.js):
@@ -21,28 +23,18 @@ import {
  */
 
 /**
- * The flags of `skiff shim serve`, and exactly those: --address, --runtime, --state-dir,
- * and the hidden --run-dir and --lifeline that `skiff run` gives its shims; anything else
- * returns undefined and the command goes through oclif, which owns help and usage errors.
+ * The flags of `skiff shim serve` (its own table, serve-flags.ts) in their plain forms
+ * (fast-argv.ts), with the defaults the command applies; anything else returns
+ * undefined and the command goes through oclif, which owns help and usage errors.
  */
 export function parseServeArgs(argv: readonly string[]): ShimConfig | undefined {
-  const values: Record<string, string> = {};
-  let lifeline = false;
-  for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--lifeline') {
-      lifeline = true;
-      continue;
-    }
-    const match = /^--(address|runtime|state-dir|run-dir)(?:=(.*))?$/.exec(argv[i]);
-    if (match === null) return undefined;
-    const value = match[2] ?? argv[++i];
-    if (value === undefined) return undefined;
-    values[match[1]] = value;
-  }
-  const runtime = values.runtime ?? 'native';
+  const flags = parseFastArgv(SERVE_FLAGS, argv);
+  if (flags === undefined) return undefined;
+  const runtime = flags.runtime ?? SERVE_FLAGS.runtime.default;
   if (!isRuntimeName(runtime)) return undefined;
-  const address = values.address ?? (process.env[ADDRESS_VARIABLE] || defaultAddress());
-  return { address, runtime, stateDir: values['state-dir'] ?? defaultStateDir(), runDir: values['run-dir'], lifeline };
+  const address = flags.address ?? (process.env[ADDRESS_VARIABLE] || defaultAddress());
+  const stateDir = flags['state-dir'] ?? defaultStateDir();
+  return { address, runtime, stateDir, runDir: flags['run-dir'], lifeline: flags.lifeline === true };
 }
 
 /** Binds the socket with the native addon: node:net, ~4 ms to load, is not needed yet. */
