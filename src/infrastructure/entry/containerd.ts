@@ -8,7 +8,7 @@ import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-e
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { buildContainer } from '../shared/container';
-import { STOP_GRACE_MS } from './serve-shim';
+import { STOP_GRACE_MS } from '../shim/serve-shim';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { ContainerdLog } from '../../adapters/shim/helpers/containerd-log';
 

@@ -11,8 +11,8 @@ import {
   isRuntimeName,
   runtimeDir,
   ShimConfig,
-} from './shim-config';
-import { SERVE_FLAGS } from './serve-flags';
+} from '../shim/shim-config';
+import { SERVE_FLAGS } from '../shim/serve-flags';
 
 /**
  * The first step of `skiff shim serve` (bundled alone as dist/shim-listen.bundle.js):

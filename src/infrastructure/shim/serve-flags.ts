@@ -3,7 +3,7 @@ import { ADDRESS_VARIABLE, RUNTIME_NAMES } from './shim-config';
 
 /**
  * The flags of `skiff shim serve`, as data: the command builds its oclif flags from
- * them and the fast path that binds the socket first (listen-first.ts) reads argv with
+ * them and the fast path that binds the socket first (entry/shim-listen.ts) reads argv with
  * them. --run-dir and --lifeline are what `skiff run` gives its shims.
  */
 export const SERVE_FLAGS = {

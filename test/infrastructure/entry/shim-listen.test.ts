@@ -1,5 +1,5 @@
 import ShimServe from '../../../src/adapters/commands/shim/serve';
-import { parseServeArgs } from '../../../src/infrastructure/shim/listen-first';
+import { parseServeArgs } from '../../../src/infrastructure/entry/shim-listen';
 import { SERVE_FLAGS } from '../../../src/infrastructure/shim/serve-flags';
 import { ADDRESS_VARIABLE, defaultAddress, defaultStateDir } from '../../../src/infrastructure/shim/shim-config';
 
