@@ -16,7 +16,7 @@ import { buildContainer } from '../shared/container';
 /**
  * The verbs of the fast path and the flags of each, as its command has them:
  * AuthCommand builds its baseFlags from the same table, and `auth status` has
- * oclif's `--json` (test/infrastructure/entry/auth.test.ts holds the two together).
+ * oclif's `--json` (test/infrastructure/entry/auth-flags.test.ts holds the two together).
  */
 export const FAST_AUTH_FLAGS = {
   token: TARGET_FLAGS,
