@@ -28,7 +28,7 @@ export interface TaskServer {
 
 /**
  * Runs the shim until Shutdown ends it or a signal stops it, on `listener` when the
- * socket was bound already (`skiff shim serve` binds it first: listen-first.ts).
+ * socket was bound already (`skiff shim serve` binds it first: src/infrastructure/entry/shim-listen.ts).
  * Resolves once the socket accepts connections; the process exits 0 after stopping.
  */
 export async function serveShim(

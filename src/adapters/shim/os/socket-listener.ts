@@ -65,7 +65,7 @@ export class SocketListener {
     }
   }
 
-  /** Serves a socket bound already (by listen-first.ts, before this code was loaded). */
+  /** Serves a socket bound already (by entry/shim-listen.ts, before this code was loaded). */
   static async adopt(bound: Pick<BoundSocket, 'fd' | 'path'>): Promise<SocketListener> {
     const server = createServer();
     await listenOn(server, { fd: bound.fd });

@@ -48,7 +48,7 @@ async function prepareSocketPath(path: string): Promise<void> {
     );
   }
   // Loaded only here: node:net costs ~4 ms to load, and the first step of `skiff shim
-  // serve` binds its socket without it (listen-first.ts).
+  // serve` binds its socket without it (src/infrastructure/entry/shim-listen.ts).
   const { socketAccepts } = require('./socket-accepts') as typeof import('./socket-accepts');
   if (await socketAccepts(path)) {
     throw new AlreadyExistsError(

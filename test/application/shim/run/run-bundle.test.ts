@@ -8,9 +8,9 @@ import { TASK_CLIENT_FACTORY } from '../../../../src/application/shim/ports/task
 import { RunBundle, RunBundleInput } from '../../../../src/application/shim/run/run-bundle.use-case';
 import { RunDetached } from '../../../../src/application/shim/run/run-detached.use-case';
 import { buildContainer } from '../../../../src/infrastructure/shared/container';
-import { FakeConsole } from '../../../fakes/fake-console';
-import { FakeShimLauncher } from '../../../fakes/fake-shim-launcher';
-import { InProcessTaskClientFactory } from '../../../fakes/in-process-task-client';
+import { FakeConsole } from '../../../../src/adapters/fakes/shim/fake-console';
+import { FakeShimLauncher } from '../../../../src/adapters/fakes/shim/fake-shim-launcher';
+import { InProcessTaskClientFactory } from '../../../../src/adapters/fakes/shim/in-process-task-client';
 import { BundleFactory } from '../../../support/bundles';
 import { shimWithFakes } from '../../../support/test-container';
 import { waitFor } from '../../../support/wait-for';

@@ -7,7 +7,7 @@ import { ForwardedEvents } from '../../../../../src/adapters/shim/outbound/event
 import { containerd as eventsPb } from '../../../../../src/adapters/shim/wire/proto/generated/events/task';
 import { containerd } from '../../../../../src/adapters/shim/wire/proto/generated/events/ttrpc/v1/events';
 import { eventsContract } from '../../../../contract/events.contract';
-import { RecordingEvents } from '../../../../fakes/recording-events';
+import { RecordingEvents } from '../../../../../src/adapters/fakes/shim/recording-events';
 
 eventsContract('RecordingEvents (the fake)', async () => {
   const events = new RecordingEvents();

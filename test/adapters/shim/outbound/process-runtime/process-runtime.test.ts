@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NativeRuntime } from '../../../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
 import { processRuntimeContract } from '../../../../contract/process-runtime.contract';
-import { FakeProcessRuntime } from '../../../../fakes/fake-process-runtime';
+import { FakeProcessRuntime } from '../../../../../src/adapters/fakes/shim/fake-process-runtime';
 import { RuncBundleFactory, runcTestsEnabled } from '../../../../support/runc-bundles';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'skiff-state-'));

@@ -12,8 +12,8 @@ import { NativeRuntime } from '../../../../../src/adapters/shim/outbound/process
 import { buildContainer } from '../../../../../src/infrastructure/shared/container';
 import { taskClientContract } from '../../../../contract/task-client.contract';
 import { startShim } from '../../../../e2e/support/shim-process';
-import { FakeShimHost } from '../../../../fakes/fake-shim-host';
-import { InProcessTaskClient } from '../../../../fakes/in-process-task-client';
+import { FakeShimHost } from '../../../../../src/adapters/fakes/shim/fake-shim-host';
+import { InProcessTaskClient } from '../../../../../src/adapters/fakes/shim/in-process-task-client';
 
 taskClientContract('in-process (over a native TaskService)', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'skiff-inproc-'));
