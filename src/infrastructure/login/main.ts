@@ -4,6 +4,7 @@ import 'reflect-metadata/lite';
 import { mkdtempSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
+import { KubeCredential } from '../../application/login/auth/kube-credential.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
@@ -14,14 +15,14 @@ import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 
 /** A call the fast path understands exactly; anything else goes through oclif. */
 export interface FastAuthCall {
-  readonly verb: 'token' | 'status';
+  readonly verb: 'token' | 'status' | 'kube-credential';
   readonly domain?: string;
   readonly context?: string;
   readonly json: boolean;
 }
 
 /**
- * The fast start of `skiff auth token` and `skiff auth status` (bundled as
+ * The fast start of `skiff auth token|kube-credential|status` (bundled as
  * dist/auth.bundle.js and called by bin/run.js without loading oclif): scripts call
  * them often. Only `--domain X`, `--context X` (also `--flag=X`) and, for status,
  * `--json` are understood, each at most once; help, `--env` and mistakes return
@@ -29,7 +30,7 @@ export interface FastAuthCall {
  */
 export function parseAuthArgs(argv: readonly string[]): FastAuthCall | undefined {
   const [verb, ...rest] = argv;
-  if (verb !== 'token' && verb !== 'status') return undefined;
+  if (verb !== 'token' && verb !== 'status' && verb !== 'kube-credential') return undefined;
   const values: Record<string, string> = {};
   let json = false;
   for (let i = 0; i < rest.length; i++) {
@@ -79,6 +80,9 @@ async function answer(call: FastAuthCall): Promise<void> {
     const container = buildContainer({ login: authPaths() });
     if (call.verb === 'token') {
       print(1, [await container.get(GetToken).execute(target)]);
+    } else if (call.verb === 'kube-credential') {
+      const execInfo = process.env.KUBERNETES_EXEC_INFO;
+      print(1, [JSON.stringify(await container.get(KubeCredential).execute({ target, execInfo }))]);
     } else {
       const report = await container.get(Status).execute(target);
       print(1, call.json ? [JSON.stringify(report, null, 2)] : statusLines(report));
@@ -110,6 +114,7 @@ export async function warmUp(): Promise<void> {
     writeFileSync(join(paths.authDir, 'warm.test.json'), JSON.stringify(record));
     const container = buildContainer({ login: paths });
     await container.get(GetToken).execute({});
+    await container.get(KubeCredential).execute({ target: {}, execInfo: undefined });
     statusLines(await container.get(Status).execute({}));
     errorReport(new Error('warm'));
   } finally {
