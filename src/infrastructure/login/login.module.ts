@@ -15,6 +15,7 @@ import { RANDOM } from '../../application/login/ports/random.port';
 import { REFRESH_LOCK } from '../../application/login/ports/refresh-lock.port';
 import { TOKEN_CACHE } from '../../application/login/ports/token-cache.port';
 import { KUBE_CONFIG } from '../../application/login/ports/kube-config.port';
+import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
 import { FsTokenCache } from '../../adapters/login/outbound/token-cache/fs-token-cache';
@@ -31,6 +32,7 @@ import type * as Oidc from '../../adapters/login/outbound/identity-provider/oidc
 import type * as Planka from '../../adapters/login/outbound/board-tool/planka-board-tool';
 import type * as Prompt from '../../adapters/login/outbound/prompt/stdin-prompt';
 import type * as Random from '../../adapters/login/outbound/random/node-random';
+import type * as GitConfig from '../../adapters/login/outbound/git-config/git-cli-config';
 import type * as KubeConfig from '../../adapters/login/outbound/kube-config/yaml-kube-config';
 import { AuthPaths } from './auth-paths';
 import { kubeConfigFiles } from './kube-paths';
@@ -94,6 +96,9 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
         new (require('../../adapters/login/outbound/kube-config/yaml-kube-config') as typeof KubeConfig).YamlKubeConfig(
           kubeConfigFiles(),
         ),
+    );
+    bind(GIT_CONFIG).toDynamicValue(
+      () => new (require('../../adapters/login/outbound/git-config/git-cli-config') as typeof GitConfig).GitCliConfig(),
     );
     bind(NOTIFIER).toDynamicValue(() => new StderrNotifier());
     bind(CLUSTER_DISCOVERY).to(NoClusterDiscovery);
