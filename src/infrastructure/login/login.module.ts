@@ -16,6 +16,7 @@ import { REFRESH_LOCK } from '../../application/login/ports/refresh-lock.port';
 import { TOKEN_CACHE } from '../../application/login/ports/token-cache.port';
 import { KUBE_CONFIG } from '../../application/login/ports/kube-config.port';
 import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
+import { DEVICE_AUTHORIZATION } from '../../application/login/ports/device-authorization.port';
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
 import { FsTokenCache } from '../../adapters/login/outbound/token-cache/fs-token-cache';
@@ -32,6 +33,7 @@ import type * as Oidc from '../../adapters/login/outbound/identity-provider/oidc
 import type * as Planka from '../../adapters/login/outbound/board-tool/planka-board-tool';
 import type * as Prompt from '../../adapters/login/outbound/prompt/stdin-prompt';
 import type * as Random from '../../adapters/login/outbound/random/node-random';
+import type * as Device from '../../adapters/login/outbound/identity-provider/oidc-device-authorization';
 import type * as GitConfig from '../../adapters/login/outbound/git-config/git-cli-config';
 import type * as KubeConfig from '../../adapters/login/outbound/kube-config/yaml-kube-config';
 import { AuthPaths } from './auth-paths';
@@ -60,6 +62,12 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
         new (
           require('../../adapters/login/outbound/identity-provider/oidc-identity-provider') as typeof Oidc
         ).OidcIdentityProvider(httpClient()),
+    );
+    bind(DEVICE_AUTHORIZATION).toDynamicValue(
+      () =>
+        new (
+          require('../../adapters/login/outbound/identity-provider/oidc-device-authorization') as typeof Device
+        ).OidcDeviceAuthorization(httpClient()),
     );
     bind(GIT_HOST).toDynamicValue(
       () =>

@@ -17,6 +17,8 @@ import { PROMPT } from '../../../application/login/ports/prompt.port';
 import { RANDOM } from '../../../application/login/ports/random.port';
 import { REFRESH_LOCK } from '../../../application/login/ports/refresh-lock.port';
 import { TOKEN_CACHE } from '../../../application/login/ports/token-cache.port';
+import { DEVICE_AUTHORIZATION } from '../../../application/login/ports/device-authorization.port';
+import { FakeDeviceAuthorization } from '../../../adapters/login/testing/fake-device-authorization';
 import { FakeBoardTool } from '../../../adapters/login/testing/fake-board-tool';
 import { FakeCallbackListener } from '../../../adapters/login/testing/fake-callback-listener';
 import { FakeIdentityProvider } from '../../../adapters/login/testing/fake-identity-provider';
@@ -67,6 +69,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
     gitHost: new FakeGitHost(),
     boardTool: new FakeBoardTool(),
     boardCredentials: new FakeBoardCredentials(),
+    device: new FakeDeviceAuthorization(),
   };
   const overrides = new ContainerModule(({ rebindSync }) => {
     const pairs: Array<[symbol, unknown]> = [
@@ -85,6 +88,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [GIT_HOST, fakes.gitHost],
       [BOARD_TOOL, fakes.boardTool],
       [BOARD_CREDENTIALS, fakes.boardCredentials],
+      [DEVICE_AUTHORIZATION, fakes.device],
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);
   });
