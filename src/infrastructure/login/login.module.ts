@@ -17,6 +17,8 @@ import { TOKEN_CACHE } from '../../application/login/ports/token-cache.port';
 import { KUBE_CONFIG } from '../../application/login/ports/kube-config.port';
 import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
 import { DEVICE_AUTHORIZATION } from '../../application/login/ports/device-authorization.port';
+import { CACHED_DOMAINS } from '../../application/login/ports/cached-domains.port';
+import { FsCachedDomains } from '../../adapters/login/outbound/cached-domains/fs-cached-domains';
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
 import { FsTokenCache } from '../../adapters/login/outbound/token-cache/fs-token-cache';
@@ -49,6 +51,7 @@ export type LoginModuleConfig = AuthPaths;
 export function loginModule(paths: LoginModuleConfig): ContainerModule {
   return new ContainerModule(({ bind, isBound }) => {
     bind(TOKEN_CACHE).toConstantValue(new FsTokenCache(paths.authDir));
+    bind(CACHED_DOMAINS).toConstantValue(new FsCachedDomains(paths.authDir));
     bind(REFRESH_LOCK).toConstantValue(new FsRefreshLock(paths.authDir));
     bind(BOARD_CREDENTIALS).toConstantValue(new FsBoardCredentials(paths.authDir));
     bind(CONFIG_STORE).toConstantValue(new YamlConfigStore(paths.configFile));

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
 import { KubeCredential } from '../../application/login/auth/kube-credential.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
+import { StatusAll } from '../../application/login/auth/status-all.use-case';
+import { statusListLines } from '../../adapters/login/inbound/cli/status-list-text';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { statusLines } from '../../adapters/login/inbound/cli/status-text';
@@ -83,6 +85,9 @@ async function answer(call: FastAuthCall): Promise<void> {
     } else if (call.verb === 'kube-credential') {
       const execInfo = process.env.KUBERNETES_EXEC_INFO;
       print(1, [JSON.stringify(await container.get(KubeCredential).execute({ target, execInfo }))]);
+    } else if (call.domain === undefined) {
+      const list = await container.get(StatusAll).execute(target);
+      print(1, call.json ? [JSON.stringify(list, null, 2)] : statusListLines(list));
     } else {
       const report = await container.get(Status).execute(target);
       print(1, call.json ? [JSON.stringify(report, null, 2)] : statusLines(report));
@@ -115,7 +120,8 @@ export async function warmUp(): Promise<void> {
     const container = buildContainer({ login: paths });
     await container.get(GetToken).execute({});
     await container.get(KubeCredential).execute({ target: {}, execInfo: undefined });
-    statusLines(await container.get(Status).execute({}));
+    statusLines(await container.get(Status).execute({ domain: 'warm.test' }));
+    statusListLines(await container.get(StatusAll).execute({}));
     errorReport(new Error('warm'));
   } finally {
     rmSync(dir, { recursive: true, force: true });

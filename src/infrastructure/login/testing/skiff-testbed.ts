@@ -19,6 +19,8 @@ import { REFRESH_LOCK } from '../../../application/login/ports/refresh-lock.port
 import { TOKEN_CACHE } from '../../../application/login/ports/token-cache.port';
 import { DEVICE_AUTHORIZATION } from '../../../application/login/ports/device-authorization.port';
 import { FakeDeviceAuthorization } from '../../../adapters/login/testing/fake-device-authorization';
+import { CACHED_DOMAINS } from '../../../application/login/ports/cached-domains.port';
+import { FakeCachedDomains } from '../../../adapters/login/testing/fake-cached-domains';
 import { FakeBoardTool } from '../../../adapters/login/testing/fake-board-tool';
 import { FakeCallbackListener } from '../../../adapters/login/testing/fake-callback-listener';
 import { FakeIdentityProvider } from '../../../adapters/login/testing/fake-identity-provider';
@@ -89,6 +91,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [BOARD_TOOL, fakes.boardTool],
       [BOARD_CREDENTIALS, fakes.boardCredentials],
       [DEVICE_AUTHORIZATION, fakes.device],
+      [CACHED_DOMAINS, new FakeCachedDomains(fakes.cache)],
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);
   });
