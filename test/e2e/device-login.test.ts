@@ -2,7 +2,7 @@ import { readFileSync, statSync, existsSync } from 'node:fs';
 import { HttpStub } from '../support/http-stub';
 import { approveDevice } from './support/device-approval';
 import { OidcServer } from './support/oidc';
-import { useProvider } from './support/sign-in';
+import { signIn, useProvider } from './support/sign-in';
 import { CliHome, CliResult, finished, waitForStderr } from './support/skiff-home';
 import { giteaStandIn, GOOD_GIT_TOKEN } from './support/stand-ins';
 
@@ -138,6 +138,22 @@ describe('auth sso --device / auth login --device: the device authorization gran
     expect(result.stderr.trim().split('\n').at(-1)).toMatch(
       /^skiff: the identity provider at 127\.0\.0\.1:\d+ offers no device sign-in .*device_authorization_endpoint.*`skiff auth login` without --device/,
     );
+  });
+
+  it('the browser flow with --no-browser on a machine with no display suggests --device, and still signs in', async () => {
+    const oidc = await provider();
+    const home = await homeFor(oidc);
+    delete home.env.DISPLAY;
+    delete home.env.WAYLAND_DISPLAY;
+    const headless = await signIn(home, ['auth', 'sso']);
+    expect(headless.result.code).toBe(0);
+    expect(headless.result.stderr).toContain(
+      'No display here: if your browser is on another machine, `skiff auth login --device` signs in with a code',
+    );
+    home.env.DISPLAY = ':0';
+    const desktop = await signIn(home, ['auth', 'sso']);
+    expect(desktop.result.code).toBe(0);
+    expect(desktop.result.stderr).not.toContain('--device');
   });
 
   it('--device with --port is a usage error', async () => {

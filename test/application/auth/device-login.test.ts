@@ -1,5 +1,6 @@
 import { DeviceLogin } from '../../../src/application/login/auth/device-login.use-case';
 import { Login } from '../../../src/application/login/auth/login.use-case';
+import { SsoLogin } from '../../../src/application/login/auth/sso-login.use-case';
 import { ConfigurationError, IdentityError } from '../../../src/domain/shared/errors';
 import { SkiffTestbed, skiffTestbed } from '../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, idToken, NOW } from '../../support/tokens';
@@ -131,5 +132,32 @@ describe('device sign-in (RFC 8628)', () => {
     expect(result.sso).toEqual({ domain: 'example.com', email: 'bob@example.com' });
     expect(h.cache.records.get('example.com')).toMatchObject({ accessToken: 'access-9', giteaToken: 'git-token-1' });
     expect(h.listener.requestedPort).toBe('not listened');
+  });
+});
+
+describe('the browser flow on a machine with no display', () => {
+  const reply = { accessToken: 'access-9', refreshToken: 'refresh-9' };
+  it('suggests --device when the provider offers it, and goes on with the browser flow', async () => {
+    const h = withDeviceFlow();
+    h.browser.onOpen = (url) => h.listener.deliver(`/callback?code=c&state=${new URL(url).searchParams.get('state')}`);
+    h.provider.tokenReplies = [reply];
+    await h.get(SsoLogin).execute({ target: {}, openBrowser: true, noDisplay: true });
+    expect(h.notifier.infos.filter((l) => l.includes('--device'))).toEqual([
+      expect.stringMatching(/^No display here: .*`skiff auth login --device` signs in with a code/),
+    ]);
+    expect(h.cache.records.get('example.com')).toMatchObject({ accessToken: 'access-9' });
+  });
+
+  it('says nothing of it with a display, or when the provider does not offer it', async () => {
+    for (const [h, noDisplay] of [
+      [withDeviceFlow(), false],
+      [skiffTestbed(), true],
+    ] as const) {
+      h.browser.onOpen = (url) =>
+        h.listener.deliver(`/callback?code=c&state=${new URL(url).searchParams.get('state')}`);
+      h.provider.tokenReplies = [reply];
+      await h.get(SsoLogin).execute({ target: {}, openBrowser: true, noDisplay });
+      expect(h.notifier.infos.join('\n')).not.toContain('--device');
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { Login } from '../../../application/login/auth/login.use-case';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
 import { callbackFlags, deviceFlags } from '../../login/inbound/cli/login-flags';
+import { hasNoDisplay } from '../../login/inbound/cli/no-display';
 
 export default class AuthLogin extends AuthCommand {
   static override summary = 'Sign in to the platform: single sign-on in the browser, then the git token.';
@@ -21,6 +22,7 @@ export default class AuthLogin extends AuthCommand {
       openBrowser: !flags['no-browser'],
       port: flags.port,
       device: flags.device,
+      noDisplay: hasNoDisplay(),
     });
     const who = result.sso.email === undefined ? '' : ` as ${result.sso.email}`;
     this.log(`Logged in to ${result.sso.domain}${who}.`);

@@ -2,6 +2,7 @@ import { SsoLogin } from '../../../application/login/auth/sso-login.use-case';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
 import { DeviceLogin } from '../../../application/login/auth/device-login.use-case';
 import { callbackFlags, deviceFlags } from '../../login/inbound/cli/login-flags';
+import { hasNoDisplay } from '../../login/inbound/cli/no-display';
 
 export default class AuthSso extends AuthCommand {
   static override summary = 'Single sign-on only: OpenID Connect with PKCE in the browser.';
@@ -20,7 +21,12 @@ export default class AuthSso extends AuthCommand {
     const openBrowser = !flags['no-browser'];
     const result = flags.device
       ? await this.resolve(DeviceLogin).execute({ target: this.target(flags), openBrowser })
-      : await this.resolve(SsoLogin).execute({ target: this.target(flags), openBrowser, port: flags.port });
+      : await this.resolve(SsoLogin).execute({
+          target: this.target(flags),
+          openBrowser,
+          port: flags.port,
+          noDisplay: hasNoDisplay(),
+        });
     this.log(
       result.email === undefined
         ? `Logged in to ${result.domain}.`

@@ -12,6 +12,7 @@ export interface LoginInput {
   readonly port?: number;
   /** The device grant instead of the loopback callback (no redirect to the git token page then). */
   readonly device?: boolean;
+  readonly noDisplay?: boolean;
 }
 
 export interface LoginResult {
@@ -40,7 +41,14 @@ export class Login {
     const { target, openBrowser } = input;
     const sso = input.device
       ? await this.device.execute({ target, domain, openBrowser })
-      : await this.sso.execute({ target, domain, redirectTo, openBrowser, port: input.port });
+      : await this.sso.execute({
+          target,
+          domain,
+          redirectTo,
+          openBrowser,
+          port: input.port,
+          noDisplay: input.noDisplay,
+        });
     const git = await this.git.execute({ target, domain, openBrowser: input.device === true && openBrowser });
     return { sso, git };
   }
