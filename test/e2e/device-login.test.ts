@@ -1,6 +1,7 @@
 import { readFileSync, statSync, existsSync } from 'node:fs';
 import { HttpStub } from '../support/http-stub';
 import { approveDevice } from './support/device-approval';
+import { approveDeviceInChromium, HeadlessChromium } from './support/headless-chromium';
 import { OidcServer } from './support/oidc';
 import { signIn, useProvider } from './support/sign-in';
 import { CliHome, CliResult, finished, waitForStderr } from './support/skiff-home';
@@ -68,6 +69,19 @@ describe('auth sso --device / auth login --device: the device authorization gran
     for (let i = 1; i < polls.length; i++) expect(polls[i].at - polls[i - 1].at).toBeGreaterThanOrEqual(900);
     for (const text of [result.stdout, result.stderr]) expect(text).not.toContain(record.access_token);
   });
+
+  it("approved in a real browser (headless Chromium at the provider's pages)", async () => {
+    const oidc = await provider();
+    const home = await homeFor(oidc);
+    const browser = await HeadlessChromium.start();
+    try {
+      const { uri, done } = await startDevice(home, ['auth', 'sso']);
+      expect(await approveDeviceInChromium(browser, uri, 'carol')).toBe('Sign-in Success');
+      expect(await done).toMatchObject({ code: 0, stdout: 'Logged in to e2e.test as carol@example.com.\n' });
+    } finally {
+      await browser.stop();
+    }
+  }, 60_000);
 
   it('slow_down adds 5 seconds to the interval', async () => {
     const oidc = await provider({ OIDC_DEVICE_SLOW_DOWN: '1' });
