@@ -173,6 +173,18 @@ describe('git uses the stored git token through skiff (credential helper)', () =
       expect(clone).toMatchObject({ code: 0 });
       expect(clone.stderr).toContain('skiff: not logged in: run `skiff auth login`');
       expect(readFileSync(asked, 'utf8')).toMatch(/^Username for .*\nPassword for .*\n$/);
+      // Signed in, but no git token stored: said so, in skiff's words.
+      mkdirSync(home.authDir, { recursive: true, mode: 0o700 });
+      const record = { access_token: 'a', refresh_token: '', expires_at: '2099-01-01T00:00:00Z', domain: 'e2e.test' };
+      writeFileSync(home.cacheFile('e2e.test'), JSON.stringify(record), { mode: 0o600 });
+      const get = await home.run(['auth', 'git-credential', 'get'], {
+        input: getRequest('https', new URL(host.url).host),
+      });
+      expect(get).toEqual({
+        code: 4,
+        stdout: '',
+        stderr: 'skiff: no git token stored: run `skiff auth git` or `skiff auth set-gitea-token <token>`\n',
+      });
     } finally {
       home.remove();
     }
