@@ -80,6 +80,11 @@ describe('the device grant over HTTP (OidcDeviceAuthorization)', () => {
     );
   });
 
+  it('poll: an error named like an object property is no answer of §3.5', async () => {
+    stub.on('POST /token', { status: 400, body: { error: 'constructor' } });
+    await expect(device.poll(`${stub.url}/token`, 'dc', 'skiff-cli')).rejects.toThrow(IdentityError);
+  });
+
   it('poll: any other refusal is an identity error, the device code redacted', async () => {
     stub.on('POST /token', { status: 400, body: { error: 'invalid_grant', error_description: 'bad code dc-secret' } });
     const err = await device.poll(`${stub.url}/token`, 'dc-secret', 'skiff-cli').catch((e: unknown) => e);

@@ -46,22 +46,20 @@ export class OidcDeviceAuthorization implements DeviceAuthorization {
       );
     }
     const doc = (parseJsonReply(reply, endpoint, 'the device authorization') ?? {}) as Record<string, unknown>;
-    const bad = (what: string) =>
-      new NetworkError(
+    const need = <T>(value: T | undefined, what: string): T => {
+      if (value !== undefined) return value;
+      throw new NetworkError(
         `the device authorization endpoint of ${host} answered without ${what}`,
         'OIDC.BAD_DEVICE_REPLY',
       );
+    };
     const text = (key: string) => (typeof doc[key] === 'string' && doc[key] !== '' ? (doc[key] as string) : undefined);
-    const deviceCode = text('device_code') ?? this.fail(bad('a device_code'));
-    const userCode = text('user_code') ?? this.fail(bad('a user_code'));
-    const verificationUri = verificationUrl(doc.verification_uri) ?? this.fail(bad('an https verification_uri'));
     const expiresIn = Number(doc.expires_in);
-    if (!Number.isFinite(expiresIn) || expiresIn <= 0) throw bad('a valid expires_in');
     const code: { -readonly [K in keyof DeviceCode]: DeviceCode[K] } = {
-      deviceCode,
-      userCode,
-      verificationUri,
-      expiresIn,
+      deviceCode: need(text('device_code'), 'a device_code'),
+      userCode: need(text('user_code'), 'a user_code'),
+      verificationUri: need(verificationUrl(doc.verification_uri), 'an https verification_uri'),
+      expiresIn: need(Number.isFinite(expiresIn) && expiresIn > 0 ? expiresIn : undefined, 'a valid expires_in'),
     };
     const complete = verificationUrl(doc.verification_uri_complete);
     if (complete !== undefined) code.verificationUriComplete = complete;
@@ -87,16 +85,15 @@ export class OidcDeviceAuthorization implements DeviceAuthorization {
     } catch {
       error = undefined;
     }
-    const outcome = typeof error === 'string' ? POLL_ERRORS[error as keyof typeof POLL_ERRORS] : undefined;
+    const outcome =
+      typeof error === 'string' && Object.hasOwn(POLL_ERRORS, error)
+        ? POLL_ERRORS[error as keyof typeof POLL_ERRORS]
+        : undefined;
     if (reply.status === 400 && outcome !== undefined) return { outcome };
     const text = oneLine(redact(reply.body, [deviceCode]));
     throw new IdentityError(
       `the identity provider at ${host} refused the device sign-in: HTTP ${reply.status}${text ? `: ${text}` : ''}`,
       'OIDC.TOKEN_STATUS',
     );
-  }
-
-  private fail(err: Error): never {
-    throw err;
   }
 }
