@@ -2,8 +2,9 @@
 // The warm-up of dist/auth.bundle.js (scripts/code-cache.js): `auth token`,
 // `auth kube-credential`, `auth status` (every domain, and one) and `auth status --json`
 // against a scratch home with a valid cache, and `auth token` for a domain not signed in
-// (the error path), each through the bundle's own entry as bin/run.js calls it, so the code cache holds the compiled path: YAML parsing, the container, the cache
-// read, the answer.
+// (the error path), each through the bundle's own entry as bin/run.js calls it, so the
+// code cache holds the compiled path: YAML parsing, the container, the cache read, the
+// answer.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
