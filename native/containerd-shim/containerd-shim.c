@@ -40,7 +40,7 @@
 
 struct flags {
   const char *namespace, *address, *publish_binary, *id, *bundle, *action;
-  int debug;
+  int debug, version;
 };
 
 static void die(const char *what, const char *detail) {
@@ -64,6 +64,10 @@ static void parse_flags(int argc, char **argv, struct flags *f) {
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     if (len == 5 && strncmp(name, "debug", 5) == 0) {
       f->debug = 1;
+      continue;
+    }
+    if ((len == 1 && name[0] == 'v') || (len == 7 && strncmp(name, "version", 7) == 0)) {
+      f->version = 1; /* containerd's shims answer -v with their version */
       continue;
     }
     const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
@@ -203,26 +207,74 @@ static void package_dir(char *out, size_t size) {
   }
 }
 
+/* Says `line` where containerd's log shows it (the bundle's `log` FIFO, which containerd copies to its
+ * own output) and where its client does (this program's output, which containerd puts in the error),
+ * then exits. */
+static void die_logged(const char *bundle, const char *line) {
+  char log_path[PATH_MAX];
+  snprintf(log_path, sizeof log_path, "%s/log", bundle);
+  int log = open(log_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (log >= 0) {
+    dprintf(log, "containerd-shim-skiff-v2: %s\n", line);
+    close(log);
+  }
+  die(line, NULL);
+}
+
+static int executable_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+static const char *find_in_path(const char *name, char *out, size_t size);
+
+/* The Node.js that runs the serving process (docs/install.md, "Which Node.js"): SKIFF_NODE in
+ * containerd's environment; else the node of the npm prefix skiff was installed into globally
+ * (<prefix>/lib/node_modules/skiff beside <prefix>/bin/node: where `npm install -g` and the node
+ * it came with are); else the one that built skiff in a checkout (dist/node-path, not in the
+ * package); else node on containerd's PATH, which a systemd unit keeps short. */
+static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
+  const char *chosen = getenv("SKIFF_NODE");
+  if (chosen != NULL && *chosen != '\0') {
+    snprintf(out, size, "%s", chosen);
+    if (executable_file(out)) return;
+    char line[PATH_MAX + 256];
+    snprintf(line, sizeof line,
+             "SKIFF_NODE=%s in containerd's environment is not an executable file: set it to the path of "
+             "Node.js 20 or newer (`command -v node` where skiff was installed)",
+             chosen);
+    die_logged(bundle, line);
+  }
+  snprintf(out, size, "%s/../../../bin/node", pkg);
+  if (strstr(pkg, "/lib/node_modules/") != NULL && executable_file(out)) return;
+  char recorded_path[PATH_MAX];
+  snprintf(recorded_path, sizeof recorded_path, "%s/dist/node-path", pkg);
+  char *recorded = read_file(recorded_path, size - 1);
+  if (recorded != NULL) {
+    recorded[strcspn(recorded, "\n")] = '\0';
+    snprintf(out, size, "%s", recorded);
+    free(recorded);
+    if (executable_file(out)) return;
+  }
+  if (find_in_path("node", out, size) != NULL && executable_file(out)) return;
+  const char *path = getenv("PATH");
+  char line[PATH_MAX + 512];
+  snprintf(line, sizeof line,
+           "no Node.js to run skiff's serving process: SKIFF_NODE is unset, skiff (%s) is not in the "
+           "lib/node_modules of a prefix with bin/node, and containerd's PATH (%s) has no node; set "
+           "SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment "
+           "(systemctl edit containerd: Environment=SKIFF_NODE=...)",
+           pkg, path != NULL ? path : "unset");
+  die_logged(bundle, line);
+}
+
 /* Starts the serving process: node <pkg>/bin/containerd-daemon.js with the listener on fd 3. */
 static void spawn_server(const struct flags *f, int listener, const char *socket_path, const char *skiff_dir,
                          const char *bundle) {
   char pkg[PATH_MAX], node[PATH_MAX], script[PATH_MAX], state[PATH_MAX], log_path[PATH_MAX];
   package_dir(pkg, sizeof pkg);
   snprintf(script, sizeof script, "%s/bin/containerd-daemon.js", pkg);
-  /* SKIFF_NODE in containerd's environment, else the Node.js that built skiff (dist/node-path,
-   * containerd's PATH need not have one), else node on PATH. */
-  const char *chosen = getenv("SKIFF_NODE");
-  snprintf(node, sizeof node, "%s/dist/node-path", pkg);
-  char *recorded = chosen != NULL && *chosen != '\0' ? NULL : read_file(node, sizeof node - 1);
-  if (chosen != NULL && *chosen != '\0') {
-    snprintf(node, sizeof node, "%s", chosen);
-  } else if (recorded != NULL && recorded[0] != '\0') {
-    recorded[strcspn(recorded, "\n")] = '\0';
-    snprintf(node, sizeof node, "%s", recorded);
-  } else {
-    snprintf(node, sizeof node, "node");
-  }
-  free(recorded);
+  find_node(pkg, bundle, node, sizeof node);
   snprintf(state, sizeof state, "%s/%s", skiff_dir, f->namespace);
   snprintf(log_path, sizeof log_path, "%s/log", bundle);
   const char *ttrpc = getenv("TTRPC_ADDRESS");
@@ -244,9 +296,12 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     close(report[0]);
     if (n == (ssize_t)sizeof err) {
       char what[PATH_MAX + 64];
-      snprintf(what, sizeof what, "cannot run %s (%s); is Node.js installed?", node, strerror(err));
+      snprintf(what, sizeof what,
+               "cannot run %s (%s): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's "
+               "environment",
+               node, strerror(err));
       unlink(socket_path);
-      die(what, NULL);
+      die_logged(bundle, what);
     }
     return;
   }
@@ -396,6 +451,10 @@ static int do_delete(const struct flags *f) {
 int main(int argc, char **argv) {
   struct flags f;
   parse_flags(argc, argv, &f);
+  if (f.version) {
+    printf("containerd-shim-skiff-v2 %s\n", SKIFF_VERSION);
+    return 0;
+  }
   if (f.action != NULL && strcmp(f.action, "start") == 0) return do_start(&f);
   if (f.action != NULL && strcmp(f.action, "delete") == 0) return do_delete(&f);
   fprintf(stderr,
