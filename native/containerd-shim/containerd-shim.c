@@ -245,8 +245,14 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
              chosen);
     die_logged(bundle, line);
   }
-  snprintf(out, size, "%s/../../../bin/node", pkg);
-  if (strstr(pkg, "/lib/node_modules/") != NULL && executable_file(out)) return;
+  char prefix[PATH_MAX];
+  snprintf(prefix, sizeof prefix, "%s", pkg);
+  char *mark = strstr(prefix, "/lib/node_modules/");
+  if (mark != NULL && strchr(mark + strlen("/lib/node_modules/"), '/') == NULL) {
+    *mark = '\0';
+    snprintf(out, size, "%s/bin/node", prefix);
+    if (executable_file(out)) return;
+  }
   char recorded_path[PATH_MAX];
   snprintf(recorded_path, sizeof recorded_path, "%s/dist/node-path", pkg);
   char *recorded = read_file(recorded_path, size - 1);
@@ -270,11 +276,9 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
 
 /* Starts the serving process: node <pkg>/bin/containerd-daemon.js with the listener on fd 3. */
 static void spawn_server(const struct flags *f, int listener, const char *socket_path, const char *skiff_dir,
-                         const char *bundle) {
-  char pkg[PATH_MAX], node[PATH_MAX], script[PATH_MAX], state[PATH_MAX], log_path[PATH_MAX];
-  package_dir(pkg, sizeof pkg);
+                         const char *bundle, const char *pkg, const char *node) {
+  char script[PATH_MAX], state[PATH_MAX], log_path[PATH_MAX];
   snprintf(script, sizeof script, "%s/bin/containerd-daemon.js", pkg);
-  find_node(pkg, bundle, node, sizeof node);
   snprintf(state, sizeof state, "%s/%s", skiff_dir, f->namespace);
   snprintf(log_path, sizeof log_path, "%s/log", bundle);
   const char *ttrpc = getenv("TTRPC_ADDRESS");
@@ -319,10 +323,10 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     dup2(listener, 3);
     close(listener);
   }
-  char *args[] = {node, script, "--namespace", (char *)f->namespace, "--address", (char *)f->address,
+  char *args[] = {(char *)node, script, "--namespace", (char *)f->namespace, "--address", (char *)f->address,
                   "--ttrpc-address", (char *)ttrpc, "--state-dir", state, "--socket", (char *)socket_path,
                   f->debug ? "--debug" : NULL, NULL};
-  execvp(node, args);
+  execv(node, args);
   int err = errno;
   if (write(report[1], &err, sizeof err) < 0) _exit(127);
   _exit(127);
@@ -353,8 +357,12 @@ static int do_start(const struct flags *f) {
     int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lock < 0 || flock(lock, LOCK_EX) != 0) die("cannot lock the group", strerror(errno));
     if (!connect_unix(socket_path)) {
+      /* Found before the socket is bound: a start that fails leaves no socket behind. */
+      char pkg[PATH_MAX], node[PATH_MAX];
+      package_dir(pkg, sizeof pkg);
+      find_node(pkg, bundle, node, sizeof node);
       int listener = listen_unix(socket_path);
-      spawn_server(f, listener, socket_path, skiff_dir, bundle);
+      spawn_server(f, listener, socket_path, skiff_dir, bundle, pkg, node);
       close(listener);
     }
     close(lock);
