@@ -245,13 +245,15 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
              chosen);
     die_logged(bundle, line);
   }
-  char prefix[PATH_MAX];
+  char prefix[PATH_MAX], beside[PATH_MAX + 64];
   snprintf(prefix, sizeof prefix, "%s", pkg);
   char *mark = strstr(prefix, "/lib/node_modules/");
+  snprintf(beside, sizeof beside, "skiff (%s) is not in an npm prefix's lib/node_modules", pkg);
   if (mark != NULL && strchr(mark + strlen("/lib/node_modules/"), '/') == NULL) {
     *mark = '\0';
     snprintf(out, size, "%s/bin/node", prefix);
     if (executable_file(out)) return;
+    snprintf(beside, sizeof beside, "%s/bin/node (skiff's npm prefix) does not exist", prefix);
   }
   char recorded_path[PATH_MAX];
   snprintf(recorded_path, sizeof recorded_path, "%s/dist/node-path", pkg);
@@ -264,13 +266,12 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
   }
   if (find_in_path("node", out, size) != NULL && executable_file(out)) return;
   const char *path = getenv("PATH");
-  char line[PATH_MAX + 512];
+  char line[2 * PATH_MAX + 512];
   snprintf(line, sizeof line,
-           "no Node.js to run skiff's serving process: SKIFF_NODE is unset, skiff (%s) is not in the "
-           "lib/node_modules of a prefix with bin/node, and containerd's PATH (%s) has no node; set "
-           "SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment "
+           "no Node.js to run skiff's serving process: SKIFF_NODE is unset, %s, and containerd's PATH (%s) "
+           "has no node; set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment "
            "(systemctl edit containerd: Environment=SKIFF_NODE=...)",
-           pkg, path != NULL ? path : "unset");
+           beside, path != NULL ? path : "unset");
   die_logged(bundle, line);
 }
 

@@ -228,7 +228,7 @@ describe('npm install -g of the tarball on a machine without a C compiler, make 
     it("with no Node.js to be found: one line, in containerd's log and in the error, saying what to set", async () => {
       const result = await start({});
       expect(result.status).toBe(1);
-      const line = `containerd-shim-skiff-v2: no Node.js to run skiff's serving process: SKIFF_NODE is unset, skiff (${installed}) is not in the lib/node_modules of a prefix with bin/node, and containerd's PATH (${join(work, 'containerd-path')}) has no node; set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment (systemctl edit containerd: Environment=SKIFF_NODE=...)\n`;
+      const line = `containerd-shim-skiff-v2: no Node.js to run skiff's serving process: SKIFF_NODE is unset, ${prefix}/bin/node (skiff's npm prefix) does not exist, and containerd's PATH (${join(work, 'containerd-path')}) has no node; set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment (systemctl edit containerd: Environment=SKIFF_NODE=...)\n`;
       expect(result.stderr).toBe(line);
       expect(result.log).toBe(line);
     });
