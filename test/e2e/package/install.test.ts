@@ -187,6 +187,15 @@ describe('npm install -g of the tarball on a machine without a C compiler, make 
     );
   });
 
+  it('`skiff run` of a bundle runs through the prebuilt addon and start gate', () => {
+    const result = spawnSync(join(prefix, 'bin/skiff'), ['run', '--bundle', join(ROOT, 'examples/hello')], {
+      env: env(),
+      encoding: 'utf8',
+    });
+    expect(result).toMatchObject({ status: 0, stderr: 'this line goes to stderr\n' });
+    expect(result.stdout).toMatch(/^hello from skiff: pid \d+, Linux /);
+  });
+
   describe("containerd-shim-skiff-v2 start under containerd's environment (a PATH without node)", () => {
     const shimPath = () => toolDir(join(work, 'containerd-path'), ['runc', 'readlink', 'uname']);
 
