@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runBlock, shellBlocks } from '../support/readme-examples';
 
@@ -43,19 +43,31 @@ describe('the mechanism: every shell block of a Markdown file, unless marked not
   });
 });
 
-describe('every shell example of the README runs as written', () => {
-  const blocks = shellBlocks(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+/** The README and every page of docs/: examples moved out of the README stay checked. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 
-  it('has shell examples, and each one left out says why', () => {
-    expect(blocks.filter((b) => b.notRun === undefined).length).toBeGreaterThan(0);
-    for (const block of blocks)
-      if (block.notRun !== undefined) expect(`${block.line}: ${block.notRun}`).not.toMatch(/: $/);
+describe('every shell example of the README and docs/ runs as written', () => {
+  const pages = PAGES.map((page) => ({ page, blocks: shellBlocks(readFileSync(join(ROOT, page), 'utf8')) }));
+
+  it('has shell examples in the README, and each one left out says why', () => {
+    expect(pages[0].blocks.filter((b) => b.notRun === undefined).length).toBeGreaterThan(0);
+    for (const { page, blocks } of pages)
+      for (const block of blocks)
+        if (block.notRun !== undefined) expect(`${page}:${block.line}: ${block.notRun}`).not.toMatch(/: $/);
   });
 
-  const runnable = blocks.filter((b) => b.notRun === undefined);
-  it.each(runnable.map((b) => [b.line, b.code.split('\n')[0], b] as const))(
-    'README.md line %i: %s',
-    async (_line, _first, block) => {
+  const runnable = pages.flatMap(({ page, blocks }) =>
+    blocks.filter((b) => b.notRun === undefined).map((b) => [page, b.line, b.code.split('\n')[0], b] as const),
+  );
+  it.each(runnable)(
+    '%s line %i: %s',
+    async (_page, _line, _first, block) => {
       const run = await runBlock(ROOT, block, BLOCK_TIMEOUT_MS - 10_000);
       if (run.code !== 0) throw new Error(`exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`);
       expect(run.runsLeft).toEqual([]);

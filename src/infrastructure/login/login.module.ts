@@ -46,7 +46,7 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
     bind(BOARD_CREDENTIALS).toConstantValue(new FsBoardCredentials(paths.authDir));
     bind(CONFIG_STORE).toConstantValue(new YamlConfigStore(paths.configFile));
     // Loaded on first use, with the node: modules they need (child_process, net,
-    // crypto, axios): `auth token` with a valid cache starts without them (README, "Speed").
+    // crypto, axios): `auth token` with a valid cache starts without them (docs/performance.md, "The login flow").
     let http: Http.HttpClient | undefined;
     const httpClient = () =>
       (http ??= new (require('../../adapters/login/helpers/http-client') as typeof Http).HttpClient());

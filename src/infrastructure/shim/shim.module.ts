@@ -7,7 +7,7 @@ import { TaskService } from '../../application/shim/task/task-service';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { DiscardedEvents } from '../../adapters/shim/outbound/events/discarded-events';
 import { NativeRuntime } from '../../adapters/shim/outbound/process-runtime/native/native-runtime';
-import { RuntimeName } from './shim-config';
+import { RuntimeName, runtimeEntry } from './runtimes';
 
 export interface ShimModuleConfig {
   readonly runtime: RuntimeName;
@@ -17,17 +17,14 @@ export interface ShimModuleConfig {
   readonly events?: Events;
 }
 
+/** The registry's entry made real: host processes, or OCI containers through the entry's binary. */
 function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
-  switch (config.runtime) {
-    case 'native':
-      return new NativeRuntime();
-    case 'runc': {
-      // Loaded only for runc, so the native shim's start-up never evaluates it.
-      const { RuncRuntime } =
-        require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
-      return new RuncRuntime(config.stateDir);
-    }
-  }
+  const entry = runtimeEntry(config.runtime);
+  if (entry.kind === 'native') return new NativeRuntime();
+  // Loaded only for OCI containers, so the native shim's start-up never evaluates it.
+  const { RuncRuntime } =
+    require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
+  return new RuncRuntime(config.stateDir, { name: config.runtime, binary: entry.binary });
 }
 
 /** The task service and the ports it needs. */

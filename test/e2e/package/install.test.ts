@@ -70,7 +70,7 @@ describe('the npm package', () => {
         expect(files).toContain(`prebuilds/linux-${arch}/${part}`);
     for (const file of ['bin/run.js', 'dist/shim.bundle.js', 'binding.gyp', 'LICENSE', 'CHANGELOG.md', 'README.md'])
       expect(files).toContain(file);
-    expect(files).toContain('dist/adapters/shim/helpers/proto/generated/task/v2/shim.js');
+    expect(files).toContain('dist/adapters/shim/wire/proto/generated/task/v2/shim.js');
     const strays = files.filter((f) =>
       /^(src|test|bench|scripts|examples|docs|proto|build|\.ci)\/|\.map$|^dist\/node-path$|\.test\.|tsconfig/.test(f),
     );

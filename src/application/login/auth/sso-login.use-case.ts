@@ -2,7 +2,6 @@ import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { loginTimedOut } from '../../../domain/login/auth/auth-errors';
 import { authorizationUrl, CLIENT_ID, redirectUriFor } from '../../../domain/login/auth/authorization-url';
-import { failurePage, successPage } from '../../../domain/login/auth/callback-page';
 import { CALLBACK_WAIT_MS, CallbackParameters, judgeCallback } from '../../../domain/login/auth/callback-request';
 import { readableEmail } from '../../../domain/login/auth/id-token';
 import { derivePkce, deriveState, STATE_BYTES, VERIFIER_BYTES } from '../../../domain/login/auth/pkce';
@@ -69,7 +68,7 @@ export class SsoLogin {
       });
       await this.browser.show(url, 'Open this URL in a browser to sign in:', input.openBrowser);
       ({ code } = await this.awaitCallback(server, state));
-      await server.reply(successPage(input.redirectTo));
+      await server.reply({ kind: 'success', redirectTo: input.redirectTo });
     } finally {
       await server.close();
     }
@@ -99,7 +98,7 @@ export class SsoLogin {
     try {
       return judgeCallback(target, state);
     } catch (err) {
-      await server.reply(failurePage(err instanceof Error ? err.message : String(err)));
+      await server.reply({ kind: 'failure', reason: err instanceof Error ? err.message : String(err) });
       throw err;
     }
   }

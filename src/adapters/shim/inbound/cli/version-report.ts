@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { skiffVersion } from '../../../shared/helpers/package-info';
-import { nativeAddon } from '../../helpers/native-addon';
-import { nativePartsDir } from '../../helpers/native-parts';
+import { nativeAddon } from '../../os/native-addon';
+import { nativePartsDir } from '../../os/native-parts';
 
 const SHIM = 'containerd-shim-skiff-v2';
 

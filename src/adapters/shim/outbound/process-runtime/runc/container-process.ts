@@ -3,8 +3,8 @@ import { InternalError } from '../../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
 import { Stdio } from '../../../../../domain/shim/task-process';
 import { ExitListener } from '../../../../../application/shim/ports/process-runtime.port';
-import { watchExit } from '../../../helpers/exit-watch';
-import { Reaper } from '../../../helpers/reaper';
+import { watchExit } from '../../../os/exit-watch';
+import { Reaper } from '../../../os/reaper';
 import { ContainerIo } from './container-io';
 
 /** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */

@@ -43,7 +43,6 @@ export class RuncExecHandle implements ProcessHandle {
     spec: ExecSpec,
     private readonly processJson: Record<string, unknown>,
     onExit: ExitListener,
-    private readonly onDeleted: () => void,
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
     this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, { consoleSized: true });
@@ -87,6 +86,5 @@ export class RuncExecHandle implements ProcessHandle {
     this.process.io.release();
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
-    this.onDeleted();
   }
 }

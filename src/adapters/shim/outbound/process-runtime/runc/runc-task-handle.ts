@@ -12,7 +12,8 @@ import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { INIT_PID_FILE, RuncContainer } from './runc-container';
+import { RuncContainer } from './runc-container';
+import { INIT_PID_FILE } from '../task-layout';
 import { execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
@@ -35,7 +36,6 @@ export interface RuncTaskHandleParts {
  */
 export class RuncTaskHandle implements TaskHandle {
   private readonly init: ContainerProcess;
-  private readonly execs = new Set<RuncExecHandle>();
 
   constructor(
     private readonly container: RuncContainer,
@@ -119,9 +119,7 @@ export class RuncTaskHandle implements TaskHandle {
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     const json = execProcessJson(this.parts.configProcess, spec);
-    const exec: RuncExecHandle = new RuncExecHandle(this.container, spec, json, onExit, () => this.execs.delete(exec));
-    this.execs.add(exec);
-    return exec;
+    return new RuncExecHandle(this.container, spec, json, onExit);
   }
 
   async pause(): Promise<void> {
