@@ -1,9 +1,10 @@
 'use strict';
-// The warm-up of dist/auth.bundle.js (scripts/code-cache.js): `auth token`, `auth status`
-// and `auth status --json` against a scratch home with a valid cache, and `auth token` for a
-// domain not signed in (the error path), each through the bundle's own entry as bin/run.js
-// calls it, so the code cache holds the compiled path: YAML parsing, the container, the cache
-// read, the answer.
+// The warm-up of dist/auth.bundle.js (scripts/code-cache.js): `auth token`,
+// `auth kube-credential`, `auth status` (every domain, and one) and `auth status --json`
+// against a scratch home with a valid cache, and `auth token` for a domain not signed in
+// (the error path), each through the bundle's own entry as bin/run.js calls it, so the
+// code cache holds the compiled path: YAML parsing, the container, the cache read, the
+// answer.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -25,7 +26,15 @@ module.exports = async (auth) => {
     );
     const record = { access_token: 'a', refresh_token: '', expires_at: '2099-01-01T00:00:00Z', domain: 'warm.test' };
     fs.writeFileSync(path.join(authDir, 'warm.test.json'), JSON.stringify(record), { mode: 0o600 });
-    for (const argv of [['token'], ['status'], ['status', '--json'], ['token', '--domain', 'absent.test']]) {
+    const calls = [
+      ['token'],
+      ['kube-credential'],
+      ['status'],
+      ['status', '--json'],
+      ['status', '--domain', 'warm.test'],
+      ['token', '--domain', 'absent.test'],
+    ];
+    for (const argv of calls) {
       await auth.runAuth(auth.parseAuthArgs(argv));
     }
   } finally {

@@ -3,7 +3,10 @@
 import 'reflect-metadata/lite';
 import { writeSync } from 'node:fs';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
+import { KubeCredential } from '../../application/login/auth/kube-credential.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
+import { StatusAll } from '../../application/login/auth/status-all.use-case';
+import { statusListLines } from '../../adapters/login/inbound/cli/status-list-text';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { statusLines } from '../../adapters/login/inbound/cli/status-text';
@@ -20,6 +23,7 @@ import { buildContainer } from '../shared/container';
  */
 export const FAST_AUTH_FLAGS = {
   token: TARGET_FLAGS,
+  'kube-credential': TARGET_FLAGS,
   status: { ...TARGET_FLAGS, json: JSON_FLAG },
 } as const;
 
@@ -37,7 +41,7 @@ export interface FastAuthCall {
 }
 
 /**
- * The fast start of `skiff auth token` and `skiff auth status` (bundled as
+ * The fast start of `skiff auth token|kube-credential|status` (bundled as
  * dist/auth.bundle.js and called by bin/run.js without loading oclif): scripts call
  * them often. The commands' flags in their plain forms only (fast-argv.ts); help,
  * `--env` and mistakes return undefined and oclif handles them.
@@ -84,6 +88,12 @@ async function answer(call: FastAuthCall): Promise<void> {
     const container = buildContainer({ login: authPaths() });
     if (call.verb === 'token') {
       print(1, [await container.get(GetToken).execute(target)]);
+    } else if (call.verb === 'kube-credential') {
+      const execInfo = process.env.KUBERNETES_EXEC_INFO;
+      print(1, [JSON.stringify(await container.get(KubeCredential).execute({ target, execInfo }))]);
+    } else if (call.domain === undefined) {
+      const list = await container.get(StatusAll).execute(target);
+      print(1, call.json ? [JSON.stringify(list, null, 2)] : statusListLines(list));
     } else {
       const report = await container.get(Status).execute(target);
       print(1, call.json ? [JSON.stringify(report, null, 2)] : statusLines(report));

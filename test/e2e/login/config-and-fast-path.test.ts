@@ -87,7 +87,10 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
 
   it('logged out', async () => {
     expect((await both(['auth', 'status'])).stdout).toBe('Not logged in: run `skiff auth login`.\n');
-    expect((await both(['auth', 'status', '--json'])).stdout).toBe('{\n  "loggedIn": false\n}\n');
+    expect(JSON.parse((await both(['auth', 'status', '--json'])).stdout)).toEqual([
+      { name: 'fast.test', active: true, loggedIn: false },
+    ]);
+    expect((await both(['auth', 'status', '--json', '--domain', 'x.test'])).stdout).toBe('{\n  "loggedIn": false\n}\n');
     expect((await both(['auth', 'token'])).code).toBe(4);
   });
 
@@ -108,10 +111,36 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
     const expired = await both(['auth', 'token']);
     expect(expired.code).toBe(4);
     expect(expired.stderr).toBe('skiff: session expired: run `skiff auth login`\n');
-    expect(JSON.parse((await both(['auth', 'status', '--json'])).stdout)).toMatchObject({
-      expired: true,
-      refreshOnNextUse: false,
-    });
+    expect(JSON.parse((await both(['auth', 'status', '--json'])).stdout)).toMatchObject([
+      { name: 'fast.test', active: true, expired: true, refreshOnNextUse: false },
+    ]);
+  });
+
+  it('status without --domain lists every domain with a cache, the active one first and marked', async () => {
+    const record = (domain: string) =>
+      JSON.stringify({ access_token: 'a', refresh_token: 'r', expires_at: '2099-01-01T00:00:00Z', domain });
+    writeFileSync(home.cacheFile('fast.test'), record('fast.test'));
+    writeFileSync(home.cacheFile('b.test'), record('b.test'));
+    writeFileSync(home.cacheFile('a.test'), '{not json');
+    writeFileSync(home.cacheFile('b.test').replace('.json', '.boards.json'), '{}');
+    const text = await both(['auth', 'status']);
+    expect(text.code).toBe(0);
+    expect(text.stdout.split('\n').filter((line) => line !== '' && !line.startsWith('  '))).toEqual([
+      'fast.test (active)',
+      'a.test',
+      'b.test',
+    ]);
+    expect(text.stdout).toContain('a.test\n  Not logged in: run `skiff auth login`.\n  (token cache ');
+    expect(text.stdout).toContain('b.test\n  Logged in as unknown\n  Token valid until 2099-01-01 00:00:00 UTC\n');
+    const list = JSON.parse((await both(['auth', 'status', '--json', '--context', 'local'])).stdout);
+    expect(
+      list.map((d: { name: string; active: boolean; loggedIn: boolean }) => [d.name, d.active, d.loggedIn]),
+    ).toEqual([
+      ['fast.test', true, true],
+      ['a.test', false, false],
+      ['b.test', false, true],
+    ]);
+    expect(text.stdout).not.toContain('"r"');
   });
 
   it('errors with --json', async () => {

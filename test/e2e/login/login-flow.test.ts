@@ -75,8 +75,11 @@ describe('auth sso against a real OpenID provider', () => {
     expect(lines[0]).toBe('Logged in as alice@example.com');
     expect(lines[1]).toMatch(/^Token valid until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     expect(lines).toContain('Domain: e2e.test');
-    const report = JSON.parse(json.stdout);
+    const [report, ...others] = JSON.parse(json.stdout);
+    expect(others).toEqual([]);
     expect(report).toMatchObject({
+      name: 'e2e.test',
+      active: true,
       loggedIn: true,
       identity: 'alice@example.com',
       expired: false,
@@ -243,7 +246,7 @@ describe('auth login, git and boards end to end', () => {
 
   it('status --json reports the git token without showing it', async () => {
     const json = await home.run(['auth', 'status', '--json']);
-    expect(JSON.parse(json.stdout)).toMatchObject({ gitToken: true });
+    expect(JSON.parse(json.stdout)[0]).toMatchObject({ gitToken: true });
     expect(json.stdout).not.toContain(GOOD_GIT_TOKEN);
   });
 });

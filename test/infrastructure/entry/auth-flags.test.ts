@@ -1,3 +1,4 @@
+import AuthKubeCredential from '../../../src/adapters/commands/auth/kube-credential';
 import AuthStatus from '../../../src/adapters/commands/auth/status';
 import AuthToken from '../../../src/adapters/commands/auth/token';
 import { FlagSpecs } from '../../../src/adapters/shared/inbound/cli/flag-specs';
@@ -27,7 +28,11 @@ function fastFlagsOf(specs: FlagSpecs) {
   return kinds.sort(([a], [b]) => String(a).localeCompare(String(b)));
 }
 
-const COMMANDS: Record<keyof typeof FAST_AUTH_FLAGS, unknown> = { token: AuthToken, status: AuthStatus };
+const COMMANDS: Record<keyof typeof FAST_AUTH_FLAGS, unknown> = {
+  token: AuthToken,
+  'kube-credential': AuthKubeCredential,
+  status: AuthStatus,
+};
 
 describe("the auth fast path's flags", () => {
   it.each(Object.keys(FAST_AUTH_FLAGS) as Array<keyof typeof FAST_AUTH_FLAGS>)('are those of `auth %s`', (verb) => {

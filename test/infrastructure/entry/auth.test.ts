@@ -11,6 +11,11 @@ describe('the auth fast path understands exactly', () => {
       context: 'prod',
       json: false,
     });
+    expect(parseAuthArgs(['kube-credential', '--context', 'prod'])).toEqual({
+      verb: 'kube-credential',
+      context: 'prod',
+      json: false,
+    });
     expect(parseAuthArgs(['status', '--json', '--domain=a.org'])).toEqual({
       verb: 'status',
       domain: 'a.org',
@@ -30,6 +35,8 @@ describe('the auth fast path understands exactly', () => {
     [['token', '--domain=']],
     [['token', '--domain', 'a', '--domain', 'b']],
     [['status', '--json', '--json']],
+    [['kube-credential', '--json']],
+    [['setup-kube']],
     [['status', 'extra']],
   ])('and hands %j to oclif', (argv) => {
     expect(parseAuthArgs(argv)).toBeUndefined();

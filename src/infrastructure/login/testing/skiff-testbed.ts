@@ -17,6 +17,10 @@ import { PROMPT } from '../../../application/login/ports/prompt.port';
 import { RANDOM } from '../../../application/login/ports/random.port';
 import { REFRESH_LOCK } from '../../../application/login/ports/refresh-lock.port';
 import { TOKEN_CACHE } from '../../../application/login/ports/token-cache.port';
+import { DEVICE_AUTHORIZATION } from '../../../application/login/ports/device-authorization.port';
+import { FakeDeviceAuthorization } from '../../../adapters/fakes/login/fake-device-authorization';
+import { CACHED_DOMAINS } from '../../../application/login/ports/cached-domains.port';
+import { FakeCachedDomains } from '../../../adapters/fakes/login/fake-cached-domains';
 import { FakeBoardTool } from '../../../adapters/fakes/login/fake-board-tool';
 import { FakeCallbackListener } from '../../../adapters/fakes/login/fake-callback-listener';
 import { FakeIdentityProvider } from '../../../adapters/fakes/login/fake-identity-provider';
@@ -67,6 +71,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
     gitHost: new FakeGitHost(),
     boardTool: new FakeBoardTool(),
     boardCredentials: new FakeBoardCredentials(),
+    device: new FakeDeviceAuthorization(),
   };
   const overrides = new ContainerModule(({ rebindSync }) => {
     const pairs: Array<[symbol, unknown]> = [
@@ -85,6 +90,8 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [GIT_HOST, fakes.gitHost],
       [BOARD_TOOL, fakes.boardTool],
       [BOARD_CREDENTIALS, fakes.boardCredentials],
+      [DEVICE_AUTHORIZATION, fakes.device],
+      [CACHED_DOMAINS, new FakeCachedDomains(fakes.cache)],
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);
   });
