@@ -1,5 +1,5 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { ROOT } from '../support/skiff-home';
 
@@ -84,4 +84,26 @@ export function failure(what: string, ran: Ran): string {
 /** The files in a .tgz, as tar lists them. */
 export function tarball(file: string): string[] {
   return execFileSync('tar', ['tzf', file], { encoding: 'utf8' }).trim().split('\n');
+}
+
+/** What packing needs besides a native build: the arm64 cross-compiler with its C library, and qemu to run its output. */
+const PACKAGES = 'gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static';
+
+/**
+ * Whether the package suite runs here. Where the arm64 tools are missing it is left out with
+ * one line saying what to install; SKIFF_PACKAGE_TESTS=1 (CI sets it) makes that an error,
+ * =0 leaves it out.
+ */
+export function packageTestsRunHere(): boolean {
+  const flag = process.env.SKIFF_PACKAGE_TESTS;
+  if (flag === '0') return false;
+  const missing = ['aarch64-linux-gnu-gcc', 'qemu-aarch64-static'].filter(
+    (tool) => spawnSync(tool, ['--version'], { stdio: 'ignore' }).status !== 0,
+  );
+  if (!existsSync('/usr/aarch64-linux-gnu/include/stdio.h')) missing.push("arm64's C library headers");
+  if (missing.length === 0) return true;
+  const why = `${missing.join(', ')} missing (apt-get install ${PACKAGES})`;
+  if (flag === '1') throw new Error(`the package suite cannot run: ${why}`);
+  process.stderr.write(`package suite not run here: ${why}; SKIFF_PACKAGE_TESTS=1 makes this an error\n`);
+  return false;
 }
