@@ -2,6 +2,8 @@
   # native/README.md says what each target is and who runs it.
   "target_defaults": {
     "include_dirs": ["native/common"],
+    # The package's version, which `skiff --version` shows beside its own (two installs mixed).
+    "defines": ["SKIFF_VERSION=\"<!(node -p \"require('./package.json').version\")\""],
     "cflags": ["-Wall", "-Wextra", "-Werror", "-O2"]
   },
   "targets": [

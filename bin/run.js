@@ -35,6 +35,13 @@ if (argv[0] === 'auth' && (argv[1] === 'token' || argv[1] === 'kube-credential' 
   }
 }
 
+// `skiff --version` (and -v) says which native parts and which containerd shim go with this
+// skiff too (docs/install.md): oclif's line, then one line for each.
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+  process.stdout.write(require('../dist/adapters/shim/inbound/cli/version-report').versionReport());
+  return;
+}
+
 require('reflect-metadata');
 // Plugins' commands import `skiff/plugin`: they get this skiff (see plugin-host.ts).
 require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();

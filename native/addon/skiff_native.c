@@ -368,5 +368,8 @@ NAPI_MODULE_INIT() {
   skiff_register_spawn(env, exports);
   skiff_register_oom(env, exports);
   skiff_register_send_fds(env, exports);
+  napi_value version;
+  napi_create_string_utf8(env, SKIFF_VERSION, NAPI_AUTO_LENGTH, &version);
+  napi_set_named_property(env, exports, "version", version);
   return exports;
 }

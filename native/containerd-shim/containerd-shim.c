@@ -158,7 +158,7 @@ static void write_address(const char *bundle, const char *address) {
   if (!ok || rename(tmp, path) != 0) die("cannot write the bundle's address file", strerror(errno));
 }
 
-/* The package directory: this binary is <pkg>/build/Release/containerd-shim-skiff-v2. */
+/* The package directory: this binary is <pkg>/build/Release/ or <pkg>/prebuilds/<platform>-<arch>/containerd-shim-skiff-v2. */
 static void package_dir(char *out, size_t size) {
   ssize_t n = readlink("/proc/self/exe", out, size - 1);
   if (n < 0) die("cannot find this binary", strerror(errno));
@@ -170,30 +170,87 @@ static void package_dir(char *out, size_t size) {
   }
 }
 
-/* SKIFF_NODE in containerd's environment, else the Node.js that built skiff (dist/node-path,
- * containerd's PATH need not have one), else node on PATH. */
-static void node_of(const char *pkg, char *out, size_t size) {
+/* Says `line` where containerd's log shows it (the bundle's `log` FIFO, which containerd copies to its
+ * own output) and where its client does (this program's output, which containerd puts in the error),
+ * then exits. */
+static void die_logged(const char *bundle, const char *line) {
+  char log_path[PATH_MAX];
+  if (layout_path(log_path, sizeof log_path, "%s/log", bundle) == 0) {
+    int log = open(log_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (log >= 0) {
+      dprintf(log, "containerd-shim-skiff-v2: %s\n", line);
+      close(log);
+    }
+  }
+  die(line, NULL);
+}
+
+static int executable_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* `node` in a directory of containerd's PATH, into out; 0 when found. */
+static int node_on_path(char *out, size_t size) {
+  const char *path = getenv("PATH");
+  while (path != NULL && *path != '\0') {
+    size_t len = strcspn(path, ":");
+    if (len > 0 && layout_path(out, size, "%.*s/node", (int)len, path) == 0 && executable_file(out)) return 0;
+    path += len + (path[len] == ':');
+  }
+  return -1;
+}
+
+/* The Node.js that runs the serving process (docs/install.md, "Which Node.js the shim runs"):
+ * SKIFF_NODE in containerd's environment; else the node of the npm prefix skiff was installed into
+ * globally (<prefix>/lib/node_modules/skiff beside <prefix>/bin/node: where `npm install -g` and the
+ * node it came with are); else the one that built skiff in a checkout (dist/node-path, not in the
+ * package); else node on containerd's PATH, which a systemd unit keeps short. None: one line. */
+static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
+  char line[3 * PATH_MAX];
   const char *chosen = getenv("SKIFF_NODE");
   if (chosen != NULL && *chosen != '\0') {
     path_or_die(layout_path(out, size, "%s", chosen), "SKIFF_NODE");
-    return;
+    if (executable_file(out)) return;
+    snprintf(line, sizeof line,
+             "SKIFF_NODE=%s in containerd's environment is not an executable file: set it to the path of "
+             "Node.js 20 or newer (`command -v node` where skiff was installed)",
+             chosen);
+    die_logged(bundle, line);
+  }
+  char prefix[PATH_MAX], beside[PATH_MAX + 64];
+  snprintf(prefix, sizeof prefix, "%s", pkg);
+  snprintf(beside, sizeof beside, "skiff (%s) is not in an npm prefix's lib/node_modules", pkg);
+  char *mark = strstr(prefix, "/lib/node_modules/");
+  if (mark != NULL && strchr(mark + strlen("/lib/node_modules/"), '/') == NULL) {
+    *mark = '\0';
+    if (layout_path(out, size, "%s/bin/node", prefix) == 0 && executable_file(out)) return;
+    snprintf(beside, sizeof beside, "%s/bin/node (skiff's npm prefix) does not exist", prefix);
   }
   char recorded_path[PATH_MAX];
   path_or_die(layout_path(recorded_path, sizeof recorded_path, "%s/dist/node-path", pkg), pkg);
   char *recorded = read_file(recorded_path, PATH_MAX, NULL);
-  if (recorded != NULL) recorded[strcspn(recorded, "\n")] = '\0';
-  if (recorded == NULL || recorded[0] == '\0' || layout_path(out, size, "%s", recorded) != 0)
-    snprintf(out, size, "node");
-  free(recorded);
+  if (recorded != NULL) {
+    recorded[strcspn(recorded, "\n")] = '\0';
+    int ok = recorded[0] != '\0' && layout_path(out, size, "%s", recorded) == 0 && executable_file(out);
+    free(recorded);
+    if (ok) return;
+  }
+  if (node_on_path(out, size) == 0) return;
+  const char *path = getenv("PATH");
+  snprintf(line, sizeof line,
+           "no Node.js to run skiff's serving process: SKIFF_NODE is unset, %s, and containerd's PATH (%s) "
+           "has no node; set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment "
+           "(systemctl edit containerd: Environment=SKIFF_NODE=...)",
+           beside, path != NULL ? path : "unset");
+  die_logged(bundle, line);
 }
 
 /* Starts the serving process: node <pkg>/bin/containerd-daemon.js with the listener on fd 3. */
 static void spawn_server(const struct flags *f, int listener, const char *socket_path, const char *state,
-                         const char *bundle) {
-  char pkg[PATH_MAX], node[PATH_MAX], script[PATH_MAX], state_dir[PATH_MAX], log_path[PATH_MAX];
-  package_dir(pkg, sizeof pkg);
+                         const char *bundle, const char *pkg, const char *node) {
+  char script[PATH_MAX], state_dir[PATH_MAX], log_path[PATH_MAX];
   path_or_die(layout_path(script, sizeof script, "%s/bin/containerd-daemon.js", pkg), pkg);
-  node_of(pkg, node, sizeof node);
   path_or_die(layout_server_state_dir(state_dir, sizeof state_dir, state, f->namespace), state);
   path_or_die(layout_path(log_path, sizeof log_path, "%s/log", bundle), bundle);
   const char *ttrpc = getenv("TTRPC_ADDRESS");
@@ -214,10 +271,13 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     ssize_t n = read(report[0], &err, sizeof err);
     close(report[0]);
     if (n == (ssize_t)sizeof err) {
-      char what[PATH_MAX + 64];
-      snprintf(what, sizeof what, "cannot run %s (%s); is Node.js installed?", node, strerror(err));
+      char what[PATH_MAX + 160];
+      snprintf(what, sizeof what,
+               "cannot run %s (%s): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's "
+               "environment",
+               node, strerror(err));
       unlink(socket_path);
-      die(what, NULL);
+      die_logged(bundle, what);
     }
     return;
   }
@@ -235,10 +295,10 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     dup2(listener, 3);
     close(listener);
   }
-  char *args[] = {node, script, "--namespace", (char *)f->namespace, "--address", (char *)f->address,
+  char *args[] = {(char *)node, script, "--namespace", (char *)f->namespace, "--address", (char *)f->address,
                   "--ttrpc-address", (char *)ttrpc, "--state-dir", state_dir, "--socket", (char *)socket_path,
                   f->debug ? "--debug" : NULL, NULL};
-  execvp(node, args);
+  execv(node, args);
   int err = errno;
   if (write(report[1], &err, sizeof err) < 0) _exit(127);
   _exit(127);
@@ -276,8 +336,12 @@ static int do_start(const struct flags *f) {
     int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lock < 0 || flock(lock, LOCK_EX) != 0) die("cannot lock the group", strerror(errno));
     if (!connect_unix(socket_path)) {
+      /* Found before the socket is bound: a start that fails leaves no socket behind. */
+      char pkg[PATH_MAX], node[PATH_MAX];
+      package_dir(pkg, sizeof pkg);
+      find_node(pkg, bundle, node, sizeof node);
       int listener = listen_unix(socket_path);
-      spawn_server(f, listener, socket_path, state, bundle);
+      spawn_server(f, listener, socket_path, state, bundle, pkg, node);
       close(listener);
     }
     close(lock);
@@ -374,6 +438,10 @@ int main(int argc, char **argv) {
   struct flags f;
   char why[256];
   if (parse_flags(argc, argv, &f, why, sizeof why) != 0) die(why, NULL);
+  if (f.version) {
+    printf("containerd-shim-skiff-v2 %s\n", SKIFF_VERSION);
+    return 0;
+  }
   if (f.action != NULL && strcmp(f.action, "start") == 0) return do_start(&f);
   if (f.action != NULL && strcmp(f.action, "delete") == 0) return do_delete(&f);
   fprintf(stderr,

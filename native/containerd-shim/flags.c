@@ -46,6 +46,10 @@ int parse_flags(int argc, char *const *argv, struct flags *f, char *why, size_t 
       if (eq == NULL) f->debug = 1;
       continue;
     }
+    if (eq == NULL && (named(name, len, "v") || named(name, len, "version"))) {
+      f->version = 1;
+      continue;
+    }
     const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
     if (value == NULL) return snprintf(why, why_size, "flag needs a value: %s", arg), -1;
     if (named(name, len, "namespace")) f->namespace = value;

@@ -6,12 +6,12 @@
 
 struct flags {
   const char *namespace, *address, *publish_binary, *id, *bundle, *action;
-  int debug;
+  int debug, version;
 };
 
 /*
  * Reads argv as Go's flag package does (-name value, -name=value, --name, a boolean -debug or
- * -debug=true|false; `--` ends the flags), the action being the one argument that is not a flag. Flags of other
+ * -debug=true|false, and -v or -version, which containerd's shims answer with their version; `--` ends the flags), the action being the one argument that is not a flag. Flags of other
  * containerd versions (-socket, -shim-*) take a value and are ignored. Returns 0, or -1 with
  * one line of why in `why`.
  */

@@ -3,11 +3,22 @@
 // writes lives under its own directory, its sockets too, and it never touches the
 // machine's containerd (/var/lib/containerd, /run/containerd/containerd.sock).
 // Reference: containerd's docs/man/containerd-config.toml.5.md and docs/cri/config.md (1.6).
+const { execFileSync } = require('node:child_process');
+const path = require('node:path');
 const { layout } = require('./layout');
 const { PAUSE_IMAGE } = require('../busybox-image');
 
-/** The CRI runtime handlers (RuntimeClass handler name -> runtime_type) every instance offers. */
+/**
+ * The CRI runtime handlers (RuntimeClass handler name -> runtime_type) every instance offers:
+ * runc's written here, skiff's the section `skiff containerd config` prints (skiffSection).
+ */
 const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2' };
+
+/** What an operator appends to config.toml: `skiff containerd config` of this checkout, for containerd 1.6. */
+function printedSkiffSection() {
+  const run = path.join(__dirname, '../../bin/run.js');
+  return execFileSync(process.execPath, [run, 'containerd', 'config', '--format', 'v2'], { encoding: 'utf8' });
+}
 
 /**
  * Snapshotters that would probe or claim host filesystems (and log errors for each) and
@@ -26,7 +37,8 @@ const str = (value) => JSON.stringify(value);
 
 /**
  * The config.toml text for the instance in `dir`. Options: cri (default false: the CRI
- * plugin is disabled), sandboxImage (default the local pause image), logLevel.
+ * plugin is disabled), sandboxImage (default the local pause image), logLevel, skiffSection
+ * (skiff's runtime handler as `skiff containerd config` printed it; default this checkout's).
  */
 function containerdConfig(dir, options = {}) {
   const p = layout(dir);
@@ -50,7 +62,9 @@ function containerdConfig(dir, options = {}) {
     `    path = ${str(`${p.root}/opt`)}`,
     ...criSection(p, options),
   ];
-  return `${lines.join('\n')}\n`;
+  // Appended as the README tells an operator to, so the CRI suites run pods through the printed text.
+  const skiff = options.cri ? ['', (options.skiffSection ?? printedSkiffSection()).trimEnd()] : [];
+  return `${[...lines, ...skiff].join('\n')}\n`;
 }
 
 /**
@@ -77,10 +91,8 @@ function criSection(p, options) {
     `    [${section}.containerd]`,
     '      snapshotter = "overlayfs"',
     '      default_runtime_name = "runc"',
-    ...Object.entries(RUNTIMES).flatMap(([handler, type]) => [
-      `      [${section}.containerd.runtimes.${handler}]`,
-      `        runtime_type = ${str(type)}`,
-    ]),
+    `      [${section}.containerd.runtimes.runc]`,
+    `        runtime_type = ${str(RUNTIMES.runc)}`,
   ];
 }
 

@@ -41,11 +41,21 @@ function tail(file, count = 5) {
   }
 }
 
+/** containerd's path on this process's PATH ('containerd' when it is not found: spawn then says so). */
+function containerdBinary() {
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    const candidate = path.join(dir, 'containerd');
+    if (dir !== '' && fs.existsSync(candidate)) return candidate;
+  }
+  return 'containerd';
+}
+
 class PrivateContainerd {
   /**
    * Starts an instance. Options: cri (enable the CRI plugin, default false), logLevel
    * ('info'; 'debug' also passes -debug to shims), shimDirs (dirs put first on containerd's
-   * PATH, default [<repo>/bin]), env (extra environment for containerd and its shims).
+   * PATH, default [<repo>/bin]), systemPath (the rest of its PATH, default this process's), env
+   * (extra environment for containerd and its shims), skiffSection (see config.js).
    */
   static async start(options = {}) {
     const stale = await sweepStale();
@@ -100,12 +110,13 @@ class PrivateContainerd {
     const env = {
       ...process.env,
       ...this.options.env,
-      PATH: [...shimDirs, process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'].join(':'),
+      PATH: [...shimDirs, this.options.systemPath ?? process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'].join(':'),
     };
     const log = fs.openSync(p.log, 'a', 0o600);
     let child;
     try {
-      child = spawn('containerd', ['--config', p.config], { stdio: ['ignore', log, log], env });
+      // Found on this process's PATH: containerd's own (systemPath) need not have it.
+      child = spawn(containerdBinary(), ['--config', p.config], { stdio: ['ignore', log, log], env });
     } finally {
       fs.closeSync(log);
     }

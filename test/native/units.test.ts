@@ -29,6 +29,7 @@ describe('the C units', () => {
       sources: [`test/native/units/${test}`, ...sources],
       includeDirs: ['native/common', ...new Set(sources.map((s) => s.slice(0, s.lastIndexOf('/'))))],
       cflags: ['-Wall', '-Wextra', '-Werror'],
+      defines: [],
     };
     compile(program, binary, SANITIZE);
     const result = runs.run(binary, []);

@@ -44,6 +44,10 @@ export interface ContainerdOptions {
   readonly shimDirs?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly sandboxImage?: string;
+  /** skiff's section of config.toml as `skiff containerd config` printed it (default: this checkout's, for 1.6). */
+  readonly skiffSection?: string;
+  /** containerd's PATH after shimDirs (default: this process's). */
+  readonly systemPath?: string;
 }
 
 export interface CtrResult {

@@ -108,15 +108,44 @@ if (LINUX)
       expect(bad.stderr.toString().trim().split('\n')).toHaveLength(1);
     });
 
-    it('start fails in one line, and leaves no socket, when Node.js cannot be run', () => {
+    it('start fails in one line, and leaves no socket, when SKIFF_NODE names no executable', () => {
       const l = layout('n2', 'c1');
       made.push(l.root);
       const args = ['-namespace', 'n2', '-address', l.address, '-id', 'c1', 'start'];
       const result = shim(l.bundle, args, { SKIFF_NODE: '/nonexistent/node' });
       expect(result.status).toBe(1);
-      expect(result.stderr.toString()).toMatch(/cannot run \/nonexistent\/node .*is Node.js installed\?\n$/);
+      expect(result.stderr.toString()).toBe(
+        "containerd-shim-skiff-v2: SKIFF_NODE=/nonexistent/node in containerd's environment is not an executable file: " +
+          'set it to the path of Node.js 20 or newer (`command -v node` where skiff was installed)\n',
+      );
       expect(result.stdout.length).toBe(0);
       expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
+    });
+
+    it('start fails in one line, and leaves no socket, when the Node.js it found cannot be run', () => {
+      const l = layout('n2', 'c2');
+      made.push(l.root);
+      const node = join(l.root, 'node');
+      writeFileSync(node, '#!/nonexistent/interpreter\n', { mode: 0o755 });
+      const args = ['-namespace', 'n2', '-address', l.address, '-id', 'c2', 'start'];
+      const result = shim(l.bundle, args, { SKIFF_NODE: node });
+      expect(result.status).toBe(1);
+      expect(result.stderr.toString()).toBe(
+        `containerd-shim-skiff-v2: cannot run ${node} (No such file or directory): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment\n`,
+      );
+      expect(result.stdout.length).toBe(0);
+      expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
+    });
+
+    it("-v prints its version, the package's, as containerd's shims do", () => {
+      const { version } = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as {
+        version: string;
+      };
+      const result = shim(tmpdir(), ['-v']);
+      expect({ status: result.status, stdout: result.stdout.toString() }).toEqual({
+        status: 0,
+        stdout: `containerd-shim-skiff-v2 ${version}\n`,
+      });
     });
 
     // Whatever the container's annotations: a pod's, none (ctr run), or a runc group that

@@ -14,6 +14,9 @@ export interface CliResult {
 
 /** A home of its own for the built CLI: XDG data, config and HOME in a temp directory. */
 export class CliHome {
+  /** `program`: the skiff to run (default this checkout's bin/run.js; an installed one's bin/run.js). */
+  constructor(private readonly program: string = RUN) {}
+
   readonly dir = mkdtempSync(join(tmpdir(), 'skiff-e2e-'));
   readonly env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -40,7 +43,10 @@ export class CliHome {
   }
 
   spawn(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-    return spawn(process.execPath, [RUN, ...args], { env: { ...this.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    return spawn(process.execPath, [this.program, ...args], {
+      env: { ...this.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
   }
 
   remove(): void {

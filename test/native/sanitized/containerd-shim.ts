@@ -126,7 +126,14 @@ export const containerdShim: SanitizedProgram = {
         const args = ['-namespace', 'n', '-address', join(state, 'c.sock'), '-id', 'c1', 'start'];
         const result = shim(runs, binary, bundle, args, { SKIFF_NODE: '/nonexistent/node' });
         expect(result.status).toBe(1);
-        expect(result.stderr).toMatch(/cannot run \/nonexistent\/node .*is Node.js installed\?\n$/);
+        expect(result.stderr).toMatch(
+          /^containerd-shim-skiff-v2: SKIFF_NODE=\/nonexistent\/node .* is not an executable file: /,
+        );
+        const broken = join(state, 'node');
+        writeFileSync(broken, '#!/nonexistent/interpreter\n', { mode: 0o755 });
+        const unrunnable = shim(runs, binary, bundle, args, { SKIFF_NODE: broken });
+        expect(unrunnable.status).toBe(1);
+        expect(unrunnable.stderr).toMatch(/cannot run .*\/node \(No such file or directory\): set SKIFF_NODE=/);
         expect(readdirSync(join(state, layout.SKIFF_DIR)).filter((f) => f.endsWith('.sock'))).toEqual([]);
       },
     },

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
@@ -16,6 +16,8 @@ export interface CProgram {
   readonly sources: readonly string[];
   readonly includeDirs: readonly string[];
   readonly cflags: readonly string[];
+  /** -D's, with gyp's `<!(command)` expanded as gyp does (the package version, for one). */
+  readonly defines: readonly string[];
 }
 
 interface GypTarget {
@@ -23,6 +25,7 @@ interface GypTarget {
   sources?: string[];
   include_dirs?: string[];
   cflags?: string[];
+  defines?: string[];
 }
 interface GypFile {
   target_defaults?: Omit<GypTarget, 'target_name'>;
@@ -44,7 +47,15 @@ export function gypProgram(name: string): CProgram {
     includeDirs: [...(defaults.include_dirs ?? []), ...(target.include_dirs ?? [])],
     // -O2 gives way to the sanitizers' -O1 (clearer reports, still the optimiser's UB).
     cflags: [...(defaults.cflags ?? []), ...(target.cflags ?? [])].filter((f) => !f.startsWith('-O')),
+    defines: [...(defaults.defines ?? []), ...(target.defines ?? [])].map(expandCommands),
   };
+}
+
+/** gyp's command expansion `<!(command)`: the command's output, run in the checkout. */
+function expandCommands(text: string): string {
+  return text.replace(/<!\(((?:[^()]|\([^()]*\))*)\)/g, (_, command: string) =>
+    execSync(command, { cwd: ROOT, encoding: 'utf8' }).trim(),
+  );
 }
 
 /** Compiles `program` with `extra` flags into `output`; throws with the compiler's messages. */
@@ -54,6 +65,7 @@ export function compile(program: CProgram, output: string, extra: readonly strin
     ...program.cflags,
     '-O1',
     ...extra,
+    ...program.defines.map((define) => `-D${define}`),
     ...program.includeDirs.flatMap((dir) => ['-I', resolve(ROOT, dir)]),
     ...program.sources.map((s) => resolve(ROOT, s)),
     '-o',

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 /** The directory holding skiff's package.json, found from wherever the code runs (dist/ or a bundle). */
 export function packageRoot(start: string = __dirname): string {
   for (let dir = start; ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'proto'))) return dir;
+    if (existsSync(join(dir, 'package.json')) && existsSync(join(dir, 'binding.gyp'))) return dir;
     if (dirname(dir) === dir) return start;
   }
 }

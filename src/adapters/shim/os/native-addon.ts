@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../../shared/helpers/package-info';
+import { addonPath, nativePartsDir } from './native-parts';
 
-/** The functions of native/addon/skiff_native.c (built by `npm install`). */
+/** The functions of native/addon/skiff_native.c (prebuilt in the package, or built from source). */
 export interface NativeAddon {
+  /** The package version the addon was built for (`skiff --version` shows it). */
+  readonly version: string;
   /** Bytes waiting unread in the pipe or FIFO behind `fd`. */
   fionread(fd: number): number;
   mkfifo(path: string, mode: number): void;
@@ -80,22 +81,14 @@ export interface NativeExit {
 let loaded: NativeAddon | undefined;
 let gate: string | undefined;
 
-/** The static start gate built beside the addon (native/gate/gate.c). */
+/** The static start gate, built beside the addon (native/gate/gate.c). */
 export function gatePath(): string {
-  // Asked at every spawn: finding the package root takes a few stat calls, so once.
-  gate ??= join(packageRoot(), 'build', 'Release', 'skiff-gate');
+  // Asked at every spawn: finding the native parts takes a few stat calls, so once.
+  gate ??= join(nativePartsDir(), 'skiff-gate');
   return gate;
 }
 
 export function nativeAddon(): NativeAddon {
-  if (loaded === undefined) {
-    const path = join(packageRoot(), 'build', 'Release', 'skiff_native.node');
-    if (!existsSync(path)) {
-      throw new Error(
-        `skiff's native addon ${path} is missing: run \`npm install\` (it builds it with the C compiler)`,
-      );
-    }
-    loaded = require(path) as NativeAddon;
-  }
+  loaded ??= require(addonPath()) as NativeAddon;
   return loaded;
 }
