@@ -55,15 +55,16 @@ describe.each(runtimes())('descriptors of the serving process after %s lifecycle
     expect(kinds(settled)).toEqual(kinds(before));
   }, 180_000);
 
-  /** Create, Start, Kill (SIGKILL or SIGTERM), Wait, Delete. */
+  /** Create, Start, Kill (SIGKILL or SIGTERM), Wait, Delete; the id is this process's, so no other run's cgroup has its name. */
   async function lifecycle(i: number): Promise<void> {
     const client = shim.client;
-    await client.create({ id: 'again', bundle });
-    const wait = client.wait('again');
-    await client.start('again');
-    await client.kill('again', i % 2 === 0 ? 9 : 15);
+    const id = `again-${process.pid}`;
+    await client.create({ id, bundle });
+    const wait = client.wait(id);
+    await client.start(id);
+    await client.kill(id, i % 2 === 0 ? 9 : 15);
     await wait;
-    await client.delete('again');
+    await client.delete(id);
   }
 });
 
