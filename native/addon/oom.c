@@ -2,8 +2,16 @@
  * watchOom(memoryCgroupDir, callback): cgroup v1's OOM notification (Documentation/admin-guide/
  * cgroup-v1/memory.rst, "Memory thresholds"/"OOM Control"): an eventfd registered through
  * cgroup.event_control against memory.oom_control, polled on Node's event loop. callback()
- * runs once per OOM kill in that cgroup; the watch ends by itself when the cgroup is removed
- * (the kernel signals the eventfd then too, and memory.oom_control is gone).
+ * runs once per OOM notification in that cgroup; the watch ends by itself when the cgroup is
+ * removed: the kernel signals the eventfd once more then, and never again.
+ *
+ * That last signal comes from a work item queued after the rmdir, some milliseconds later, by
+ * which time a new cgroup of the same name may exist (a container id used again: runc names
+ * the cgroup after it when the bundle has no cgroupsPath). So the cgroup is known by its
+ * directory's inode (kernfs never gives one to two directories), not by its path: a path that
+ * is gone, or names another directory, means this cgroup was removed, and that wake-up is
+ * never reported as an OOM. Only the eventfd stays open, as in containerd's cgroups
+ * (cgroup1/memory.go closes the event file once registered).
  */
 #define _GNU_SOURCE
 #include <node_api.h>
@@ -13,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/eventfd.h>
@@ -24,15 +33,22 @@
 #ifdef __linux__
 typedef struct {
   skiff_poll_watch base; /* first: the poll's data is this watch */
-  int efd, ofd;
-  char control[4096];
+  int efd;
+  dev_t dev;
+  ino_t ino;
+  char dir[3900];
 } oom_watch;
 
 static void release_oom(skiff_poll_watch *base) {
   oom_watch *w = (oom_watch *)base;
   close(w->efd);
-  close(w->ofd);
   free(w);
+}
+
+/* Whether the watched cgroup's directory is still there: the same inode at the same path. */
+static int cgroup_alive(const oom_watch *w) {
+  struct stat st;
+  return stat(w->dir, &st) == 0 && st.st_dev == w->dev && st.st_ino == w->ino;
 }
 
 static void on_oom(skiff_poll_watch *base, int status) {
@@ -42,11 +58,13 @@ static void on_oom(skiff_poll_watch *base, int status) {
     if (status < 0 || errno != EAGAIN) skiff_watch_end(base);
     return;
   }
-  if (access(w->control, F_OK) != 0) { /* the cgroup went away: that was its removal */
-    skiff_watch_end(base);
+  if (cgroup_alive(w)) {
+    skiff_watch_call(base, NULL, NULL);
     return;
   }
-  skiff_watch_call(base, NULL, NULL);
+  /* The removal counts one; more means OOM notifications came in the same wake-up. */
+  if (count > 1) skiff_watch_call(base, NULL, NULL);
+  skiff_watch_end(base);
 }
 #endif
 
@@ -54,26 +72,32 @@ static napi_value WatchOom(napi_env env, napi_callback_info info) {
 #ifdef __linux__
   size_t argc = 2, len;
   napi_value argv[2];
-  char dir[3900];
+  char path[4096], line[64];
+  struct stat st;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  if (argc < 2 || napi_get_value_string_utf8(env, argv[0], dir, sizeof dir, &len) != napi_ok || len >= sizeof dir - 1)
-    return skiff_throw_errno(env, "watchOom", EINVAL);
   oom_watch *w = calloc(1, sizeof *w);
   if (w == NULL) return skiff_throw_errno(env, "watchOom", ENOMEM);
-  snprintf(w->control, sizeof w->control, "%s/memory.oom_control", dir);
-  w->ofd = open(w->control, O_RDONLY | O_CLOEXEC);
+  if (argc < 2 || napi_get_value_string_utf8(env, argv[0], w->dir, sizeof w->dir, &len) != napi_ok ||
+      len >= sizeof w->dir - 1) {
+    free(w);
+    return skiff_throw_errno(env, "watchOom", EINVAL);
+  }
+  snprintf(path, sizeof path, "%s/memory.oom_control", w->dir);
+  int ofd = open(path, O_RDONLY | O_CLOEXEC);
   w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  int err = w->ofd < 0 || w->efd < 0 ? errno : 0;
+  /* The directory's identity, taken before registering: a removal after this is seen at the wake-up. */
+  int err = ofd < 0 || w->efd < 0 || stat(w->dir, &st) != 0 ? errno : 0;
   if (err == 0) {
-    char path[4096], line[64];
-    snprintf(path, sizeof path, "%s/cgroup.event_control", dir);
+    w->dev = st.st_dev;
+    w->ino = st.st_ino;
+    snprintf(path, sizeof path, "%s/cgroup.event_control", w->dir);
     int cfd = open(path, O_WRONLY | O_CLOEXEC);
-    int n = snprintf(line, sizeof line, "%d %d", w->efd, w->ofd);
+    int n = snprintf(line, sizeof line, "%d %d", w->efd, ofd);
     if (cfd < 0 || write(cfd, line, (size_t)n) != n) err = errno;
     if (cfd >= 0) close(cfd);
   }
+  if (ofd >= 0) close(ofd); /* the registered event does not need it open */
   if (err != 0) {
-    if (w->ofd >= 0) close(w->ofd);
     if (w->efd >= 0) close(w->efd);
     free(w);
     return skiff_throw_errno(env, "watchOom", err);
