@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { anchors, brokenLinks, relativeLinks, slug } from '../support/markdown-links';
@@ -64,5 +64,13 @@ describe('every relative link of the README and docs/ resolves', () => {
   ];
   it.each(pages)('%s', (page) => {
     expect(brokenLinks(ROOT, page)).toEqual([]);
+  });
+});
+
+describe('docs/README.md, the index', () => {
+  it('lists every page of docs/', () => {
+    const index = readFileSync(join(ROOT, 'docs', 'README.md'), 'utf8');
+    const pages = readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md') && name !== 'README.md');
+    expect(pages.filter((page) => !index.includes(`](${page})`))).toEqual([]);
   });
 });
