@@ -40,7 +40,16 @@
         {
           "target_name": "containerd-shim-skiff-v2",
           "type": "executable",
-          "sources": ["native/containerd-shim/containerd-shim.c"],
+          # `keep` runs the pod keeper (native/keeper/): one binary, so `start` execs itself.
+          "sources": [
+            "native/containerd-shim/containerd-shim.c",
+            "native/keeper/keeper.c",
+            "native/keeper/keeper-start.c",
+            "native/keeper/relay.c",
+            "native/keeper/serving.c",
+            "native/keeper/ttrpc-wire.c"
+          ],
+          "include_dirs": ["native/keeper"],
           # Paths are PATH_MAX buffers and the socket path is checked against sun_path.
           "cflags": ["-Wno-format-truncation", "-Wno-stringop-truncation"]
         }

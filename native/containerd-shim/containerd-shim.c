@@ -11,6 +11,8 @@
  *           deleted has left nothing: print an empty DeleteResponse. Otherwise the server
  *           died with it: `runc delete --force` (kills what still runs), unmount the rootfs,
  *           remove the task's files, print DeleteResponse{pid, 137, now} as runc's shim does.
+ *   keep    the pod keeper (native/keeper/, docs/keeper-protocol.md): `start` runs it, and
+ *           prints the pod socket instead, when containerd's environment has SKIFF_KEEPER=1.
  *
  * Written in C because containerd execs it for every container: Node's start-up would be
  * most of a `ctr run`. Flags as Go's flag package takes them: -name value, -name=value, --name.
@@ -32,6 +34,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "keeper-start.h"
+#include "keeper.h"
 
 #define TASK_DIR_MARK "/io.containerd.runtime.v2.task/"
 #define GROUP_ANNOTATION "io.containerd.runc.v2.group"
@@ -203,26 +208,30 @@ static void package_dir(char *out, size_t size) {
   }
 }
 
+/* SKIFF_NODE in containerd's environment, else the Node.js that built skiff (dist/node-path,
+ * containerd's PATH need not have one), else node on PATH. */
+static void node_of(const char *pkg, char *node, size_t size) {
+  const char *chosen = getenv("SKIFF_NODE");
+  snprintf(node, size, "%s/dist/node-path", pkg);
+  char *recorded = chosen != NULL && *chosen != '\0' ? NULL : read_file(node, size - 1);
+  if (chosen != NULL && *chosen != '\0') {
+    snprintf(node, size, "%s", chosen);
+  } else if (recorded != NULL && recorded[0] != '\0') {
+    recorded[strcspn(recorded, "\n")] = '\0';
+    snprintf(node, size, "%s", recorded);
+  } else {
+    snprintf(node, size, "node");
+  }
+  free(recorded);
+}
+
 /* Starts the serving process: node <pkg>/bin/containerd-daemon.js with the listener on fd 3. */
 static void spawn_server(const struct flags *f, int listener, const char *socket_path, const char *skiff_dir,
                          const char *bundle) {
   char pkg[PATH_MAX], node[PATH_MAX], script[PATH_MAX], state[PATH_MAX], log_path[PATH_MAX];
   package_dir(pkg, sizeof pkg);
   snprintf(script, sizeof script, "%s/bin/containerd-daemon.js", pkg);
-  /* SKIFF_NODE in containerd's environment, else the Node.js that built skiff (dist/node-path,
-   * containerd's PATH need not have one), else node on PATH. */
-  const char *chosen = getenv("SKIFF_NODE");
-  snprintf(node, sizeof node, "%s/dist/node-path", pkg);
-  char *recorded = chosen != NULL && *chosen != '\0' ? NULL : read_file(node, sizeof node - 1);
-  if (chosen != NULL && *chosen != '\0') {
-    snprintf(node, sizeof node, "%s", chosen);
-  } else if (recorded != NULL && recorded[0] != '\0') {
-    recorded[strcspn(recorded, "\n")] = '\0';
-    snprintf(node, sizeof node, "%s", recorded);
-  } else {
-    snprintf(node, sizeof node, "node");
-  }
-  free(recorded);
+  node_of(pkg, node, sizeof node);
   snprintf(state, sizeof state, "%s/%s", skiff_dir, f->namespace);
   snprintf(log_path, sizeof log_path, "%s/log", bundle);
   const char *ttrpc = getenv("TTRPC_ADDRESS");
@@ -273,11 +282,84 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
   _exit(127);
 }
 
+/* The pod keeper (docs/keeper-protocol.md) is opt-in while it only relays: SKIFF_KEEPER=1. */
+static int keeper_wanted(void) {
+  const char *keeper = getenv("SKIFF_KEEPER");
+  return keeper != NULL && strcmp(keeper, "1") == 0;
+}
+
+/* The bundle (the working directory) and <state>/skiff, made 0700; with `pod`, the pod's
+ * keeper socket k-<hash>.sock, else the serving group's <hash>.sock (lock: the same .lock). */
+static void keeper_paths(const struct flags *f, int pod, char *bundle, char *skiff_dir, char *socket_path,
+                         char *lock_path) {
+  char state[PATH_MAX], name[256], path[PATH_MAX];
+  if (getcwd(bundle, PATH_MAX) == NULL) die("cannot read the bundle dir", strerror(errno));
+  if (!safe_name(f->namespace) || !safe_name(f->id)) die("-namespace and -id must be plain names", f->id);
+  state_dir_of(bundle, state, sizeof state);
+  if (pod) {
+    /* The runc shim's group: its annotation, else the CRI sandbox id, else the container's own id. */
+    snprintf(path, sizeof path, "%s/config.json", bundle);
+    char *json = read_file(path, MAX_CONFIG);
+    if (json == NULL) die("cannot read config.json in the bundle", path);
+    if (!json_string_after(json, GROUP_ANNOTATION, name, sizeof name) &&
+        !json_string_after(json, SANDBOX_ANNOTATION, name, sizeof name))
+      snprintf(name, sizeof name, "%s", f->id);
+    free(json);
+  } else {
+    group_of(bundle, name, sizeof name);
+  }
+  uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, f->address), f->namespace), name);
+  snprintf(skiff_dir, PATH_MAX, "%s/skiff", state);
+  mkdir(skiff_dir, 0700);
+  const char *prefix = pod ? "k-" : "";
+  int n = snprintf(socket_path, PATH_MAX, "%s/%s%016llx.sock", skiff_dir, prefix, (unsigned long long)h);
+  if (n >= (int)sizeof(((struct sockaddr_un *)0)->sun_path))
+    die("the group socket path is too long for a unix socket; give containerd a shorter state dir", socket_path);
+  snprintf(lock_path, PATH_MAX, "%s/%s%016llx.lock", skiff_dir, prefix, (unsigned long long)h);
+}
+
+/* `start` with a keeper: containerd dials the pod's keeper, which relays to the serving process. */
+static int start_keeper(const struct flags *f) {
+  char bundle[PATH_MAX], skiff_dir[PATH_MAX], socket_path[PATH_MAX], lock_path[PATH_MAX], log_path[PATH_MAX];
+  char why[PATH_MAX + 256], address[PATH_MAX + 8];
+  keeper_paths(f, 1, bundle, skiff_dir, socket_path, lock_path);
+  snprintf(log_path, sizeof log_path, "%s/log", bundle);
+  char *argv[] = {"containerd-shim-skiff-v2", "-namespace", (char *)f->namespace, "-address", (char *)f->address,
+                  "-id", (char *)f->id, "keep", NULL, NULL};
+  if (f->debug) argv[7] = "-debug", argv[8] = "keep";
+  if (keeper_ensure(socket_path, argv, log_path, why, sizeof why) != 0) die(why, NULL);
+  snprintf(address, sizeof address, "unix://%s", socket_path);
+  write_address(bundle, address);
+  fputs(address, stdout);
+  return 0;
+}
+
+/* `keep`: the pod keeper, run by `start` above; it derives the serving group as `start` does. */
+static int do_keep(const struct flags *f) {
+  struct keeper_config c;
+  char bundle[PATH_MAX], skiff_dir[PATH_MAX], pkg[PATH_MAX], ttrpc[PATH_MAX];
+  memset(&c, 0, sizeof c);
+  keeper_paths(f, 0, bundle, skiff_dir, c.group_socket, c.group_lock);
+  snprintf(c.state_dir, sizeof c.state_dir, "%s/%s", skiff_dir, f->namespace);
+  package_dir(pkg, sizeof pkg);
+  snprintf(c.script, sizeof c.script, "%s/bin/containerd-daemon.js", pkg);
+  node_of(pkg, c.node, sizeof c.node);
+  const char *given = getenv("TTRPC_ADDRESS");
+  if (given == NULL || *given == '\0') snprintf(ttrpc, sizeof ttrpc, "%s.ttrpc", f->address);
+  else snprintf(ttrpc, sizeof ttrpc, "%s", given);
+  c.namespace = f->namespace;
+  c.address = f->address;
+  c.ttrpc_address = ttrpc;
+  c.debug = f->debug;
+  return keeper_main(&c);
+}
+
 static int do_start(const struct flags *f) {
   /* The runtime options (an Any) arrive on stdin; Create carries them again, where they are read. */
   char sink[4096];
   while (read(0, sink, sizeof sink) > 0) {
   }
+  if (keeper_wanted()) return start_keeper(f);
   char bundle[PATH_MAX], state[PATH_MAX], skiff_dir[PATH_MAX], group[256], socket_path[PATH_MAX], lock_path[PATH_MAX];
   if (getcwd(bundle, sizeof bundle) == NULL) die("cannot read the bundle dir", strerror(errno));
   if (!safe_name(f->namespace) || !safe_name(f->id)) die("-namespace and -id must be plain names", f->id);
@@ -398,6 +480,7 @@ int main(int argc, char **argv) {
   parse_flags(argc, argv, &f);
   if (f.action != NULL && strcmp(f.action, "start") == 0) return do_start(&f);
   if (f.action != NULL && strcmp(f.action, "delete") == 0) return do_delete(&f);
+  if (f.action != NULL && strcmp(f.action, "keep") == 0) return do_keep(&f);
   fprintf(stderr,
           "usage: containerd-shim-skiff-v2 -namespace NS -address ADDR -id ID [-bundle DIR] [-debug] start|delete\n"
           "containerd runs this binary for --runtime io.containerd.skiff.v2 (see skiff's docs/containerd.md)\n");
