@@ -1,4 +1,6 @@
 import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
+import { Socket } from 'node:net';
+import { admitConnection } from './connection-admission';
 import { TtrpcConnection } from './ttrpc-connection';
 import { TtrpcServices } from './ttrpc-dispatch';
 
@@ -8,6 +10,8 @@ const STOP_GRACE_MS = 1000;
 /** A ttrpc server on a unix socket: any number of connections, each with any number of calls in flight. */
 export class TtrpcServer {
   private readonly connections = new Set<TtrpcConnection>();
+  /** Accepted, their first bytes not read yet. */
+  private readonly admitting = new Set<Socket>();
   /** Connections accepted so far: an idle server tells a new client from none by it. */
   private acceptedCount = 0;
 
@@ -17,9 +21,14 @@ export class TtrpcServer {
   ) {
     listener.accept((socket) => {
       this.acceptedCount++;
-      const connection = new TtrpcConnection(socket, services);
-      this.connections.add(connection);
-      socket.once('close', () => this.connections.delete(connection));
+      this.admitting.add(socket);
+      socket.once('close', () => this.admitting.delete(socket));
+      admitConnection(socket, (first) => {
+        this.admitting.delete(socket);
+        const connection = new TtrpcConnection(socket, services, first);
+        this.connections.add(connection);
+        socket.once('close', () => this.connections.delete(connection));
+      });
     });
   }
 
@@ -48,6 +57,7 @@ export class TtrpcServer {
    */
   async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.listener.close();
+    for (const socket of this.admitting) socket.destroy();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     await Promise.race([Promise.all([...this.connections].map((c) => c.endWhenIdle())), grace]);
