@@ -46,11 +46,11 @@ static int listen_pod(const char *path) {
 
 /* The keeper's first process: stdio, fds 3 and 4, then exec; it forks again and leaves. */
 static void exec_keeper(char *const argv[], int listener, int ready, const char *log_path) {
-  int null = open("/dev/null", O_RDWR);
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   /* containerd holds the log FIFO open for reading; non-blocking, so the keeper never stalls on it. */
-  int log = open(log_path, O_WRONLY | O_NONBLOCK);
+  int log = open(log_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
   /* 3 and 4 may be taken by the ones being moved: lift them above first. */
-  int l = fcntl(listener, F_DUPFD, 10), r = fcntl(ready, F_DUPFD, 10);
+  int l = fcntl(listener, F_DUPFD_CLOEXEC, 10), r = fcntl(ready, F_DUPFD_CLOEXEC, 10);
   dup2(null, 0);
   dup2(null, 1);
   dup2(log >= 0 ? log : null, 2);

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "keeper.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -19,6 +20,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -204,6 +206,19 @@ static void tell_start(const char *error) {
   close(READY_FD);
 }
 
+/* Whatever containerd or `start` left open besides 0-4 is not the keeper's to hold for the pod's life. */
+static void close_inherited(void) {
+  if (syscall(SYS_close_range, READY_FD + 1, ~0U, 0) == 0) return;
+  DIR *dir = opendir("/proc/self/fd");
+  if (dir == NULL) return;
+  struct dirent *entry;
+  while ((entry = readdir(dir)) != NULL) {
+    int fd = atoi(entry->d_name);
+    if (fd > READY_FD && fd != dirfd(dir)) close(fd);
+  }
+  closedir(dir);
+}
+
 static int setup(const struct keeper_config *config) {
   k.config = config;
   const char *idle = getenv("SKIFF_KEEPER_IDLE_MS");
@@ -218,6 +233,7 @@ static int setup(const struct keeper_config *config) {
     return 2;
   }
   snprintf(k.pod_socket, sizeof k.pod_socket, "%s", sa.sun_path);
+  close_inherited();
   int n = snprintf(k.fields, sizeof k.fields, "keeper=%s%cpid=", k.pod_socket, '\0');
   fcntl(LISTENER_FD, F_SETFD, FD_CLOEXEC);
   fcntl(READY_FD, F_SETFD, FD_CLOEXEC);

@@ -1,0 +1,139 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
+import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
+import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
+import { groupServerPids } from '../containerd/skiff-support';
+
+export const BUILT_SHIM = resolve(__dirname, '../../../build/Release/containerd-shim-skiff-v2');
+
+/**
+ * A containerd state dir with one bundle, as containerd lays it out before `start`
+ * (<state>/io.containerd.runtime.v2.task/<ns>/<id>), without a containerd. `log` is a plain
+ * file here, so what the keeper and the serving process write to stderr can be read.
+ */
+export interface Layout {
+  readonly root: string;
+  readonly state: string;
+  readonly address: string;
+  bundle(id: string, annotations?: Record<string, string>): string;
+}
+
+export function layout(ns: string): Layout {
+  const root = mkdtempSync(join(tmpdir(), 'skiff-keeper-'));
+  const state = join(root, 'state');
+  return {
+    root,
+    state,
+    address: join(root, 'c.sock'),
+    bundle(id, annotations = {}) {
+      const dir = join(state, 'io.containerd.runtime.v2.task', ns, id);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ annotations }));
+      writeFileSync(join(dir, 'log'), '');
+      return dir;
+    },
+  };
+}
+
+/** `start` with the keeper, as containerd runs it; the printed address, or the result when it failed. */
+export function start(
+  shim: string,
+  l: Layout,
+  ns: string,
+  id: string,
+  env: NodeJS.ProcessEnv = {},
+  annotations: Record<string, string> = {},
+) {
+  const bundle = l.bundle(id, annotations);
+  const result = spawnSync(shim, ['-namespace', ns, '-address', l.address, '-id', id, 'start'], {
+    cwd: bundle,
+    encoding: 'utf8',
+    timeout: 10_000,
+    env: { ...process.env, SKIFF_KEEPER: '1', ...env },
+  });
+  return { ...result, bundle, socket: result.stdout.replace(/^unix:\/\//, '') };
+}
+
+/** Pids of the keepers whose containerd address is `address`. */
+export function keeperPids(address: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (argv[argv.length - 2] === 'keep' && argv[argv.indexOf('-address') + 1] === address) pids.push(Number(entry));
+  }
+  return pids;
+}
+
+export function serverPids(l: Layout): number[] {
+  return groupServerPids(l.root);
+}
+
+/** Parent pid and session id from /proc/<pid>/stat. */
+export function parentAndSession(pid: number): { ppid: number; sid: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { ppid: Number(fields[1]), sid: Number(fields[3]) };
+}
+
+export function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** Whether `pid` still runs: a zombie does not (its parent, init here, reaps it when it gets to it). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Task calls by hand on one connection, as containerd makes them. */
+export class TaskCalls {
+  readonly client: TtrpcClient;
+  constructor(socket: string) {
+    this.client = new TtrpcClient(socket);
+  }
+  state(id: string) {
+    return this.client.call(TTRPC_TASK_SERVICE, 'State', Buffer.from(new task.v2.StateRequest({ id }).serialize()));
+  }
+  wait(id: string) {
+    return this.client.call(TTRPC_TASK_SERVICE, 'Wait', Buffer.from(new task.v2.WaitRequest({ id }).serialize()));
+  }
+  kill(id: string) {
+    const request = new task.v2.KillRequest({ id, signal: 9 });
+    return this.client.call(TTRPC_TASK_SERVICE, 'Kill', Buffer.from(request.serialize()));
+  }
+  create(id: string, bundle: string) {
+    const request = new task.v2.CreateTaskRequest({ id, bundle });
+    return this.client.call(TTRPC_TASK_SERVICE, 'Create', Buffer.from(request.serialize()));
+  }
+  shutdown(id: string) {
+    const request = new task.v2.ShutdownRequest({ id });
+    return this.client.call(TTRPC_TASK_SERVICE, 'Shutdown', Buffer.from(request.serialize()));
+  }
+  close() {
+    this.client.close();
+  }
+}
+
+/** A call's outcome as code and message (0 and '' for success). */
+export async function outcome(call: Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await call;
+    return { code: 0, message: '' };
+  } catch (err) {
+    const e = err as { code: number; details: string };
+    return { code: e.code, message: e.details };
+  }
+}

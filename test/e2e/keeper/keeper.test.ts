@@ -1,0 +1,197 @@
+import { existsSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { waitFor } from '../../support/wait-for';
+import {
+  alive,
+  BUILT_SHIM,
+  keeperPids,
+  layout,
+  Layout,
+  openFds,
+  outcome,
+  parentAndSession,
+  serverPids,
+  start,
+  TaskCalls,
+} from './keeper-support';
+
+/**
+ * The pod keeper (native/keeper/, docs/keeper-protocol.md) as `start` runs it with
+ * SKIFF_KEEPER=1, in front of the real serving process (bin/containerd-daemon.js, which
+ * the keeper starts), without a containerd: calls are made by a ttrpc client as containerd's.
+ */
+const LINUX = process.platform === 'linux';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const NS = 'kns';
+
+if (!LINUX) process.stderr.write('keeper suite not run: containerd-shim-skiff-v2 is Linux-only\n');
+
+if (LINUX)
+  describe('the pod keeper', () => {
+    const made: Layout[] = [];
+    const clients: TaskCalls[] = [];
+    const fresh = () => {
+      const l = layout(NS);
+      made.push(l);
+      return l;
+    };
+    const calls = (socket: string) => {
+      const c = new TaskCalls(socket);
+      clients.push(c);
+      return c;
+    };
+    afterEach(async () => {
+      clients.splice(0).forEach((c) => c.close());
+      for (const l of made.splice(0)) {
+        const pids = [...keeperPids(l.address), ...serverPids(l)];
+        pids.forEach((pid) => process.kill(pid, 'SIGKILL'));
+        await waitFor('the keepers and servers to end', () => pids.every((pid) => !alive(pid)));
+        rmSync(l.root, { recursive: true, force: true });
+      }
+    });
+
+    it('is started once per pod, away from start (its own session, not its child), and relays to the serving process it started', async () => {
+      const l = fresh();
+      const pod = { 'io.kubernetes.cri.sandbox-id': 'sb1' };
+      const first = start(BUILT_SHIM, l, NS, 'sb1', {}, pod);
+      expect([first.status, first.stderr]).toEqual([0, '']);
+      expect(first.stdout).toMatch(/^unix:\/\/.*\/state\/skiff\/k-[0-9a-f]{16}\.sock$/);
+      expect(statSync(first.socket).mode & 0o777).toBe(0o600);
+      const second = start(BUILT_SHIM, l, NS, 'c2', {}, pod);
+      const other = start(BUILT_SHIM, l, NS, 'sb2', {}, { 'io.kubernetes.cri.sandbox-id': 'sb2' });
+      expect(second.stdout).toBe(first.stdout);
+      expect(other.stdout).not.toBe(first.stdout);
+      const keepers = keeperPids(l.address);
+      expect(keepers).toHaveLength(2);
+      const [server] = serverPids(l); // the namespace's one serving process, for both pods
+      expect(serverPids(l)).toHaveLength(1);
+      for (const pid of keepers) {
+        const { ppid, sid } = parentAndSession(pid);
+        expect([ppid === process.pid, sid]).toEqual([false, pid]);
+        // The serving process is the keeper's sibling: a subreaper's double fork would keep it.
+        expect(parentAndSession(server).ppid).toBe(ppid);
+      }
+      const reply = await outcome(calls(first.socket).state('nosuch'));
+      expect(reply).toEqual({ code: 5, message: 'task "nosuch" not found' });
+    });
+
+    it('SIGKILL of the serving process: a Wait in flight is sent again and answered, a Create and a Kill are answered UNAVAILABLE, the next call is served', async () => {
+      const l = fresh();
+      const { socket, bundle } = start(BUILT_SHIM, l, NS, 't1');
+      const c = calls(socket);
+      await outcome(c.state('warm')); // the serving process has started and answers
+      const [before] = serverPids(l);
+      // Stopped, it reads nothing: the calls below are in flight at it when it dies.
+      process.kill(before, 'SIGSTOP');
+      const wait = outcome(c.wait('t1'));
+      const create = outcome(c.create('t1', bundle));
+      const kill = outcome(c.kill('t1'));
+      await sleep(100);
+      const killed = Date.now();
+      process.kill(before, 'SIGKILL');
+      const next = await outcome(c.state('t1'));
+      const servedMs = Date.now() - killed;
+      process.stderr.write(
+        `  [figure] keeper: SIGKILL of the serving process to the next call served: ${servedMs} ms\n`,
+      );
+      expect(next).toEqual({ code: 5, message: 'task "t1" not found' });
+      const restarted = (method: string) => ({
+        code: 14,
+        message: `skiff's serving process restarted while ${method} was in flight; it may or may not have taken effect: check the task's state`,
+      });
+      expect(await create).toEqual(restarted('Create'));
+      expect(await kill).toEqual(restarted('Kill'));
+      // Answered by the new serving process, which does not know the task (recovery is not built yet).
+      expect(await wait).toEqual({ code: 5, message: 'task "t1" not found' });
+      const after = serverPids(l);
+      expect(after).toHaveLength(1);
+      expect(after[0]).not.toBe(before);
+      expect(servedMs).toBeLessThan(5000);
+    });
+
+    it('closes a connection that sends a frame over 4 MiB, and only that one', async () => {
+      const l = fresh();
+      const { socket } = start(BUILT_SHIM, l, NS, 'b1');
+      const good = calls(socket);
+      await outcome(good.state('x'));
+      const bad = connect(socket);
+      const closed = new Promise<void>((resolve) => bad.on('close', () => resolve()));
+      bad.on('error', () => undefined);
+      const header = Buffer.alloc(10);
+      header.writeUInt32BE((4 << 20) + 1, 0);
+      header.writeUInt32BE(1, 4);
+      header[8] = 1;
+      bad.write(header);
+      await closed;
+      expect(await outcome(good.state('y'))).toEqual({ code: 5, message: 'task "y" not found' });
+      expect(keeperPids(l.address)).toHaveLength(1);
+    });
+
+    it('holds only its own descriptors, and leaks none across many connections', async () => {
+      const l = fresh();
+      const { socket, bundle } = start(BUILT_SHIM, l, NS, 'f1');
+      const [keeper] = keeperPids(l.address);
+      // stdio (stderr: the bundle's log), the pod listener, its epoll and its signalfd; nothing of start's.
+      const held = readdirSync(`/proc/${keeper}/fd`).map((fd) => readlinkSync(`/proc/${keeper}/fd/${fd}`));
+      expect(held.map((target) => target.replace(/:\[\d+\]$/, '')).sort()).toEqual(
+        [
+          '/dev/null',
+          '/dev/null',
+          join(bundle, 'log'),
+          'socket',
+          'anon_inode:[signalfd]',
+          'anon_inode:[eventpoll]',
+        ].sort(),
+      );
+      const warm = calls(socket);
+      await outcome(warm.state('x'));
+      const baseline = openFds(keeper);
+      for (let round = 0; round < 5; round++) {
+        const batch = Array.from({ length: 20 }, () => new TaskCalls(socket));
+        await Promise.all(batch.map((b) => outcome(b.state('x'))));
+        batch.forEach((b) => b.close());
+      }
+      await waitFor(
+        () => `the keeper's fds to come back to ${baseline} (${openFds(keeper)})`,
+        () => openFds(keeper) === baseline,
+        5000,
+      );
+    });
+
+    it('start fails in one line, and leaves no pod socket and no keeper, when Node.js cannot be run', () => {
+      const l = fresh();
+      const result = start(BUILT_SHIM, l, NS, 'n1', { SKIFF_NODE: '/nonexistent/node' });
+      expect([result.status, result.stdout]).toEqual([1, '']);
+      expect(result.stderr).toBe(
+        "containerd-shim-skiff-v2: cannot run /nonexistent/node (No such file or directory); is Node.js installed? Set SKIFF_NODE in containerd's environment\n",
+      );
+      expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
+      expect(keeperPids(l.address)).toEqual([]);
+    });
+
+    it('leaves, removing its socket, after its idle time without a connection, on SIGTERM, and after a successful Shutdown on its last connection', async () => {
+      const l = fresh();
+      const idle = start(BUILT_SHIM, l, NS, 'i1', { SKIFF_KEEPER_IDLE_MS: '300' });
+      const [idler] = keeperPids(l.address);
+      const c = calls(idle.socket);
+      await outcome(c.state('x'));
+      await sleep(500); // a connection holds it past its idle time
+      expect(alive(idler)).toBe(true);
+      c.close();
+      await waitFor('the idle keeper to leave', () => !alive(idler));
+      expect(existsSync(idle.socket)).toBe(false);
+
+      const termed = start(BUILT_SHIM, l, NS, 'i2', {}, { 'io.kubernetes.cri.sandbox-id': 'sb-term' });
+      const [terminated] = keeperPids(l.address);
+      process.kill(terminated, 'SIGTERM');
+      await waitFor('the keeper to leave on SIGTERM', () => !alive(terminated));
+      expect(existsSync(termed.socket)).toBe(false);
+
+      const shut = start(BUILT_SHIM, l, NS, 'i3', {}, { 'io.kubernetes.cri.sandbox-id': 'sb-shut' });
+      const [shutDown] = keeperPids(l.address);
+      expect(await outcome(calls(shut.socket).shutdown('i3'))).toEqual({ code: 0, message: '' });
+      await waitFor('the keeper to leave after Shutdown', () => !alive(shutDown));
+      expect(existsSync(shut.socket)).toBe(false);
+    });
+  });
