@@ -1,0 +1,60 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '../../support/wait-for';
+import { alive, keeperPids, layout, outcome, serverPids, start, TaskCalls } from './keeper-support';
+import { buildSanitizedShim, sanitizerReports } from './sanitized-build';
+
+/**
+ * The keeper's paths under AddressSanitizer (leaks at its exit included) and
+ * UndefinedBehaviorSanitizer: start, relay, the serving process killed with calls in
+ * flight and restarted, a bad frame, many connections, SIGTERM. Any finding is a failure.
+ */
+const LINUX = process.platform === 'linux';
+const NS = 'sns';
+
+if (LINUX)
+  describe('the pod keeper under the sanitizers', () => {
+    const pkg = mkdtempSync(join(tmpdir(), 'skiff-keeper-asan-'));
+    const l = layout(NS);
+    let shim: string;
+    beforeAll(() => {
+      shim = buildSanitizedShim(pkg);
+    }, 120_000);
+    afterAll(() => {
+      [...keeperPids(l.address), ...serverPids(l)].forEach((pid) => process.kill(pid, 'SIGKILL'));
+      rmSync(pkg, { recursive: true, force: true });
+      rmSync(l.root, { recursive: true, force: true });
+    });
+
+    it('reports nothing across start, relay, a restart with calls in flight, a bad frame, many connections and SIGTERM', async () => {
+      const started = start(shim, l, NS, 'a1');
+      expect([started.status, started.stderr]).toEqual([0, '']);
+      const c = new TaskCalls(started.socket);
+      await outcome(c.state('a1'));
+      const [server] = serverPids(l);
+      process.kill(server, 'SIGSTOP');
+      const inFlight = [c.wait('a1'), c.create('a1', started.bundle), c.kill('a1')].map((call) => outcome(call));
+      await new Promise((r) => setTimeout(r, 100));
+      process.kill(server, 'SIGKILL');
+      const codes = (await Promise.all(inFlight)).map((o) => o.code);
+      expect(codes).toEqual([5, 14, 14]);
+
+      const bad = connect(started.socket);
+      bad.on('error', () => undefined);
+      await new Promise<void>((resolve) => {
+        bad.on('close', () => resolve());
+        bad.write(Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1, 1, 0]));
+      });
+      const many = Array.from({ length: 30 }, () => new TaskCalls(started.socket));
+      await Promise.all(many.map((m) => outcome(m.state('x'))));
+      many.forEach((m) => m.close());
+      c.close();
+
+      const [keeper] = keeperPids(l.address);
+      process.kill(keeper, 'SIGTERM');
+      await waitFor('the sanitized keeper to leave', () => !alive(keeper));
+      expect(sanitizerReports(readFileSync(join(started.bundle, 'log'), 'utf8'))).toEqual([]);
+    });
+  });
