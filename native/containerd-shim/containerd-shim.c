@@ -292,12 +292,13 @@ static int keeper_wanted(void) {
  * keeper socket k-<hash>.sock, else the serving group's <hash>.sock (lock: the same .lock). */
 static void keeper_paths(const struct flags *f, int pod, char *bundle, char *skiff_dir, char *socket_path,
                          char *lock_path) {
-  char state[PATH_MAX], name[256], path[PATH_MAX];
+  char state[PATH_MAX], name[256];
   if (getcwd(bundle, PATH_MAX) == NULL) die("cannot read the bundle dir", strerror(errno));
   if (!safe_name(f->namespace) || !safe_name(f->id)) die("-namespace and -id must be plain names", f->id);
   state_dir_of(bundle, state, sizeof state);
   if (pod) {
     /* The runc shim's group: its annotation, else the CRI sandbox id, else the container's own id. */
+    char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/config.json", bundle);
     char *json = read_file(path, MAX_CONFIG);
     if (json == NULL) die("cannot read config.json in the bundle", path);

@@ -164,6 +164,18 @@ if (LINUX)
       );
     });
 
+    it('a start after its pod keeper was SIGKILLed starts a new one on the same socket', async () => {
+      const l = fresh();
+      const first = start(BUILT_SHIM, l, NS, 'r1');
+      const [dead] = keeperPids(l.address);
+      process.kill(dead, 'SIGKILL');
+      await waitFor('the keeper to die', () => !alive(dead));
+      const again = start(BUILT_SHIM, l, NS, 'r1');
+      expect([again.status, again.stdout]).toEqual([0, first.stdout]);
+      expect(keeperPids(l.address)).toHaveLength(1);
+      expect(await outcome(calls(again.socket).state('r1'))).toEqual({ code: 5, message: 'task "r1" not found' });
+    });
+
     it("holds at most 16 MiB of containerd's frames while the serving process reads nothing, then stops reading; all go on when it reads again", async () => {
       const l = fresh();
       const { socket } = start(BUILT_SHIM, l, NS, 'w1');
