@@ -3,6 +3,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../../support/wait-for';
+import { frame } from '../support/ttrpc-wire';
 import { alive, keeperPids, layout, outcome, serverPids, start, TaskCalls } from './keeper-support';
 import { buildSanitizedShim, sanitizerReports } from './sanitized-build';
 
@@ -47,6 +48,14 @@ if (LINUX)
         bad.on('close', () => resolve());
         bad.write(Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1, 1, 0]));
       });
+      // Requests whose protobuf the keeper cannot read (a length past the end, a varint of 11
+      // bytes) and a Response from containerd's side: the keeper relays them as they are.
+      const odd = connect(started.socket);
+      odd.write(frame(1, 1, Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0x0f])));
+      odd.write(frame(3, 1, Buffer.alloc(11, 0x80)));
+      odd.write(frame(5, 2, Buffer.from('not a request')));
+      await new Promise((r) => setTimeout(r, 100));
+      odd.destroy();
       const many = Array.from({ length: 30 }, () => new TaskCalls(started.socket));
       await Promise.all(many.map((m) => outcome(m.state('x'))));
       many.forEach((m) => m.close());

@@ -1,4 +1,5 @@
 import { TaskService } from '../../../../application/shim/task/task-service';
+import '../../helpers/proto-string-bounds';
 import { google as emptyPb } from '../../helpers/proto/generated/google/protobuf/empty';
 import { skiff } from '../../helpers/proto/generated/skiff/v1/skiff';
 import { task } from '../../helpers/proto/generated/task/v2/shim';

@@ -1,4 +1,5 @@
 import { Socket } from 'node:net';
+import '../../helpers/proto-string-bounds';
 import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from '../../helpers/ttrpc/frame';
 import { FrameReader } from '../../helpers/ttrpc/frame-reader';
 import { ttrpc } from '../../helpers/proto/generated/ttrpc/request';
