@@ -164,6 +164,19 @@ if (LINUX)
       );
     });
 
+    it('does not start a serving process that left after its linger time again until a call comes', async () => {
+      const l = fresh();
+      const { socket } = start(BUILT_SHIM, l, NS, 'g1', { SKIFF_SHIM_LINGER_MS: '200' });
+      const c = calls(socket);
+      await outcome(c.state('x'));
+      const [first] = serverPids(l);
+      await waitFor('the serving process to leave after its linger time', () => !alive(first));
+      await sleep(300);
+      expect(serverPids(l)).toEqual([]); // the keeper holds containerd's connection, and waits
+      expect(await outcome(c.state('x'))).toEqual({ code: 5, message: 'task "x" not found' });
+      expect(serverPids(l)).toHaveLength(1);
+    });
+
     it('a start after its pod keeper was SIGKILLed starts a new one on the same socket', async () => {
       const l = fresh();
       const first = start(BUILT_SHIM, l, NS, 'r1');
