@@ -183,7 +183,10 @@ static void on_relay(struct side *s, uint32_t events) {
 static void on_signal(void) {
   struct signalfd_siginfo info;
   while (read(k.sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
-    if (info.ssi_signo == SIGTERM) leave(0); /* it holds no process yet: SIGTERM is a Shutdown */
+    /* As after a Shutdown, only with nothing to keep: until the keeper holds the pod's
+     * processes, a containerd connection stands for a task that runs. */
+    if (info.ssi_signo == SIGTERM && k.relay_count == 0) leave(0);
+    if (info.ssi_signo == SIGTERM && k.relay_count > 0) say("SIGTERM ignored: containerd still has tasks here");
   }
   /* Orphans of what the keeper starts (a subreaper inherits them): reaped, nothing kept yet. */
   while (waitpid(-1, NULL, WNOHANG) > 0) {
@@ -200,10 +203,11 @@ static int idle_timeout(void) {
 static void tell_start(const char *error) {
   if (error == NULL) {
     if (write(READY_FD, "", 1) < 0) say("start went away before the keeper was ready");
+    close(READY_FD);
   } else if (write(READY_FD, error, strlen(error)) < 0) {
     say("%s", error);
   }
-  close(READY_FD);
+  /* After an error the pipe closes as the keeper exits: `start` returns once it is gone. */
 }
 
 /* Whatever containerd or `start` left open besides 0-4 is not the keeper's to hold for the pod's life. */

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #define READ_CHUNK 65536
@@ -179,7 +178,8 @@ enum relay_result relay_write(struct relay *r, int is_up) {
   if (fd < 0) return RELAY_OK;
   while (q->head != NULL) {
     struct frame *f = q->head;
-    ssize_t n = send(fd, f->data + f->written, f->len - f->written, MSG_NOSIGNAL);
+    /* write, not send: the same on a socket (SIGPIPE is ignored), and counted in /proc/<pid>/io. */
+    ssize_t n = write(fd, f->data + f->written, f->len - f->written);
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) return RELAY_OK;
       return is_up ? RELAY_UP_GONE : RELAY_DOWN_GONE;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../../support/wait-for';
 import { frame } from '../support/ttrpc-wire';
-import { alive, keeperPids, layout, outcome, serverPids, start, TaskCalls } from './keeper-support';
+import { alive, keeperPids, layout, outcome, relayedInFlight, serverPids, start, TaskCalls } from './keeper-support';
 import { buildSanitizedShim, sanitizerReports } from './sanitized-build';
 
 /**
@@ -36,8 +36,10 @@ if (LINUX)
       await outcome(c.state('a1'));
       const [server] = serverPids(l);
       process.kill(server, 'SIGSTOP');
-      const inFlight = [c.wait('a1'), c.create('a1', started.bundle), c.kill('a1')].map((call) => outcome(call));
-      await new Promise((r) => setTimeout(r, 100));
+      const [keeper] = keeperPids(l.address);
+      const inFlight = await relayedInFlight(keeper, c, () =>
+        [c.wait('a1'), c.create('a1', started.bundle), c.kill('a1')].map((call) => outcome(call)),
+      );
       process.kill(server, 'SIGKILL');
       const codes = (await Promise.all(inFlight)).map((o) => o.code);
       expect(codes).toEqual([5, 14, 14]);
@@ -61,7 +63,6 @@ if (LINUX)
       many.forEach((m) => m.close());
       c.close();
 
-      const [keeper] = keeperPids(l.address);
       process.kill(keeper, 'SIGTERM');
       await waitFor('the sanitized keeper to leave', () => !alive(keeper));
       expect(sanitizerReports(readFileSync(join(started.bundle, 'log'), 'utf8'))).toEqual([]);

@@ -3,9 +3,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
+import { ttrpc } from '../../../src/adapters/shim/helpers/proto/generated/ttrpc/request';
 import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
 import { groupServerPids } from '../containerd/skiff-support';
+import { waitFor } from '../../support/wait-for';
 
 export const BUILT_SHIM = resolve(__dirname, '../../../build/Release/containerd-shim-skiff-v2');
 
@@ -84,6 +86,22 @@ export function parentAndSession(pid: number): { ppid: number; sid: number } {
   return { ppid: Number(fields[1]), sid: Number(fields[3]) };
 }
 
+/** Bytes `pid` has written through write and send calls (/proc/<pid>/io wchar). */
+export function bytesWritten(pid: number): number {
+  return Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+}
+
+/**
+ * Makes `calls` on `c` and resolves once the keeper has relayed all their bytes: with the
+ * serving process stopped, they are then in flight at it, none still waiting in the keeper.
+ */
+export async function relayedInFlight<T>(keeper: number, c: TaskCalls, calls: () => T): Promise<T> {
+  const [written, sent] = [bytesWritten(keeper), c.bytesSent];
+  const made = calls();
+  await waitFor('the keeper to relay the calls', () => bytesWritten(keeper) - written >= c.bytesSent - sent);
+  return made;
+}
+
 export function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
@@ -101,26 +119,30 @@ export function alive(pid: number): boolean {
 /** Task calls by hand on one connection, as containerd makes them. */
 export class TaskCalls {
   readonly client: TtrpcClient;
+  /** Bytes of the frames written so far: what the keeper has to relay of them. */
+  bytesSent = 0;
   constructor(socket: string) {
     this.client = new TtrpcClient(socket);
   }
   state(id: string) {
-    return this.client.call(TTRPC_TASK_SERVICE, 'State', Buffer.from(new task.v2.StateRequest({ id }).serialize()));
+    return this.call('State', new task.v2.StateRequest({ id }).serialize());
   }
   wait(id: string) {
-    return this.client.call(TTRPC_TASK_SERVICE, 'Wait', Buffer.from(new task.v2.WaitRequest({ id }).serialize()));
+    return this.call('Wait', new task.v2.WaitRequest({ id }).serialize());
   }
   kill(id: string) {
-    const request = new task.v2.KillRequest({ id, signal: 9 });
-    return this.client.call(TTRPC_TASK_SERVICE, 'Kill', Buffer.from(request.serialize()));
+    return this.call('Kill', new task.v2.KillRequest({ id, signal: 9 }).serialize());
   }
   create(id: string, bundle: string) {
-    const request = new task.v2.CreateTaskRequest({ id, bundle });
-    return this.client.call(TTRPC_TASK_SERVICE, 'Create', Buffer.from(request.serialize()));
+    return this.call('Create', new task.v2.CreateTaskRequest({ id, bundle }).serialize());
   }
   shutdown(id: string) {
-    const request = new task.v2.ShutdownRequest({ id });
-    return this.client.call(TTRPC_TASK_SERVICE, 'Shutdown', Buffer.from(request.serialize()));
+    return this.call('Shutdown', new task.v2.ShutdownRequest({ id }).serialize());
+  }
+  private call(method: string, payload: Uint8Array) {
+    // The frame TtrpcClient writes: the 10-byte header and a Request without timeout or metadata.
+    this.bytesSent += 10 + new ttrpc.Request({ service: TTRPC_TASK_SERVICE, method, payload }).serialize().length;
+    return this.client.call(TTRPC_TASK_SERVICE, method, Buffer.from(payload));
   }
   close() {
     this.client.close();
