@@ -33,6 +33,8 @@
 #define READY_FD 4
 #define IDLE_MS_DEFAULT 60000
 #define MAX_EVENTS 64
+#define UPSTREAM_TRIES 3
+#define UPSTREAM_TRIES_TEXT "3"
 
 static struct {
   const struct keeper_config *config;
@@ -156,7 +158,7 @@ static void maybe_shut_down(struct relay *r) {
 
 static void on_relay(struct side *s, uint32_t events) {
   struct relay *r = s->relay;
-  if (r->down < 0) return; /* ended earlier in this round */
+  if (r->down < 0 || (s->is_up && r->up < 0)) return; /* ended, or lost, earlier in this round */
   enum relay_result result = RELAY_OK;
   if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) result = relay_read(r, s->is_up);
   if (result == RELAY_OK && (events & EPOLLOUT)) result = relay_write(r, s->is_up);
@@ -167,9 +169,16 @@ static void on_relay(struct side *s, uint32_t events) {
     return;
   }
   if (result == RELAY_UP_GONE) after_upstream_loss(r);
-  if (relay_needs_upstream(r)) {
+  /* A server that closes every relay without answering (one that does not take the preamble,
+   * or dies at once) is tried a few times; then the calls are answered, never resent forever. */
+  while (relay_needs_upstream(r)) {
+    if (r->losses >= UPSTREAM_TRIES) {
+      relay_refuse_waiting(r, "skiff's serving process closed the connection " UPSTREAM_TRIES_TEXT
+                              " times without answering (see containerd's log)");
+      break;
+    }
     connect_upstream(r);
-    if (relay_write(r, 1) == RELAY_UP_GONE) relay_lose_upstream(r);
+    if (r->up >= 0 && relay_write(r, 1) == RELAY_UP_GONE) relay_lose_upstream(r);
   }
   /* UNAVAILABLE answers go out now too. */
   if (relay_write(r, 0) == RELAY_DOWN_GONE) {

@@ -112,6 +112,7 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
     return 0;
   }
   if (h->type == TTRPC_RESPONSE) {
+    r->losses = 0;
     /* Its request is answered: no longer in flight. */
     struct frame **at = &r->in_flight.head, *prev = NULL;
     while (*at && (*at)->stream_id != h->stream_id) {
@@ -203,6 +204,7 @@ enum relay_result relay_write(struct relay *r, int is_up) {
 }
 
 void relay_lose_upstream(struct relay *r) {
+  r->losses++;
   if (r->up >= 0) close(r->up);
   r->up = -1;
   r->from_up.len = 0;

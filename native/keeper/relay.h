@@ -50,6 +50,7 @@ struct relay {
   struct partial from_down, from_up;
   struct queue to_up, to_down, in_flight;
   int shutdown_ok; /* a successful Shutdown response is queued for containerd */
+  int losses;      /* upstreams lost since the last response from one */
 };
 
 /* Why a side failed: the relay's owner decides what that ends. */

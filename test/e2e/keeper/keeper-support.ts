@@ -6,7 +6,7 @@ import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2
 import { ttrpc } from '../../../src/adapters/shim/helpers/proto/generated/ttrpc/request';
 import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
-import { groupServerPids } from '../containerd/skiff-support';
+import { groupServerPids, groupServersUnder } from '../containerd/skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 export const BUILT_SHIM = resolve(__dirname, '../../../build/Release/containerd-shim-skiff-v2');
@@ -77,6 +77,11 @@ export function keeperPids(address: string): number[] {
 
 export function serverPids(l: Layout): number[] {
   return groupServerPids(l.root);
+}
+
+/** The serving processes of this layout: pid and group socket. */
+export function groupServers(l: Layout): Array<{ pid: number; socket: string }> {
+  return groupServersUnder(l.root);
 }
 
 /** Parent pid and session id from /proc/<pid>/stat. */

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from '../../support/wait-for';
 import { requestFrame } from '../support/ttrpc-wire';
@@ -15,6 +15,7 @@ import {
   parentAndSession,
   relayedInFlight,
   serverPids,
+  groupServers,
   start,
   TaskCalls,
 } from './keeper-support';
@@ -117,6 +118,34 @@ if (LINUX)
       expect(after).toHaveLength(1);
       expect(after[0]).not.toBe(before);
       expect(servedMs).toBeLessThan(5000);
+    });
+
+    it('answers UNAVAILABLE, instead of sending a read-only call again forever, when the serving process closes every relay', async () => {
+      const l = fresh();
+      const { socket } = start(BUILT_SHIM, l, NS, 'x1');
+      const c = calls(socket);
+      await outcome(c.state('warm'));
+      const [{ pid, socket: group }] = groupServers(l);
+      process.kill(pid, 'SIGKILL');
+      await waitFor('the serving process to die', () => !alive(pid));
+      // In its place, a server that closes each connection at once, as one without the preamble would.
+      rmSync(group);
+      let accepted = 0;
+      const closer = createServer((conn) => {
+        accepted++;
+        conn.destroy();
+      });
+      await new Promise<void>((resolve) => closer.listen(group, resolve));
+      try {
+        expect(await outcome(c.state('x1'))).toEqual({
+          code: 14,
+          message: "skiff's serving process closed the connection 3 times without answering (see containerd's log)",
+        });
+        await sleep(300);
+        expect(accepted).toBeLessThanOrEqual(4);
+      } finally {
+        closer.close();
+      }
     });
 
     it('closes a connection that sends a frame over 4 MiB, and only that one', async () => {
