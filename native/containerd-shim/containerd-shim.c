@@ -323,6 +323,7 @@ static void keeper_paths(const struct flags *f, int pod, char *bundle, char *ski
 static int start_keeper(const struct flags *f) {
   char bundle[PATH_MAX], skiff_dir[PATH_MAX], socket_path[PATH_MAX], lock_path[PATH_MAX], log_path[PATH_MAX];
   char why[PATH_MAX + 256], address[PATH_MAX + 8];
+  pods_apart(); /* a bad SKIFF_SHIM_GROUP is refused here, in one line, not by the keeper in the log */
   keeper_paths(f, 1, bundle, skiff_dir, socket_path, lock_path);
   snprintf(log_path, sizeof log_path, "%s/log", bundle);
   char *argv[] = {"containerd-shim-skiff-v2", "-namespace", (char *)f->namespace, "-address", (char *)f->address,

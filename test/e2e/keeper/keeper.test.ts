@@ -251,7 +251,7 @@ if (LINUX)
       expect(held).toBeLessThan(26);
     });
 
-    it('start fails in one line, and leaves no pod socket and no keeper, when Node.js cannot be run', () => {
+    it('start fails in one line, and leaves no pod socket and no keeper, when Node.js cannot be run, or SKIFF_SHIM_GROUP is wrong', () => {
       const l = fresh();
       const result = start(BUILT_SHIM, l, NS, 'n1', { SKIFF_NODE: '/nonexistent/node' });
       expect([result.status, result.stdout]).toEqual([1, '']);
@@ -260,6 +260,11 @@ if (LINUX)
       );
       expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
       expect(keeperPids(l.address)).toEqual([]);
+      const policy = start(BUILT_SHIM, l, NS, 'n2', { SKIFF_SHIM_GROUP: 'pods' });
+      expect([policy.status, policy.stderr]).toEqual([
+        1,
+        "containerd-shim-skiff-v2: SKIFF_SHIM_GROUP in containerd's environment must be `namespace` or `pod`, not: pods\n",
+      ]);
     });
 
     it('leaves, removing its socket, after its idle time without a connection, on SIGTERM without one (not with one), and after a successful Shutdown on its last connection', async () => {
