@@ -289,7 +289,7 @@ static int keeper_wanted(void) {
 }
 
 /* The bundle (the working directory) and <state>/skiff, made 0700; with `pod`, the pod's
- * keeper socket k-<hash>.sock, else the serving group's <hash>.sock (lock: the same .lock). */
+ * keeper socket k-<hash>.sock, else the serving group's <hash>.sock; and the socket's .lock. */
 static void keeper_paths(const struct flags *f, int pod, char *bundle, char *skiff_dir, char *socket_path,
                          char *lock_path) {
   char state[PATH_MAX], name[256];
@@ -315,7 +315,9 @@ static void keeper_paths(const struct flags *f, int pod, char *bundle, char *ski
   const char *prefix = pod ? "k-" : "";
   int n = snprintf(socket_path, PATH_MAX, "%s/%s%016llx.sock", skiff_dir, prefix, (unsigned long long)h);
   if (n >= (int)sizeof(((struct sockaddr_un *)0)->sun_path))
-    die("the group socket path is too long for a unix socket; give containerd a shorter state dir", socket_path);
+    die(pod ? "the pod socket path is too long for a unix socket; give containerd a shorter state dir"
+            : "the group socket path is too long for a unix socket; give containerd a shorter state dir",
+        socket_path);
   snprintf(lock_path, PATH_MAX, "%s/%s%016llx.lock", skiff_dir, prefix, (unsigned long long)h);
 }
 
