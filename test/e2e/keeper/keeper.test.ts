@@ -170,20 +170,24 @@ if (LINUX)
       const l = fresh();
       const { socket, bundle } = start(BUILT_SHIM, l, NS, 'f1');
       const [keeper] = keeperPids(l.address);
-      // stdio (stderr: the bundle's log), the pod listener, its epoll and its signalfd; nothing of start's.
-      expect(
+      // stdio (stderr: the bundle's log), the pod listener, its epoll and its signalfd; nothing of
+      // start's (the readiness pipe closes right after start has read its byte).
+      const own = [
+        '/dev/null',
+        '/dev/null',
+        join(bundle, 'log'),
+        'socket',
+        'anon_inode:[signalfd]',
+        'anon_inode:[eventpoll]',
+      ];
+      const targets = () =>
         held(keeper)
           .map((target) => target.replace(/:\[\d+\]$/, ''))
-          .sort(),
-      ).toEqual(
-        [
-          '/dev/null',
-          '/dev/null',
-          join(bundle, 'log'),
-          'socket',
-          'anon_inode:[signalfd]',
-          'anon_inode:[eventpoll]',
-        ].sort(),
+          .sort();
+      await waitFor(
+        () => `the keeper to hold ${own.join(', ')} (it holds ${targets().join(', ')})`,
+        () => JSON.stringify(targets()) === JSON.stringify([...own].sort()),
+        2000,
       );
       const warm = calls(socket);
       await outcome(warm.state('x'));
