@@ -108,9 +108,10 @@ static void connect_upstream(struct relay *r) {
   char why[PATH_MAX + 160];
   int fd = serving_connect(k.config, why, sizeof why);
   if (fd >= 0 && serving_preamble(fd, ROLE_RELAY, k.fields, k.fields_len) != 0) {
-    snprintf(why, sizeof why, "cannot write to the serving process: %s", strerror(errno));
+    /* It accepted and closed at once: an upstream lost, which on_relay tries again a few times. */
     close(fd);
-    fd = -1;
+    r->losses++;
+    return;
   }
   if (fd < 0) {
     say("%s", why);
