@@ -44,6 +44,8 @@ static struct {
   size_t fields_len;
   struct relay *relays, *dead;
   int relay_count;
+  /* A containerd connection ended without a successful Shutdown: its task may still run. */
+  int tasks_unknown;
   long idle_ms;
   struct timespec idle_since;
 } k;
@@ -74,6 +76,15 @@ static void leave(int status) {
   exit(status);
 }
 
+/*
+ * The doc's "holds a process", until the keeper holds the pod's processes: a containerd
+ * connection is open, or one that made calls ended without a successful Shutdown (containerd
+ * restarting, say: it comes back to its tasks, and a keeper gone by then would lose them).
+ */
+static int may_hold_tasks(void) {
+  return k.relay_count > 0 || k.tasks_unknown;
+}
+
 static void watch(int op, int fd, uint32_t events, struct side *tag) {
   struct epoll_event ev = {.events = events, .data.ptr = tag};
   epoll_ctl(k.epfd, op, fd, &ev);
@@ -100,6 +111,7 @@ static void end_relay(struct relay *r) {
   if (r->down >= 0) close(r->down);
   if (r->up >= 0) close(r->up);
   r->down = r->up = -1;
+  if (r->asked && !r->said_goodbye) k.tasks_unknown = 1;
   if (--k.relay_count == 0) clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
 }
 
@@ -153,6 +165,7 @@ static void after_upstream_loss(struct relay *r) {
 static void maybe_shut_down(struct relay *r) {
   if (!r->shutdown_ok || r->to_down.head != NULL) return;
   r->shutdown_ok = 0;
+  r->said_goodbye = 1;
   /* Until the keeper holds the pod's processes, its other connections are the tasks it serves. */
   if (k.relay_count == 1) leave(0);
 }
@@ -195,8 +208,8 @@ static void on_signal(void) {
   while (read(k.sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
     /* As after a Shutdown, only with nothing to keep: until the keeper holds the pod's
      * processes, a containerd connection stands for a task that runs. */
-    if (info.ssi_signo == SIGTERM && k.relay_count == 0) leave(0);
-    if (info.ssi_signo == SIGTERM && k.relay_count > 0) say("SIGTERM ignored: containerd still has tasks here");
+    if (info.ssi_signo == SIGTERM && !may_hold_tasks()) leave(0);
+    if (info.ssi_signo == SIGTERM && may_hold_tasks()) say("SIGTERM ignored: containerd may still have tasks here");
   }
   /* Orphans of what the keeper starts (a subreaper inherits them): reaped, nothing kept yet. */
   while (waitpid(-1, NULL, WNOHANG) > 0) {
@@ -204,7 +217,7 @@ static void on_signal(void) {
 }
 
 static int idle_timeout(void) {
-  if (k.relay_count > 0) return -1;
+  if (may_hold_tasks()) return -1;
   long left = k.idle_ms - ms_since(&k.idle_since);
   return left > 0 ? (int)left : 0;
 }
@@ -308,7 +321,7 @@ int keeper_main(const struct keeper_config *config) {
       say("epoll_wait: %s", strerror(errno));
       leave(1);
     }
-    if (n == 0 && k.relay_count == 0) {
+    if (n == 0 && !may_hold_tasks()) {
       if (config->debug) say("no connection for %ld ms: leaving", k.idle_ms);
       leave(0);
     }

@@ -107,7 +107,10 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
   f->stream_id = h->stream_id;
   f->type = h->type;
   if (!is_up) {
-    if (h->type == TTRPC_REQUEST) ttrpc_request_method(bytes + TTRPC_HEADER, h->length, f->method);
+    if (h->type == TTRPC_REQUEST) {
+      r->asked = 1;
+      ttrpc_request_method(bytes + TTRPC_HEADER, h->length, f->method);
+    }
     push(&r->to_up, f);
     return 0;
   }

@@ -51,6 +51,8 @@ struct relay {
   struct queue to_up, to_down, in_flight;
   int shutdown_ok; /* a successful Shutdown response is queued for containerd */
   int losses;      /* upstreams lost since the last response from one */
+  int asked;        /* containerd made a call on this connection (not only a probe by `start`) */
+  int said_goodbye; /* a successful Shutdown reached containerd on this connection */
 };
 
 /* Why a side failed: the relay's owner decides what that ends. */

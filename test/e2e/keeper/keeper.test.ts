@@ -271,28 +271,19 @@ if (LINUX)
       ]);
     });
 
-    it('leaves, removing its socket, after its idle time without a connection, on SIGTERM without one (not with one), and after a successful Shutdown on its last connection', async () => {
+    it('leaves, removing its socket, after its idle time when containerd never called, on SIGTERM then, and after a successful Shutdown on its last connection', async () => {
       const l = fresh();
       const idle = start(BUILT_SHIM, l, NS, 'i1', { SKIFF_KEEPER_IDLE_MS: '300' });
       const [idler] = keeperPids(l.address);
-      const c = calls(idle.socket);
-      await outcome(c.state('x'));
-      await sleep(500); // a connection holds it past its idle time
-      expect(alive(idler)).toBe(true);
-      c.close();
+      // A connection that makes no call (`start` finding the keeper) is not a task.
+      const probe = connect(idle.socket);
+      await new Promise((resolve) => probe.on('connect', resolve));
+      probe.destroy();
       await waitFor('the idle keeper to leave', () => !alive(idler));
       expect(existsSync(idle.socket)).toBe(false);
 
       const termed = start(BUILT_SHIM, l, NS, 'i2', {}, { 'io.kubernetes.cri.sandbox-id': 'sb-term' });
       const [terminated] = keeperPids(l.address);
-      const holding = calls(termed.socket);
-      await outcome(holding.state('x'));
-      process.kill(terminated, 'SIGTERM'); // ignored while containerd holds a connection: a task may run
-      await sleep(200);
-      expect(alive(terminated)).toBe(true);
-      const fds = openFds(terminated);
-      holding.close();
-      await waitFor('the keeper to close the connection', () => openFds(terminated) === fds - 2);
       process.kill(terminated, 'SIGTERM');
       await waitFor('the keeper to leave on SIGTERM', () => !alive(terminated));
       expect(existsSync(termed.socket)).toBe(false);
@@ -302,5 +293,26 @@ if (LINUX)
       expect(await outcome(calls(shut.socket).shutdown('i3'))).toEqual({ code: 0, message: '' });
       await waitFor('the keeper to leave after Shutdown', () => !alive(shutDown));
       expect(existsSync(shut.socket)).toBe(false);
+    });
+
+    it('stays while containerd may have a task there: past its idle time and through SIGTERM, with a connection open or after one that made calls closed without Shutdown', async () => {
+      const l = fresh();
+      const { socket } = start(BUILT_SHIM, l, NS, 'm1', { SKIFF_KEEPER_IDLE_MS: '300' });
+      const [keeper] = keeperPids(l.address);
+      const c = calls(socket);
+      await outcome(c.state('m1'));
+      process.kill(keeper, 'SIGTERM');
+      await sleep(500);
+      expect(alive(keeper)).toBe(true);
+      // containerd going away (a restart): it comes back to its tasks, which must still be served here.
+      const fds = openFds(keeper);
+      c.close();
+      await waitFor('the keeper to close the connection', () => openFds(keeper) === fds - 2);
+      process.kill(keeper, 'SIGTERM');
+      await sleep(500);
+      expect(alive(keeper)).toBe(true);
+      // containerd back: the task's Delete, then its Shutdown on the last connection ends the keeper.
+      expect(await outcome(calls(socket).shutdown('m1'))).toEqual({ code: 0, message: '' });
+      await waitFor('the keeper to leave after Shutdown', () => !alive(keeper));
     });
   });
