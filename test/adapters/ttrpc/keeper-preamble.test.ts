@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KeeperRole, readFirstBytes } from '../../../src/adapters/shim/inbound/ttrpc/keeper-preamble';
+import { KeeperPreamble, KeeperRole, readFirstBytes } from '../../../src/adapters/shim/inbound/ttrpc/keeper-preamble';
 import { MethodTable } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-dispatch';
 import { TtrpcServer } from '../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
 import { decodeResponse, frame, requestMessage } from '../../e2e/support/ttrpc-wire';
@@ -48,7 +48,13 @@ describe('TtrpcServer and the keeper preamble', () => {
   const path = join(dir, 's.sock');
   const methods: MethodTable = new Map([['Echo', async (b: Buffer) => b]]);
   let server: TtrpcServer;
-  beforeAll(async () => (server = await TtrpcServer.listen({ address: path }, new Map([['test.S', methods]]))));
+  const heard: KeeperPreamble[] = [];
+  beforeAll(
+    async () =>
+      (server = await TtrpcServer.listen({ address: path }, new Map([['test.S', methods]]), {
+        onKeeper: (p) => heard.push(p),
+      })),
+  );
   afterAll(async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -81,6 +87,7 @@ describe('TtrpcServer and the keeper preamble', () => {
     expect(closed).toBe(false);
     const response = decodeResponse(reply.readUInt32BE(4), reply[8], reply.subarray(10));
     expect([response.streamId, response.code, response.payload.toString()]).toEqual([1, 0, 'hi']);
+    expect(heard).toEqual([{ role: 2, fields: { keeper: '/k.sock', pid: '7' } }]);
   });
 
   it.each([

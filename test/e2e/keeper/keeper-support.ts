@@ -40,7 +40,11 @@ export function layout(ns: string): Layout {
   };
 }
 
-/** `start` with the keeper, as containerd runs it; the printed address, or the result when it failed. */
+/**
+ * `start` with the keeper, as containerd runs it at log level debug (the serving process then
+ * logs every call); the printed address, or the result when it failed. `prepare` may change
+ * the bundle first.
+ */
 export function start(
   shim: string,
   l: Layout,
@@ -48,9 +52,11 @@ export function start(
   id: string,
   env: NodeJS.ProcessEnv = {},
   annotations: Record<string, string> = {},
+  prepare: (bundle: string) => void = () => undefined,
 ) {
   const bundle = l.bundle(id, annotations);
-  const result = spawnSync(shim, ['-namespace', ns, '-address', l.address, '-id', id, 'start'], {
+  prepare(bundle);
+  const result = spawnSync(shim, ['-namespace', ns, '-address', l.address, '-id', id, '-debug', 'start'], {
     cwd: bundle,
     encoding: 'utf8',
     timeout: 10_000,

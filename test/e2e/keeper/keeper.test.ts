@@ -1,5 +1,16 @@
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from '../../support/wait-for';
@@ -214,6 +225,41 @@ if (LINUX)
       expect(serverPids(l)).toEqual([]); // the keeper holds containerd's connection, and waits
       expect(await outcome(c.state('x'))).toEqual({ code: 5, message: 'task "x" not found' });
       expect(serverPids(l)).toHaveLength(1);
+    });
+
+    it("the serving process's log moves to a task of another pod's keeper once its first task's log has no reader", async () => {
+      const l = fresh();
+      // Each bundle's log a FIFO that this test reads, as containerd does while the task is its.
+      const readers: number[] = [];
+      const fifo = (bundle: string) => {
+        rmSync(join(bundle, 'log'));
+        execFileSync('mkfifo', [join(bundle, 'log')]);
+        readers.push(openSync(join(bundle, 'log'), constants.O_RDONLY | constants.O_NONBLOCK));
+      };
+      const drain = (fd: number) => {
+        const buffer = Buffer.alloc(65536);
+        try {
+          return buffer.subarray(0, readSync(fd, buffer)).toString();
+        } catch {
+          return '';
+        }
+      };
+      try {
+        start(BUILT_SHIM, l, NS, 'p1', {}, { 'io.kubernetes.cri.sandbox-id': 'p1' }, fifo);
+        const second = start(BUILT_SHIM, l, NS, 'p2', {}, { 'io.kubernetes.cri.sandbox-id': 'p2' }, fifo);
+        const c = calls(second.socket);
+        await outcome(c.state('one'));
+        await waitFor('the first call logged in the first task', () => /State/.test(drain(readers[0])));
+        closeSync(readers[0]); // containerd is done with the first task
+        await outcome(c.state('two'));
+        let moved = '';
+        await waitFor("the next call logged in the second pod's task", () =>
+          /State/.test((moved += drain(readers[1]))),
+        );
+        expect(moved).toMatch(/^skiff\[\d+\]: State [\d.]+ ms\n/m);
+      } finally {
+        readers.slice(1).forEach((fd) => closeSync(fd));
+      }
     });
 
     it('a start after its pod keeper was SIGKILLed starts a new one on the same socket', async () => {

@@ -1,8 +1,14 @@
 import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
 import { Socket } from 'node:net';
 import { admitConnection } from './connection-admission';
+import { KeeperPreamble } from './keeper-preamble';
 import { TtrpcConnection } from './ttrpc-connection';
 import { TtrpcServices } from './ttrpc-dispatch';
+
+export interface TtrpcServerOptions {
+  /** Hears the preamble of each pod keeper's relay connection (docs/keeper-protocol.md). */
+  readonly onKeeper?: (preamble: KeeperPreamble) => void;
+}
 
 /** Calls in flight get this long to finish when the server stops. */
 const STOP_GRACE_MS = 1000;
@@ -18,17 +24,22 @@ export class TtrpcServer {
   private constructor(
     private readonly listener: SocketListener,
     services: TtrpcServices,
+    options: TtrpcServerOptions,
   ) {
     listener.accept((socket) => {
       this.acceptedCount++;
       this.admitting.add(socket);
       socket.once('close', () => this.admitting.delete(socket));
-      admitConnection(socket, (first) => {
-        this.admitting.delete(socket);
-        const connection = new TtrpcConnection(socket, services, first);
-        this.connections.add(connection);
-        socket.once('close', () => this.connections.delete(connection));
-      });
+      admitConnection(
+        socket,
+        (first) => {
+          this.admitting.delete(socket);
+          const connection = new TtrpcConnection(socket, services, first);
+          this.connections.add(connection);
+          socket.once('close', () => this.connections.delete(connection));
+        },
+        options.onKeeper,
+      );
     });
   }
 
@@ -41,13 +52,17 @@ export class TtrpcServer {
     return this.listener.path;
   }
 
-  static async listen(target: ListenTarget, services: TtrpcServices): Promise<TtrpcServer> {
-    return TtrpcServer.serve(await SocketListener.listen(target), services);
+  static async listen(
+    target: ListenTarget,
+    services: TtrpcServices,
+    options: TtrpcServerOptions = {},
+  ): Promise<TtrpcServer> {
+    return TtrpcServer.serve(await SocketListener.listen(target), services, options);
   }
 
   /** Serves on a socket that already listens, starting with the connections waiting in it. */
-  static serve(listener: SocketListener, services: TtrpcServices): TtrpcServer {
-    return new TtrpcServer(listener, services);
+  static serve(listener: SocketListener, services: TtrpcServices, options: TtrpcServerOptions = {}): TtrpcServer {
+    return new TtrpcServer(listener, services, options);
   }
 
   /**
