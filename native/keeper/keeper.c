@@ -44,7 +44,7 @@ static struct {
   size_t fields_len;
   struct relay *relays, *dead;
   int relay_count;
-  /* A containerd connection ended without a successful Shutdown: its task may still run. */
+  /* A containerd connection that made calls ended without a successful Shutdown: its task may run. */
   int tasks_unknown;
   long idle_ms;
   struct timespec idle_since;
@@ -206,8 +206,7 @@ static void on_relay(struct side *s, uint32_t events) {
 static void on_signal(void) {
   struct signalfd_siginfo info;
   while (read(k.sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
-    /* As after a Shutdown, only with nothing to keep: until the keeper holds the pod's
-     * processes, a containerd connection stands for a task that runs. */
+    /* Only with nothing to keep (may_hold_tasks): a keeper with running containers ignores it. */
     if (info.ssi_signo == SIGTERM && !may_hold_tasks()) leave(0);
     if (info.ssi_signo == SIGTERM && may_hold_tasks()) say("SIGTERM ignored: containerd may still have tasks here");
   }
@@ -235,7 +234,9 @@ static void tell_start(const char *error) {
 
 /* Whatever containerd or `start` left open besides 0-4 is not the keeper's to hold for the pod's life. */
 static void close_inherited(void) {
+#ifdef SYS_close_range
   if (syscall(SYS_close_range, READY_FD + 1, ~0U, 0) == 0) return;
+#endif
   DIR *dir = opendir("/proc/self/fd");
   if (dir == NULL) return;
   struct dirent *entry;
