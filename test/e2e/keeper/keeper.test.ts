@@ -3,6 +3,7 @@ import {
   closeSync,
   constants,
   existsSync,
+  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -306,7 +307,7 @@ if (LINUX)
       expect(held).toBeLessThan(26);
     });
 
-    it('start fails in one line, and leaves no pod socket and no keeper, when there is no Node.js, it cannot be run, or SKIFF_SHIM_GROUP is wrong', () => {
+    it('start fails in one line, and leaves no pod socket and no keeper, when there is no Node.js, it cannot be run, the pod socket path is too long, or SKIFF_SHIM_GROUP is wrong', () => {
       const l = fresh();
       // The same lines as without the keeper (test/e2e/containerd/shim-binary.test.ts).
       const none = start(BUILT_SHIM, l, NS, 'n0', { SKIFF_NODE: '/nonexistent/node' });
@@ -326,6 +327,21 @@ if (LINUX)
       );
       expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
       expect(keeperPids(l.address)).toEqual([]);
+      // A state dir whose pod socket would not fit a unix socket's path: named, not cut.
+      const state = join(l.root, 'x'.repeat(60));
+      const bundle = join(state, 'io.containerd.runtime.v2.task', NS, 'n3');
+      mkdirSync(bundle, { recursive: true });
+      writeFileSync(join(bundle, 'config.json'), '{}');
+      const long = spawnSync(BUILT_SHIM, ['-namespace', NS, '-address', l.address, '-id', 'n3', 'start'], {
+        cwd: bundle,
+        encoding: 'utf8',
+        env: { ...process.env, SKIFF_KEEPER: '1' },
+      });
+      expect([long.status, long.stdout, long.stderr]).toEqual([
+        1,
+        '',
+        `containerd-shim-skiff-v2: the pod socket path is too long for a unix socket; give containerd a shorter state dir: ${state}\n`,
+      ]);
       const policy = start(BUILT_SHIM, l, NS, 'n2', { SKIFF_SHIM_GROUP: 'pods' });
       expect([policy.status, policy.stderr]).toEqual([
         1,
