@@ -42,13 +42,21 @@
         {
           "target_name": "containerd-shim-skiff-v2",
           "type": "executable",
+          # `keep` runs the pod keeper (native/keeper/): one binary, so `start` execs itself.
           "sources": [
             "native/containerd-shim/containerd-shim.c",
             "native/containerd-shim/flags.c",
             "native/containerd-shim/delete-response.c",
             "native/common/json-read.c",
-            "native/common/task-layout.c"
-          ]
+            "native/common/task-layout.c",
+            "native/common/serving-argv.c",
+            "native/keeper/keeper.c",
+            "native/keeper/keeper-start.c",
+            "native/keeper/relay.c",
+            "native/keeper/serving.c",
+            "native/keeper/ttrpc-wire.c"
+          ],
+          "include_dirs": ["native/keeper"]
         }
       ]
     }]

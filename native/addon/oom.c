@@ -72,7 +72,7 @@ static napi_value WatchOom(napi_env env, napi_callback_info info) {
 #ifdef __linux__
   size_t argc = 2, len;
   napi_value argv[2];
-  char path[4096], line[64];
+  char path[4096];
   struct stat st;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   oom_watch *w = calloc(1, sizeof *w);
@@ -92,6 +92,7 @@ static napi_value WatchOom(napi_env env, napi_callback_info info) {
     w->ino = st.st_ino;
     snprintf(path, sizeof path, "%s/cgroup.event_control", w->dir);
     int cfd = open(path, O_WRONLY | O_CLOEXEC);
+    char line[64];
     int n = snprintf(line, sizeof line, "%d %d", w->efd, ofd);
     if (cfd < 0 || write(cfd, line, (size_t)n) != n) err = errno;
     if (cfd >= 0) close(cfd);

@@ -54,3 +54,8 @@ uint64_t layout_group_hash(const char *address, const char *ns, const char *grou
 int layout_group_file(char *out, size_t size, const char *state, uint64_t hash, const char *suffix) {
   return layout_path(out, size, "%s/" LAYOUT_SKIFF_DIR "/%016llx%s", state, (unsigned long long)hash, suffix);
 }
+
+int layout_pod_file(char *out, size_t size, const char *state, uint64_t hash, const char *suffix) {
+  return layout_path(out, size, "%s/" LAYOUT_SKIFF_DIR "/" LAYOUT_POD_PREFIX "%016llx%s", state,
+                     (unsigned long long)hash, suffix);
+}

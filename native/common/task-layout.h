@@ -6,6 +6,7 @@
  *
  *   <state>/io.containerd.runtime.v2.task/<ns>/<id>   containerd's bundle of a task
  *   <state>/skiff/<hash>.sock, <hash>.lock            a serving group's socket and its lock
+ *   <state>/skiff/k-<hash>.sock, k-<hash>.lock        a pod keeper's socket and its lock
  *   <state>/skiff/<ns>                                the group's serving process's --state-dir
  *   <state dir>/tasks/<id>/init.pid                   the init's pid, written by the OCI runtime
  *   <state dir>/tasks/<id>/oci-runtime.json           {"binary", "root"}: the OCI runtime of the task
@@ -19,6 +20,8 @@
 #define LAYOUT_BUNDLES_MARK "/io.containerd.runtime.v2.task/"
 #define LAYOUT_SKIFF_DIR "skiff"
 #define LAYOUT_TASKS_DIR "tasks"
+/* Before a pod keeper's hash (docs/keeper-protocol.md), so its files never meet a group's. */
+#define LAYOUT_POD_PREFIX "k-"
 #define LAYOUT_INIT_PID_FILE "init.pid"
 #define LAYOUT_OCI_RUNTIME_FILE "oci-runtime.json"
 /* The members of LAYOUT_OCI_RUNTIME_FILE: the binary's absolute path, and its --root. */
@@ -42,10 +45,14 @@ int layout_server_state_dir(char *out, size_t size, const char *state, const cha
 /* <state>/skiff/<ns>/tasks/<id>. */
 int layout_task_dir(char *out, size_t size, const char *state, const char *ns, const char *id);
 
-/* FNV-1a over (containerd address, namespace, group), each followed by a separator byte. */
+/* FNV-1a over (containerd address, namespace, group), each followed by a separator byte; a pod
+ * keeper's hash is the same over its pod's name. */
 uint64_t layout_group_hash(const char *address, const char *ns, const char *group);
 
 /* <state>/skiff/<hash as 16 hex digits><suffix>: suffix ".sock" or ".lock". */
 int layout_group_file(char *out, size_t size, const char *state, uint64_t hash, const char *suffix);
+
+/* <state>/skiff/k-<hash as 16 hex digits><suffix>: a pod keeper's ".sock" or ".lock". */
+int layout_pod_file(char *out, size_t size, const char *state, uint64_t hash, const char *suffix);
 
 #endif

@@ -12,6 +12,8 @@
  *           died with it: `<OCI runtime> delete --force` with the binary and root the task's
  *           record names (kills what still runs), unmount the rootfs, remove the task's files,
  *           print DeleteResponse{pid, 137, now} as runc's shim does.
+ *   keep    the pod keeper (native/keeper/, docs/keeper-protocol.md): `start` runs it, and
+ *           prints the pod socket instead, when containerd's environment has SKIFF_KEEPER=1.
  * The paths it reads and writes are docs/on-disk-layout.md's, through native/common/task-layout.h.
  *
  * Written in C because containerd execs it for every container: Node's start-up would be
@@ -38,12 +40,16 @@
 #include "delete-response.h"
 #include "flags.h"
 #include "json-read.h"
+#include "keeper-start.h"
+#include "keeper.h"
+#include "serving-argv.h"
 #include "task-layout.h"
 
 #define GROUP_ANNOTATION "io.containerd.runc.v2.group"
 #define SANDBOX_ANNOTATION "io.kubernetes.cri.sandbox-id"
 #define MAX_CONFIG (4 << 20)
 #define MAX_RECORD (64 << 10)
+#define SUN_PATH_SIZE sizeof(((struct sockaddr_un *)0)->sun_path)
 
 static void die(const char *what, const char *detail) {
   fprintf(stderr, "containerd-shim-skiff-v2: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -99,24 +105,42 @@ static int annotation(const char *json, size_t len, const char *path, const char
   return 0;
 }
 
-/* The group a container's task is served in: the runc group annotation when the container has
- * one, as containerd's runc shim; else the CRI sandbox id when pods are kept apart; else the
- * namespace's default group. */
-static void group_of(const char *bundle, char *out, size_t size) {
-  char path[PATH_MAX];
-  path_or_die(layout_path(path, sizeof path, "%s/config.json", bundle), bundle);
-  /* Judged first: a bad policy is refused for every container, not only those it would decide. */
-  int apart = pods_apart();
-  size_t len = 0;
-  char *json = read_file(path, MAX_CONFIG, &len);
+/* The bundle's config.json (its path in path, PATH_MAX); one line when it cannot be read. */
+static char *bundle_config(const char *bundle, char *path, size_t *len) {
+  path_or_die(layout_path(path, PATH_MAX, "%s/config.json", bundle), bundle);
+  char *json = read_file(path, MAX_CONFIG, len);
   if (json == NULL) {
     char what[PATH_MAX + 64];
     snprintf(what, sizeof what, "cannot read config.json in the bundle (%s)", strerror(errno));
     die(what, path);
   }
+  return json;
+}
+
+/* The group a container's task is served in: the runc group annotation when the container has
+ * one, as containerd's runc shim; else the CRI sandbox id when pods are kept apart; else the
+ * namespace's default group. */
+static void group_of(const char *bundle, char *out, size_t size) {
+  char path[PATH_MAX];
+  /* Judged first: a bad policy is refused for every container, not only those it would decide. */
+  int apart = pods_apart();
+  size_t len = 0;
+  char *json = bundle_config(bundle, path, &len);
   if (!annotation(json, len, path, GROUP_ANNOTATION, out, size) &&
       !(apart && annotation(json, len, path, SANDBOX_ANNOTATION, out, size)))
     out[0] = '\0';
+  free(json);
+}
+
+/* The pod a task belongs to, which has one keeper: as the runc shim groups, its group annotation,
+ * else the CRI sandbox id, else the task's own id (a container outside a pod is its own pod). */
+static void pod_of(const struct flags *f, const char *bundle, char *out, size_t size) {
+  char path[PATH_MAX];
+  size_t len = 0;
+  char *json = bundle_config(bundle, path, &len);
+  if (!annotation(json, len, path, GROUP_ANNOTATION, out, size) &&
+      !annotation(json, len, path, SANDBOX_ANNOTATION, out, size))
+    path_or_die(layout_path(out, size, "%s", f->id), "-id");
   free(json);
 }
 
@@ -246,19 +270,23 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
   die_logged(bundle, line);
 }
 
+/* What a group's serving process runs with besides its Node and socket, each PATH_MAX: the
+ * script, its --state-dir and containerd's ttrpc address (TTRPC_ADDRESS, else <address>.ttrpc). */
+static void serving_paths(const struct flags *f, const char *state, const char *pkg, char *script, char *state_dir,
+                          char *ttrpc) {
+  path_or_die(layout_path(script, PATH_MAX, "%s/bin/containerd-daemon.js", pkg), pkg);
+  path_or_die(layout_server_state_dir(state_dir, PATH_MAX, state, f->namespace), state);
+  const char *given = getenv("TTRPC_ADDRESS");
+  if (given != NULL && *given != '\0') path_or_die(layout_path(ttrpc, PATH_MAX, "%s", given), "TTRPC_ADDRESS");
+  else path_or_die(layout_path(ttrpc, PATH_MAX, "%s.ttrpc", f->address), "-address");
+}
+
 /* Starts the serving process: node <pkg>/bin/containerd-daemon.js with the listener on fd 3. */
 static void spawn_server(const struct flags *f, int listener, const char *socket_path, const char *state,
                          const char *bundle, const char *pkg, const char *node) {
-  char script[PATH_MAX], state_dir[PATH_MAX], log_path[PATH_MAX];
-  path_or_die(layout_path(script, sizeof script, "%s/bin/containerd-daemon.js", pkg), pkg);
-  path_or_die(layout_server_state_dir(state_dir, sizeof state_dir, state, f->namespace), state);
+  char script[PATH_MAX], state_dir[PATH_MAX], ttrpc[PATH_MAX], log_path[PATH_MAX];
+  serving_paths(f, state, pkg, script, state_dir, ttrpc);
   path_or_die(layout_path(log_path, sizeof log_path, "%s/log", bundle), bundle);
-  const char *ttrpc = getenv("TTRPC_ADDRESS");
-  char ttrpc_default[PATH_MAX];
-  if (ttrpc == NULL || *ttrpc == '\0') {
-    path_or_die(layout_path(ttrpc_default, sizeof ttrpc_default, "%s.ttrpc", f->address), "-address");
-    ttrpc = ttrpc_default;
-  }
   /* A close-on-exec pipe tells whether the exec worked: a server that never starts would
    * leave containerd's first call waiting on a socket nobody accepts on. */
   int report[2];
@@ -295,12 +323,18 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     dup2(listener, 3);
     close(listener);
   }
-  /* V8's young generation grows towards 2 x 16 MiB in a long-lived process and RSS with it,
-   * while the serving process's live heap stays under 10 MiB: capped at 2 x 1 MiB
-   * (docs/reliability.md, "Nothing leaks in a long-lived serving process"). */
-  char *args[] = {(char *)node, "--max-semi-space-size=1", script, "--namespace", (char *)f->namespace, "--address",
-                  (char *)f->address, "--ttrpc-address", (char *)ttrpc, "--state-dir", state_dir, "--socket",
-                  (char *)socket_path, f->debug ? "--debug" : NULL, NULL};
+  const struct serving_command command = {
+      .node = node,
+      .script = script,
+      .namespace = f->namespace,
+      .address = f->address,
+      .ttrpc_address = ttrpc,
+      .state_dir = state_dir,
+      .socket = socket_path,
+      .debug = f->debug,
+  };
+  char *args[SERVING_ARGV_MAX];
+  serving_argv(&command, args);
   execv(node, args);
   int err = errno;
   if (write(report[1], &err, sizeof err) < 0) _exit(127);
@@ -317,20 +351,84 @@ static void bundle_and_state(const struct flags *f, char *bundle, char *state) {
     die("the bundle is not under containerd's " LAYOUT_BUNDLES_MARK " dir", bundle);
 }
 
+/* <state>/skiff, made 0700 when missing: the groups' and the pod keepers' sockets and locks. */
+static void make_skiff_dir(const char *state) {
+  char dir[PATH_MAX];
+  path_or_die(layout_path(dir, sizeof dir, "%s/" LAYOUT_SKIFF_DIR, state), state);
+  if (mkdir(dir, 0700) != 0 && errno != EEXIST) die("cannot make skiff's state dir", strerror(errno));
+}
+
+/* The socket (within sun_path) and lock of the group that serves the task in `bundle`, each PATH_MAX. */
+static void group_files(const struct flags *f, const char *state, const char *bundle, char *socket_path,
+                        char *lock_path) {
+  char group[4096];
+  group_of(bundle, group, sizeof group);
+  uint64_t h = layout_group_hash(f->address, f->namespace, group);
+  make_skiff_dir(state);
+  if (layout_group_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0)
+    die("the group socket path is too long for a unix socket; give containerd a shorter state dir", state);
+  path_or_die(layout_group_file(lock_path, PATH_MAX, state, h, ".lock"), state);
+}
+
+/* The pod keeper (docs/keeper-protocol.md) is opt-in while it only relays: SKIFF_KEEPER=1. */
+static int keeper_wanted(void) {
+  const char *keeper = getenv("SKIFF_KEEPER");
+  return keeper != NULL && strcmp(keeper, "1") == 0;
+}
+
+/* `start` with a keeper: containerd dials the pod's keeper, which relays to the serving process. */
+static int start_keeper(const struct flags *f) {
+  char bundle[PATH_MAX], state[PATH_MAX], pod[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
+  char log_path[PATH_MAX], pkg[PATH_MAX], node[PATH_MAX], why[PATH_MAX + 256], address[PATH_MAX + 8];
+  bundle_and_state(f, bundle, state);
+  /* Said here in the same one line as without the keeper, not by the keeper in containerd's log:
+   * a bad SKIFF_SHIM_GROUP, no Node.js. */
+  pods_apart();
+  package_dir(pkg, sizeof pkg);
+  find_node(pkg, bundle, node, sizeof node);
+  pod_of(f, bundle, pod, sizeof pod);
+  uint64_t h = layout_group_hash(f->address, f->namespace, pod);
+  make_skiff_dir(state);
+  if (layout_pod_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0)
+    die("the pod socket path is too long for a unix socket; give containerd a shorter state dir", state);
+  path_or_die(layout_pod_file(lock_path, sizeof lock_path, state, h, ".lock"), state);
+  path_or_die(layout_path(log_path, sizeof log_path, "%s/log", bundle), bundle);
+  char *argv[] = {"containerd-shim-skiff-v2", "-namespace", (char *)f->namespace, "-address", (char *)f->address,
+                  "-id", (char *)f->id, "-bundle", bundle, "keep", NULL, NULL};
+  if (f->debug) argv[9] = "-debug", argv[10] = "keep";
+  if (keeper_ensure(socket_path, lock_path, argv, log_path, why, sizeof why) != 0) die(why, NULL);
+  snprintf(address, sizeof address, "unix://%s", socket_path);
+  write_address(bundle, address);
+  fputs(address, stdout);
+  return 0;
+}
+
+/* `keep`: the pod keeper, run by `start` above; it derives the serving group as `start` does. */
+static int do_keep(const struct flags *f) {
+  struct keeper_config c;
+  char bundle[PATH_MAX], state[PATH_MAX], pkg[PATH_MAX], ttrpc[PATH_MAX];
+  memset(&c, 0, sizeof c);
+  bundle_and_state(f, bundle, state);
+  group_files(f, state, bundle, c.group_socket, c.group_lock);
+  package_dir(pkg, sizeof pkg);
+  find_node(pkg, bundle, c.node, sizeof c.node);
+  serving_paths(f, state, pkg, c.script, c.state_dir, ttrpc);
+  c.namespace = f->namespace;
+  c.address = f->address;
+  c.ttrpc_address = ttrpc;
+  c.debug = f->debug;
+  return keeper_main(&c);
+}
+
 static int do_start(const struct flags *f) {
   /* The runtime options (an Any) arrive on stdin; Create carries them again, where they are read. */
   char sink[4096];
   while (read(0, sink, sizeof sink) > 0) {
   }
-  char bundle[PATH_MAX], state[PATH_MAX], skiff_dir[PATH_MAX], group[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
+  if (keeper_wanted()) return start_keeper(f);
+  char bundle[PATH_MAX], state[PATH_MAX], socket_path[PATH_MAX], lock_path[PATH_MAX];
   bundle_and_state(f, bundle, state);
-  group_of(bundle, group, sizeof group);
-  uint64_t h = layout_group_hash(f->address, f->namespace, group);
-  path_or_die(layout_path(skiff_dir, sizeof skiff_dir, "%s/" LAYOUT_SKIFF_DIR, state), state);
-  if (mkdir(skiff_dir, 0700) != 0 && errno != EEXIST) die("cannot make skiff's state dir", strerror(errno));
-  if (layout_group_file(socket_path, sizeof(((struct sockaddr_un *)0)->sun_path), state, h, ".sock") != 0)
-    die("the group socket path is too long for a unix socket; give containerd a shorter state dir", state);
-  path_or_die(layout_group_file(lock_path, sizeof lock_path, state, h, ".lock"), state);
+  group_files(f, state, bundle, socket_path, lock_path);
   char address[PATH_MAX + 8];
   snprintf(address, sizeof address, "unix://%s", socket_path);
 
@@ -447,6 +545,7 @@ int main(int argc, char **argv) {
   }
   if (f.action != NULL && strcmp(f.action, "start") == 0) return do_start(&f);
   if (f.action != NULL && strcmp(f.action, "delete") == 0) return do_delete(&f);
+  if (f.action != NULL && strcmp(f.action, "keep") == 0) return do_keep(&f);
   fprintf(stderr,
           "usage: containerd-shim-skiff-v2 -namespace NS -address ADDR -id ID [-bundle DIR] [-debug] start|delete\n"
           "containerd runs this binary for --runtime io.containerd.skiff.v2 (see skiff's docs/containerd.md)\n");

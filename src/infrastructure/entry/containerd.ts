@@ -3,6 +3,7 @@ import { TaskService } from '../../application/shim/task/task-service';
 import { TaskHandlers, taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
 import { taskCodec } from '../../adapters/shim/wire/codec/task-codec';
 import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
+import { KeeperPreamble } from '../../adapters/shim/inbound/ttrpc/keeper-preamble';
 import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-events';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
@@ -75,7 +76,13 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const container = buildContainer({ shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
   const handlers = taskHandlers(service, taskCodec('containerd'));
-  const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers);
+  // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address.
+  const onKeeper = ({ fields }: KeeperPreamble) => {
+    if (fields.keeper !== undefined) containerdLog.servedThrough(`unix://${fields.keeper}`);
+  };
+  const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers, {
+    onKeeper,
+  });
   log(`serving namespace ${config.namespace} on ${config.socket}`);
 
   let leaving = false;

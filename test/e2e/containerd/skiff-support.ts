@@ -23,15 +23,15 @@ export function forwardedTopics(env: PrivateContainerd, ns: string): string[] {
 
 /** skiff's serving processes of this containerd: pid and group socket. */
 export function groupServers(env: PrivateContainerd): Array<{ pid: number; socket: string }> {
-  return serversUnder(env.paths.dir);
+  return groupServersUnder(env.paths.dir);
 }
 
 /** The pids of skiff's serving processes whose group socket is under `dir`. */
 export function groupServerPids(dir: string): number[] {
-  return serversUnder(dir).map((s) => s.pid);
+  return groupServersUnder(dir).map((s) => s.pid);
 }
 
-function serversUnder(dir: string): Array<{ pid: number; socket: string }> {
+export function groupServersUnder(dir: string): Array<{ pid: number; socket: string }> {
   const servers: Array<{ pid: number; socket: string }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

@@ -132,6 +132,29 @@ describe('the shim over ttrpc, on the wire (native)', () => {
     wire.close();
   });
 
+  it('answers at once a string whose length runs past the end of its message, in the Request or in its payload', async () => {
+    // A 4 GiB length: google-protobuf alone read it byte by byte for minutes, answering no one.
+    const huge = [0xff, 0xff, 0xff, 0xff, 0x0f];
+    const wire = await WireConnection.open(shim.socket);
+    const started = Date.now();
+    wire.write(frame(1, 1, Buffer.from([0x12, ...huge])));
+    expect(await wire.next()).toMatchObject({
+      streamId: 1,
+      code: Code.INVALID_ARGUMENT,
+      message: 'unmarshal request error: a string field runs past the end of the message (6 bytes)',
+    });
+    wire.write(requestFrame(3, 'State', Buffer.from([0x0a, ...huge])));
+    expect(await wire.next()).toMatchObject({
+      streamId: 3,
+      code: Code.INVALID_ARGUMENT,
+      message: 'malformed State request: a string field runs past the end of the message (6 bytes)',
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
+    wire.write(requestFrame(5, 'State', state('ghost')));
+    expect(await wire.next()).toMatchObject({ streamId: 5, code: Code.NOT_FOUND });
+    wire.close();
+  });
+
   it('reads requests written one byte at a time', async () => {
     const id = await running(['sleep', '100']);
     const wire = await WireConnection.open(shim.socket);

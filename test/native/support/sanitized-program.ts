@@ -13,6 +13,8 @@ export interface SanitizedCase {
 export interface SanitizedProgram {
   /** binding.gyp's target_name. */
   readonly target: string;
+  /** The part of the target exercised, when it has several (containerd-shim-skiff-v2's `keep`). */
+  readonly mode?: string;
   readonly cases: readonly SanitizedCase[];
   /** Ends what the cases left running or on disk. */
   cleanUp?(): void;

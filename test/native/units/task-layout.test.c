@@ -31,6 +31,8 @@ static void paths_are_the_layouts(void) {
   CHECK_STR(out, "/s/skiff/ns");
   CHECK(layout_group_file(out, sizeof out, "/s", 0xabcULL, ".sock") == 0);
   CHECK_STR(out, "/s/skiff/0000000000000abc.sock");
+  CHECK(layout_pod_file(out, sizeof out, "/s", 0xabcULL, ".lock") == 0);
+  CHECK_STR(out, "/s/skiff/k-0000000000000abc.lock");
 }
 
 static void paths_never_truncate(void) {

@@ -7,10 +7,13 @@ import { join } from 'node:path';
  * the server's stderr, but a group outlives its first task (a namespace's server serves every
  * pod), and once that task is deleted its FIFO has no reader. A write that finds no reader
  * moves the log to the FIFO of a task this server still serves (its bundle's `address` is
- * this server's), so lines keep reaching containerd for as long as the server has a task.
+ * this server's, or a pod keeper's that relays to it), so lines keep reaching containerd for
+ * as long as the server has a task.
  */
 export class ContainerdLog {
   private fd: number;
+  /** The addresses of the tasks this server serves: its own socket, and the pod keepers' that relay to it. */
+  private readonly addresses: Set<string>;
 
   /**
    * @param bundles containerd's bundles of the namespace: <containerd state>/io.containerd.runtime.v2.task/<ns>
@@ -18,10 +21,16 @@ export class ContainerdLog {
    */
   constructor(
     private readonly bundles: string,
-    private readonly address: string,
+    address: string,
     fd = 2,
   ) {
     this.fd = fd;
+    this.addresses = new Set([address]);
+  }
+
+  /** Tasks whose `address` is a pod keeper relaying to this server are its tasks too (docs/keeper-protocol.md). */
+  servedThrough(keeperAddress: string): void {
+    this.addresses.add(keeperAddress);
   }
 
   line(text: string): void {
@@ -54,7 +63,7 @@ export class ContainerdLog {
     for (const id of ids) {
       const bundle = join(this.bundles, id);
       try {
-        if (readFileSync(join(bundle, 'address'), 'utf8') !== this.address) continue;
+        if (!this.addresses.has(readFileSync(join(bundle, 'address'), 'utf8'))) continue;
         return openSync(join(bundle, 'log'), constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
       } catch {
         // gone meanwhile, or no reader (ENXIO): try the next

@@ -62,6 +62,19 @@ describe('ContainerdLog', () => {
     expect(drain(served.reader as number)).toBe('two\nthree\n');
   });
 
+  it("counts a pod keeper's tasks as this server's once a relay named the keeper (their address is the keeper's)", () => {
+    const KEEPER = 'unix:///run/skiff/k-pod.sock';
+    const first = bundle('a-first', ADDRESS);
+    const pod = bundle('b-pod', KEEPER);
+    const log = new ContainerdLog(bundles, ADDRESS, openSync(first.fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+    closeSync(readers.shift() as number);
+    log.line('before the keeper named itself\n');
+    expect(drain(pod.reader as number)).toBe('');
+    log.servedThrough(KEEPER);
+    log.line('after\n');
+    expect(drain(pod.reader as number)).toBe('after\n');
+  });
+
   it('drops a line without throwing when no served task is left to log through', () => {
     const first = bundle('a-first', ADDRESS);
     const log = new ContainerdLog(bundles, ADDRESS, openSync(first.fifo, constants.O_WRONLY | constants.O_NONBLOCK));

@@ -1,4 +1,5 @@
 import { Socket } from 'node:net';
+import '../../wire/proto-string-bounds';
 import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from '../../wire/ttrpc/frame';
 import { FrameReader } from '../../wire/ttrpc/frame-reader';
 import { ttrpc } from '../../wire/proto/generated/ttrpc/request';
@@ -18,6 +19,8 @@ export class TtrpcConnection {
   constructor(
     private readonly socket: Socket,
     private readonly services: TtrpcServices,
+    /** Bytes read already (after a keeper's preamble); the socket is paused until this takes it. */
+    first: Buffer = Buffer.alloc(0),
   ) {
     const reader = new FrameReader({
       frame: (frame) => this.onFrame(frame),
@@ -30,14 +33,16 @@ export class TtrpcConnection {
           ),
         ),
     });
-    socket.on('data', (chunk: Buffer) => {
+    const push = (chunk: Buffer) => {
       try {
         reader.push(chunk);
       } catch {
         // A fault of ours on this connection's bytes ends this connection only, never the shim.
         socket.destroy();
       }
-    });
+    };
+    push(first);
+    socket.on('data', push);
     // EPIPE or ECONNRESET: the peer is gone and 'close' follows. Its calls run to the
     // end (a Create half done must not be abandoned); their replies are dropped.
     socket.on('error', () => undefined);
@@ -47,6 +52,7 @@ export class TtrpcConnection {
         socket.resume();
       }
     });
+    if (!this.paused) socket.resume();
   }
 
   /** Ends the connection once no call is in flight; replies already written still go out. */

@@ -1,6 +1,14 @@
 import { ListenTarget, SocketListener } from '../../os/socket-listener';
+import { Socket } from 'node:net';
+import { admitConnection } from './connection-admission';
+import { KeeperPreamble } from './keeper-preamble';
 import { TtrpcConnection } from './ttrpc-connection';
 import { TtrpcServices } from './ttrpc-dispatch';
+
+export interface TtrpcServerOptions {
+  /** Hears the preamble of each pod keeper's relay connection (docs/keeper-protocol.md). */
+  readonly onKeeper?: (preamble: KeeperPreamble) => void;
+}
 
 /** Calls in flight get this long to finish when the server stops. */
 const STOP_GRACE_MS = 1000;
@@ -8,18 +16,30 @@ const STOP_GRACE_MS = 1000;
 /** A ttrpc server on a unix socket: any number of connections, each with any number of calls in flight. */
 export class TtrpcServer {
   private readonly connections = new Set<TtrpcConnection>();
+  /** Accepted, their first bytes not read yet. */
+  private readonly admitting = new Set<Socket>();
   /** Connections accepted so far: an idle server tells a new client from none by it. */
   private acceptedCount = 0;
 
   private constructor(
     private readonly listener: SocketListener,
     services: TtrpcServices,
+    options: TtrpcServerOptions,
   ) {
     listener.accept((socket) => {
       this.acceptedCount++;
-      const connection = new TtrpcConnection(socket, services);
-      this.connections.add(connection);
-      socket.once('close', () => this.connections.delete(connection));
+      this.admitting.add(socket);
+      socket.once('close', () => this.admitting.delete(socket));
+      admitConnection(
+        socket,
+        (first) => {
+          this.admitting.delete(socket);
+          const connection = new TtrpcConnection(socket, services, first);
+          this.connections.add(connection);
+          socket.once('close', () => this.connections.delete(connection));
+        },
+        options.onKeeper,
+      );
     });
   }
 
@@ -32,13 +52,17 @@ export class TtrpcServer {
     return this.listener.path;
   }
 
-  static async listen(target: ListenTarget, services: TtrpcServices): Promise<TtrpcServer> {
-    return TtrpcServer.serve(await SocketListener.listen(target), services);
+  static async listen(
+    target: ListenTarget,
+    services: TtrpcServices,
+    options: TtrpcServerOptions = {},
+  ): Promise<TtrpcServer> {
+    return TtrpcServer.serve(await SocketListener.listen(target), services, options);
   }
 
   /** Serves on a socket that already listens, starting with the connections waiting in it. */
-  static serve(listener: SocketListener, services: TtrpcServices): TtrpcServer {
-    return new TtrpcServer(listener, services);
+  static serve(listener: SocketListener, services: TtrpcServices, options: TtrpcServerOptions = {}): TtrpcServer {
+    return new TtrpcServer(listener, services, options);
   }
 
   /**
@@ -48,6 +72,7 @@ export class TtrpcServer {
    */
   async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     this.listener.close();
+    for (const socket of this.admitting) socket.destroy();
     let timer: NodeJS.Timeout | undefined;
     const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     await Promise.race([Promise.all([...this.connections].map((c) => c.endWhenIdle())), grace]);

@@ -1,4 +1,5 @@
 import type * as pb_1 from 'google-protobuf';
+import '../proto-string-bounds';
 import {
   ConnectView,
   CreateTaskInput,

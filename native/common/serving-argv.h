@@ -1,0 +1,21 @@
+/*
+ * The serving process's command line, shared by `start` (containerd-shim.c) and the pod
+ * keeper (native/keeper/serving.c), so both start Node alike (docs/containerd.md).
+ */
+#ifndef SKIFF_SERVING_ARGV_H
+#define SKIFF_SERVING_ARGV_H
+
+struct serving_command {
+  const char *node, *script; /* Node.js and <pkg>/bin/containerd-daemon.js */
+  const char *namespace, *address, *ttrpc_address;
+  const char *state_dir, *socket; /* --state-dir and the group socket (the listener is fd 3) */
+  int debug;
+};
+
+/* The most entries serving_argv writes, its NULL included. */
+#define SERVING_ARGV_MAX 16
+
+/* Fills argv (SERVING_ARGV_MAX entries) for execv(c->node, argv); it points into c. */
+void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX]);
+
+#endif

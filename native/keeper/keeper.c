@@ -1,0 +1,341 @@
+/*
+ * The pod keeper's life (docs/keeper-protocol.md, "The keeper's own rules"): started by
+ * `start` with the pod listener as fd 3 and a readiness pipe as fd 4, it leaves `start`
+ * (a second fork, its own session), becomes a subreaper, and runs one epoll loop over the
+ * listener, its signals and every relay. Built so far: the relay; not yet the control
+ * connection and the processes it will hold.
+ */
+#define _GNU_SOURCE
+#include "keeper.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "relay.h"
+#include "serving.h"
+
+#define LISTENER_FD 3
+#define READY_FD 4
+#define IDLE_MS_DEFAULT 60000
+#define MAX_EVENTS 64
+#define UPSTREAM_TRIES 3
+#define UPSTREAM_TRIES_TEXT "3"
+
+static struct {
+  const struct keeper_config *config;
+  int epfd, sigfd;
+  char pod_socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
+  char fields[sizeof(((struct sockaddr_un *)0)->sun_path) + 64];
+  size_t fields_len;
+  struct relay *relays, *dead;
+  int relay_count;
+  /* A containerd connection that made calls ended without a successful Shutdown: its task may run. */
+  int tasks_unknown;
+  long idle_ms;
+  struct timespec idle_since;
+} k;
+
+/* epoll's tags for what is not a relay side. */
+static struct side listener_tag, signal_tag;
+
+static void say(const char *format, ...) {
+  char line[1024];
+  va_list args;
+  va_start(args, format);
+  int n = snprintf(line, sizeof line, "skiff-keeper[%d]: ", (int)getpid());
+  vsnprintf(line + n, sizeof line - (size_t)n, format, args);
+  va_end(args);
+  /* stderr is the first bundle's log FIFO, non-blocking: a line nobody reads is dropped. */
+  if (write(2, line, strlen(line)) < 0 || write(2, "\n", 1) < 0) return;
+}
+
+static long ms_since(const struct timespec *t) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+static void leave(int status) {
+  /* The socket first: a `start` from now on starts a new keeper instead of finding this one. */
+  unlink(k.pod_socket);
+  exit(status);
+}
+
+/*
+ * The doc's "holds a process", until the keeper holds the pod's processes: a containerd
+ * connection is open, or one that made calls ended without a successful Shutdown (containerd
+ * restarting, say: it comes back to its tasks, and a keeper gone by then would lose them).
+ */
+static int may_hold_tasks(void) {
+  return k.relay_count > 0 || k.tasks_unknown;
+}
+
+static void watch(int op, int fd, uint32_t events, struct side *tag) {
+  struct epoll_event ev = {.events = events, .data.ptr = tag};
+  epoll_ctl(k.epfd, op, fd, &ev);
+}
+
+/* What each side of a relay waits for: reading stops while the other side's queue is full. */
+static void update_interest(struct relay *r) {
+  uint32_t down = (r->to_up.bytes < WAITING_MAX ? EPOLLIN : 0) | (r->to_down.head ? EPOLLOUT : 0);
+  if (down != r->down_events) watch(EPOLL_CTL_MOD, r->down, down, &r->down_side);
+  r->down_events = down;
+  if (r->up < 0) return;
+  uint32_t up = (r->to_down.bytes < WAITING_MAX ? EPOLLIN : 0) | (r->to_up.head ? EPOLLOUT : 0);
+  if (up != r->up_events) watch(EPOLL_CTL_MOD, r->up, up, &r->up_side);
+  r->up_events = up;
+}
+
+/* A relay to free once the events of this round are handled (some may still point at it). */
+static void end_relay(struct relay *r) {
+  if (r->prev) r->prev->next = r->next;
+  else k.relays = r->next;
+  if (r->next) r->next->prev = r->prev;
+  r->next = k.dead;
+  k.dead = r;
+  if (r->down >= 0) close(r->down);
+  if (r->up >= 0) close(r->up);
+  r->down = r->up = -1;
+  if (r->asked && !r->said_goodbye) k.tasks_unknown = 1;
+  if (--k.relay_count == 0) clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
+}
+
+/* Connects the relay to the serving process (starting one if none answers), preamble first. */
+static void connect_upstream(struct relay *r) {
+  char why[PATH_MAX + 160];
+  int fd = serving_connect(k.config, why, sizeof why);
+  if (fd >= 0 && serving_preamble(fd, ROLE_RELAY, k.fields, k.fields_len) != 0) {
+    /* It accepted and closed at once: an upstream lost, which on_relay tries again a few times. */
+    close(fd);
+    r->losses++;
+    return;
+  }
+  if (fd < 0) {
+    say("%s", why);
+    char message[sizeof why + 64]; /* the line below, why whole */
+    snprintf(message, sizeof message, "skiff's serving process is not running and cannot be started: %s", why);
+    relay_refuse_waiting(r, message);
+    return;
+  }
+  r->up = fd;
+  r->up_events = EPOLLIN;
+  watch(EPOLL_CTL_ADD, fd, EPOLLIN, &r->up_side);
+}
+
+static void accept_all(void) {
+  for (;;) {
+    int fd = accept4(LISTENER_FD, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return; /* EAGAIN; or EMFILE and the like, tried again at the next event */
+    struct relay *r = relay_new(fd);
+    if (r == NULL) {
+      close(fd);
+      continue;
+    }
+    r->next = k.relays;
+    if (k.relays) k.relays->prev = r;
+    k.relays = r;
+    k.relay_count++;
+    r->down_events = EPOLLIN;
+    watch(EPOLL_CTL_ADD, fd, EPOLLIN, &r->down_side);
+    connect_upstream(r);
+  }
+}
+
+static void after_upstream_loss(struct relay *r) {
+  if (k.config->debug) say("the serving process went away; %s", r->to_up.head ? "sending again" : "nothing in flight");
+  relay_lose_upstream(r);
+}
+
+/* A successful Shutdown reached containerd: the runc shim's "no container left, exit". */
+static void maybe_shut_down(struct relay *r) {
+  if (!r->shutdown_ok || r->to_down.head != NULL) return;
+  r->shutdown_ok = 0;
+  r->said_goodbye = 1;
+  /* Until the keeper holds the pod's processes, its other connections are the tasks it serves. */
+  if (k.relay_count == 1) leave(0);
+}
+
+static void on_relay(struct side *s, uint32_t events) {
+  struct relay *r = s->relay;
+  if (r->down < 0 || (s->is_up && r->up < 0)) return; /* ended, or lost, earlier in this round */
+  enum relay_result result = RELAY_OK;
+  if (events & (EPOLLIN | EPOLLHUP | EPOLLERR)) result = relay_read(r, s->is_up);
+  if (result == RELAY_OK && (events & EPOLLOUT)) result = relay_write(r, s->is_up);
+  /* What was read goes on at once, without waiting for the next round. */
+  if (result == RELAY_OK) result = relay_write(r, !s->is_up);
+  if (result == RELAY_DOWN_GONE) {
+    end_relay(r);
+    return;
+  }
+  if (result == RELAY_UP_GONE) after_upstream_loss(r);
+  /* A server that closes every relay without answering (one that does not take the preamble,
+   * or dies at once) is tried a few times; then the calls are answered, never resent forever. */
+  while (relay_needs_upstream(r)) {
+    if (r->losses >= UPSTREAM_TRIES) {
+      relay_refuse_waiting(r, "skiff's serving process closed the connection " UPSTREAM_TRIES_TEXT
+                              " times without answering (see containerd's log)");
+      break;
+    }
+    connect_upstream(r);
+    if (r->up >= 0 && relay_write(r, 1) == RELAY_UP_GONE) relay_lose_upstream(r);
+  }
+  /* UNAVAILABLE answers go out now too. */
+  if (relay_write(r, 0) == RELAY_DOWN_GONE) {
+    end_relay(r);
+    return;
+  }
+  maybe_shut_down(r);
+  update_interest(r);
+}
+
+static void on_signal(void) {
+  struct signalfd_siginfo info;
+  while (read(k.sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
+    /* Only with nothing to keep (may_hold_tasks): a keeper with running containers ignores it. */
+    if (info.ssi_signo == SIGTERM && !may_hold_tasks()) leave(0);
+    if (info.ssi_signo == SIGTERM && may_hold_tasks()) say("SIGTERM ignored: containerd may still have tasks here");
+  }
+  /* Orphans of what the keeper starts (a subreaper inherits them): reaped, nothing kept yet. */
+  while (waitpid(-1, NULL, WNOHANG) > 0) {
+  }
+}
+
+static int idle_timeout(void) {
+  if (may_hold_tasks()) return -1;
+  long left = k.idle_ms - ms_since(&k.idle_since);
+  return left > 0 ? (int)left : 0;
+}
+
+/* fd 4: one byte \0 for ready, else a line of why (docs/keeper-protocol.md, `start`). */
+static void tell_start(const char *error) {
+  if (error == NULL) {
+    if (write(READY_FD, "", 1) < 0) say("start went away before the keeper was ready");
+    close(READY_FD);
+  } else if (write(READY_FD, error, strlen(error)) < 0) {
+    say("%s", error);
+  }
+  /* After an error the pipe closes as the keeper exits: `start` returns once it is gone. */
+}
+
+/* Whatever containerd or `start` left open besides 0-4 is not the keeper's to hold for the pod's life. */
+static void close_inherited(void) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, READY_FD + 1, ~0U, 0) == 0) return;
+#endif
+  DIR *dir = opendir("/proc/self/fd");
+  if (dir == NULL) return;
+  struct dirent *entry;
+  /* One thread: readdir is safe here. */
+  // cppcheck-suppress readdirCalled
+  while ((entry = readdir(dir)) != NULL) {
+    int fd = atoi(entry->d_name);
+    if (fd > READY_FD && fd != dirfd(dir)) close(fd);
+  }
+  closedir(dir);
+}
+
+static int setup(const struct keeper_config *config) {
+  k.config = config;
+  const char *idle = getenv("SKIFF_KEEPER_IDLE_MS");
+  k.idle_ms = idle != NULL && *idle != '\0' ? atol(idle) : IDLE_MS_DEFAULT;
+  struct sockaddr_un sa;
+  socklen_t len = sizeof sa;
+  int listening = 0;
+  socklen_t optlen = sizeof listening;
+  if (getsockname(LISTENER_FD, (struct sockaddr *)&sa, &len) != 0 || sa.sun_family != AF_UNIX ||
+      getsockopt(LISTENER_FD, SOL_SOCKET, SO_ACCEPTCONN, &listening, &optlen) != 0 || !listening) {
+    fprintf(stderr, "containerd-shim-skiff-v2: keep is started by `start`, with the pod socket as fd 3\n");
+    return 2;
+  }
+  snprintf(k.pod_socket, sizeof k.pod_socket, "%s", sa.sun_path);
+  close_inherited();
+  int n = snprintf(k.fields, sizeof k.fields, "keeper=%s%cpid=", k.pod_socket, '\0');
+  fcntl(LISTENER_FD, F_SETFD, FD_CLOEXEC);
+  fcntl(READY_FD, F_SETFD, FD_CLOEXEC);
+  fcntl(LISTENER_FD, F_SETFL, fcntl(LISTENER_FD, F_GETFL) | O_NONBLOCK);
+
+  /* Not `start`'s child: its parent becomes init (or the nearest subreaper), never containerd. */
+  pid_t pid = fork();
+  if (pid < 0) {
+    tell_start("the keeper cannot fork");
+    return 1;
+  }
+  if (pid > 0) _exit(0);
+  setsid();
+  n += snprintf(k.fields + n, sizeof k.fields - (size_t)n, "%d", (int)getpid());
+  k.fields_len = (size_t)n + 1;
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  signal(SIGPIPE, SIG_IGN);
+  signal(SIGHUP, SIG_IGN);
+  signal(SIGINT, SIG_IGN);
+  sigset_t handled;
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGCHLD);
+  sigaddset(&handled, SIGTERM);
+  sigprocmask(SIG_BLOCK, &handled, NULL);
+  k.sigfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
+  k.epfd = epoll_create1(EPOLL_CLOEXEC);
+  /* The first bundle goes with its container; nothing the keeper does needs a working directory. */
+  if (chdir("/") != 0 || k.sigfd < 0 || k.epfd < 0) {
+    tell_start("the keeper cannot set up its event loop");
+    return 1;
+  }
+  watch(EPOLL_CTL_ADD, LISTENER_FD, EPOLLIN, &listener_tag);
+  watch(EPOLL_CTL_ADD, k.sigfd, EPOLLIN, &signal_tag);
+
+  /* Ready means a serving process answers: the container's Create will find one. */
+  char why[PATH_MAX + 160];
+  int probe = serving_connect(config, why, sizeof why);
+  if (probe < 0) {
+    tell_start(why);
+    unlink(k.pod_socket);
+    return 1;
+  }
+  close(probe);
+  tell_start(NULL);
+  clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
+  return 0;
+}
+
+int keeper_main(const struct keeper_config *config) {
+  int status = setup(config);
+  if (status != 0) return status;
+  struct epoll_event events[MAX_EVENTS];
+  for (;;) {
+    int n = epoll_wait(k.epfd, events, MAX_EVENTS, idle_timeout());
+    if (n < 0 && errno != EINTR) {
+      say("epoll_wait: %s", strerror(errno));
+      leave(1);
+    }
+    if (n == 0 && !may_hold_tasks()) {
+      if (config->debug) say("no connection for %ld ms: leaving", k.idle_ms);
+      leave(0);
+    }
+    for (int i = 0; i < n; i++) {
+      struct side *s = events[i].data.ptr;
+      if (s == &listener_tag) accept_all();
+      else if (s == &signal_tag) on_signal();
+      else on_relay(s, events[i].events);
+    }
+    while (k.dead != NULL) {
+      struct relay *r = k.dead;
+      k.dead = r->next;
+      relay_free(r);
+    }
+  }
+}

@@ -1,0 +1,23 @@
+/*
+ * The pod keeper (docs/keeper-protocol.md): one per pod, run as `containerd-shim-skiff-v2
+ * ... keep` by `start`. It holds containerd's connections on the pod socket and relays
+ * their ttrpc frames to the serving process, which it restarts when it dies.
+ */
+#ifndef SKIFF_KEEPER_H
+#define SKIFF_KEEPER_H
+
+#include <limits.h>
+
+/* What `start` and the keeper derive alike from the flags and the first bundle (containerd-shim.c). */
+struct keeper_config {
+  const char *namespace, *address, *ttrpc_address;
+  int debug;
+  char group_socket[PATH_MAX], group_lock[PATH_MAX];
+  char state_dir[PATH_MAX]; /* <state>/skiff/<namespace>: the serving process's --state-dir */
+  char node[PATH_MAX], script[PATH_MAX];
+};
+
+/* Runs the keeper on the pod listener (fd 3), telling its readiness on fd 4. Returns the exit status. */
+int keeper_main(const struct keeper_config *config);
+
+#endif

@@ -1,0 +1,246 @@
+/* The relay's frames and in-flight rules (docs/keeper-protocol.md, "The relay"). */
+#define _GNU_SOURCE
+#include "relay.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define READ_CHUNK 65536
+/* A partial buffer this large is given back once empty, so one big Create does not stay held. */
+#define PARTIAL_KEEP (256u << 10)
+
+static const char *const READ_ONLY[] = {"Wait", "State", "Pids", "Stats", "Connect"};
+
+/* Requests that change nothing: sent again on the new upstream instead of being refused. */
+static int read_only(const char *method) {
+  for (size_t i = 0; i < sizeof READ_ONLY / sizeof READ_ONLY[0]; i++)
+    if (strcmp(method, READ_ONLY[i]) == 0) return 1;
+  return 0;
+}
+
+static void push(struct queue *q, struct frame *f) {
+  f->next = NULL;
+  if (q->tail) q->tail->next = f;
+  else q->head = f;
+  q->tail = f;
+  q->bytes += f->len;
+}
+
+static struct frame *pop(struct queue *q) {
+  struct frame *f = q->head;
+  if (f == NULL) return NULL;
+  q->head = f->next;
+  if (q->head == NULL) q->tail = NULL;
+  q->bytes -= f->len;
+  f->next = NULL;
+  return f;
+}
+
+static void free_frame(struct frame *f) {
+  free(f->data);
+  free(f);
+}
+
+static void clear(struct queue *q) {
+  struct frame *f;
+  while ((f = pop(q)) != NULL) free_frame(f);
+}
+
+struct relay *relay_new(int down) {
+  struct relay *r = calloc(1, sizeof *r);
+  if (r == NULL) return NULL;
+  r->down = down;
+  r->up = -1;
+  r->down_side = (struct side){r, 0};
+  r->up_side = (struct side){r, 1};
+  return r;
+}
+
+void relay_free(struct relay *r) {
+  if (r->down >= 0) close(r->down);
+  if (r->up >= 0) close(r->up);
+  clear(&r->to_up);
+  clear(&r->to_down);
+  clear(&r->in_flight);
+  free(r->from_down.data);
+  free(r->from_up.data);
+  free(r);
+}
+
+/* Queues an UNAVAILABLE Response for containerd on `stream_id`. */
+static void answer_unavailable(struct relay *r, uint32_t stream_id, const char *message) {
+  struct frame *f = calloc(1, sizeof *f);
+  if (f == NULL) return;
+  f->data = ttrpc_status_frame(stream_id, RPC_UNAVAILABLE, message, &f->len);
+  if (f->data == NULL) {
+    free(f);
+    return;
+  }
+  f->stream_id = stream_id;
+  f->type = TTRPC_RESPONSE;
+  push(&r->to_down, f);
+}
+
+static void restarted(struct relay *r, const struct frame *request) {
+  char message[METHOD_MAX + 128]; /* the line below, the method whole */
+  snprintf(message, sizeof message,
+           "skiff's serving process restarted while %s was in flight; it may or may not have taken effect: check "
+           "the task's state",
+           request->method[0] ? request->method : "a request");
+  answer_unavailable(r, request->stream_id, message);
+}
+
+/* One whole frame read from a side: queued for the other, with what the in-flight rules need. */
+static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, const struct ttrpc_header *h) {
+  struct frame *f = calloc(1, sizeof *f);
+  if (f == NULL) return -1;
+  f->len = TTRPC_HEADER + h->length;
+  f->data = malloc(f->len);
+  if (f->data == NULL) {
+    free(f);
+    return -1;
+  }
+  memcpy(f->data, bytes, f->len);
+  f->stream_id = h->stream_id;
+  f->type = h->type;
+  if (!is_up) {
+    if (h->type == TTRPC_REQUEST) {
+      r->asked = 1;
+      ttrpc_request_method(bytes + TTRPC_HEADER, h->length, f->method);
+    }
+    push(&r->to_up, f);
+    return 0;
+  }
+  if (h->type == TTRPC_RESPONSE) {
+    r->losses = 0;
+    /* Its request is answered: no longer in flight. */
+    struct frame **at = &r->in_flight.head, *prev = NULL;
+    while (*at && (*at)->stream_id != h->stream_id) {
+      prev = *at;
+      at = &(*at)->next;
+    }
+    struct frame *request = *at;
+    if (request != NULL) {
+      *at = request->next;
+      if (r->in_flight.tail == request) r->in_flight.tail = prev;
+      r->in_flight.bytes -= request->len;
+      if (strcmp(request->method, "Shutdown") == 0 && ttrpc_response_ok(bytes + TTRPC_HEADER, h->length))
+        r->shutdown_ok = 1;
+      free_frame(request);
+    }
+  }
+  push(&r->to_down, f);
+  return 0;
+}
+
+static int grow(struct partial *p, size_t need) {
+  if (p->cap >= need) return 0;
+  size_t cap = p->cap ? p->cap : READ_CHUNK;
+  while (cap < need) cap *= 2;
+  unsigned char *data = realloc(p->data, cap);
+  if (data == NULL) return -1;
+  p->data = data;
+  p->cap = cap;
+  return 0;
+}
+
+enum relay_result relay_read(struct relay *r, int is_up) {
+  enum relay_result gone = is_up ? RELAY_UP_GONE : RELAY_DOWN_GONE;
+  int fd = is_up ? r->up : r->down;
+  struct partial *p = is_up ? &r->from_up : &r->from_down;
+  if (grow(p, p->len + READ_CHUNK) != 0) return gone;
+  ssize_t n = read(fd, p->data + p->len, READ_CHUNK);
+  if (n == 0) return gone;
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? RELAY_OK : gone;
+  p->len += (size_t)n;
+  size_t off = 0;
+  while (p->len - off >= TTRPC_HEADER) {
+    struct ttrpc_header h;
+    ttrpc_header_read(p->data + off, &h);
+    /* Not ttrpc, or more than either side accepts: this connection only is ended. */
+    if (h.length > TTRPC_MAX_PAYLOAD) return gone;
+    if (p->len - off < TTRPC_HEADER + (size_t)h.length) break;
+    if (take_frame(r, is_up, p->data + off, &h) != 0) return gone;
+    off += TTRPC_HEADER + h.length;
+  }
+  memmove(p->data, p->data + off, p->len - off);
+  p->len -= off;
+  if (p->len == 0 && p->cap > PARTIAL_KEEP) {
+    free(p->data);
+    p->data = NULL;
+    p->cap = 0;
+  }
+  return RELAY_OK;
+}
+
+enum relay_result relay_write(struct relay *r, int is_up) {
+  int fd = is_up ? r->up : r->down;
+  struct queue *q = is_up ? &r->to_up : &r->to_down;
+  if (fd < 0) return RELAY_OK;
+  while (q->head != NULL) {
+    struct frame *f = q->head;
+    /* write, not send: the same on a socket (SIGPIPE is ignored), and counted in /proc/<pid>/io. */
+    ssize_t n = write(fd, f->data + f->written, f->len - f->written);
+    if (n < 0) {
+      if (errno == EAGAIN || errno == EINTR) return RELAY_OK;
+      return is_up ? RELAY_UP_GONE : RELAY_DOWN_GONE;
+    }
+    f->written += (size_t)n;
+    if (f->written < f->len) return RELAY_OK;
+    pop(q);
+    if (is_up && f->type == TTRPC_REQUEST) {
+      /* In flight now. Only a read-only request's bytes are worth keeping: it may be sent again. */
+      if (!read_only(f->method)) {
+        free(f->data);
+        f->data = NULL;
+        f->len = 0;
+      }
+      push(&r->in_flight, f);
+    } else {
+      free_frame(f);
+    }
+  }
+  return RELAY_OK;
+}
+
+void relay_lose_upstream(struct relay *r) {
+  r->losses++;
+  if (r->up >= 0) close(r->up);
+  r->up = -1;
+  r->from_up.len = 0;
+  /* A frame the server got only part of was never acted on: it goes again whole. */
+  if (r->to_up.head != NULL) r->to_up.head->written = 0;
+  struct queue kept = {0};
+  struct frame *f;
+  while ((f = pop(&r->in_flight)) != NULL) {
+    if (f->data != NULL) {
+      f->written = 0;
+      push(&kept, f);
+    } else {
+      restarted(r, f);
+      free_frame(f);
+    }
+  }
+  /* The kept requests go first: they were sent before anything still waiting. */
+  if (kept.head != NULL) {
+    kept.tail->next = r->to_up.head;
+    if (r->to_up.tail == NULL) r->to_up.tail = kept.tail;
+    r->to_up.head = kept.head;
+    r->to_up.bytes += kept.bytes;
+  }
+}
+
+int relay_needs_upstream(const struct relay *r) {
+  return r->up < 0 && r->to_up.head != NULL;
+}
+
+void relay_refuse_waiting(struct relay *r, const char *message) {
+  struct frame *f;
+  while ((f = pop(&r->to_up)) != NULL) {
+    if (f->type == TTRPC_REQUEST) answer_unavailable(r, f->stream_id, message);
+    free_frame(f);
+  }
+}

@@ -1,0 +1,81 @@
+/*
+ * One containerd connection and its relay connection to the serving process
+ * (docs/keeper-protocol.md, "The relay"): whole ttrpc frames both ways, the requests in
+ * flight, and what happens to them when the serving process goes away.
+ */
+#ifndef SKIFF_KEEPER_RELAY_H
+#define SKIFF_KEEPER_RELAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ttrpc-wire.h"
+
+/* Frames from containerd wait up to this much while no serving process reads them; then reading stops. */
+#define WAITING_MAX (16u << 20)
+
+/* One whole frame: queued for a side, or (a request) in flight at the serving process. */
+struct frame {
+  struct frame *next;
+  uint32_t stream_id;
+  uint8_t type;
+  char method[METHOD_MAX];
+  size_t len, written;
+  unsigned char *data; /* header + payload; NULL for a request in flight that will not be sent again */
+};
+
+struct queue {
+  struct frame *head, *tail;
+  size_t bytes;
+};
+
+/* Bytes of a frame not yet whole: at most one frame (4 MiB + 10) per side. */
+struct partial {
+  unsigned char *data;
+  size_t len, cap;
+};
+
+struct relay;
+
+/* What an epoll event points at: one side of one relay. */
+struct side {
+  struct relay *relay;
+  int is_up;
+};
+
+struct relay {
+  struct relay *prev, *next;
+  int down, up; /* containerd's connection; the serving process's, or -1 */
+  struct side down_side, up_side;
+  uint32_t down_events, up_events; /* what epoll watches now */
+  struct partial from_down, from_up;
+  struct queue to_up, to_down, in_flight;
+  int shutdown_ok; /* a successful Shutdown response is queued for containerd */
+  int losses;      /* upstreams lost since the last response from one */
+  int asked;        /* containerd made a call on this connection (not only a probe by `start`) */
+  int said_goodbye; /* a successful Shutdown reached containerd on this connection */
+};
+
+/* Why a side failed: the relay's owner decides what that ends. */
+enum relay_result { RELAY_OK, RELAY_DOWN_GONE, RELAY_UP_GONE };
+
+struct relay *relay_new(int down);
+void relay_free(struct relay *r);
+
+/* Reads what `is_up`'s side has, queues whole frames for the other side. */
+enum relay_result relay_read(struct relay *r, int is_up);
+/* Writes what is queued for `is_up`'s side. */
+enum relay_result relay_write(struct relay *r, int is_up);
+
+/*
+ * The serving process went away: forget the partial reply, send again the read-only
+ * requests in flight (ahead of those waiting), answer the others UNAVAILABLE.
+ */
+void relay_lose_upstream(struct relay *r);
+
+/* Whether the relay has frames for an upstream it does not have. */
+int relay_needs_upstream(const struct relay *r);
+
+/* Answers every request queued for the serving process with UNAVAILABLE and `message`. */
+void relay_refuse_waiting(struct relay *r, const char *message);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * Reaching the serving process, and starting it when none answers (docs/keeper-protocol.md,
+ * "Starting the serving process"). A dead server's socket file stays behind and refuses
+ * connections; the group lock makes the keepers of a group start one server between them.
+ */
+#define _GNU_SOURCE
+#include "serving.h"
+#include "serving-argv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* 0, or -1 with ENAMETOOLONG: a cut path names another socket (`keep` made it to fit). */
+static int set_path(struct sockaddr_un *sa, const char *path) {
+  memset(sa, 0, sizeof *sa);
+  sa->sun_family = AF_UNIX;
+  size_t len = strlen(path);
+  if (len >= sizeof sa->sun_path) return errno = ENAMETOOLONG, -1;
+  memcpy(sa->sun_path, path, len + 1);
+  return 0;
+}
+
+/* A connected descriptor, or -1 with errno (ECONNREFUSED, ENOENT: nobody serves). */
+static int try_connect(const char *path) {
+  struct sockaddr_un sa;
+  if (set_path(&sa, path) != 0) return -1;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+    int err = errno;
+    close(fd);
+    errno = err;
+    return -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  return fd;
+}
+
+static int listen_group(const char *path) {
+  struct sockaddr_un sa;
+  if (set_path(&sa, path) != 0) return -1;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  unlink(path);
+  mode_t old = umask(0177); /* 0600 from the start */
+  int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 128) == 0;
+  int err = errno;
+  umask(old);
+  if (!ok) {
+    close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+/*
+ * A child that is not the keeper's: the keeper is a subreaper, so a double fork would leave
+ * the grandchild to it again. clone(CLONE_PARENT) makes the serving process a sibling, the
+ * child of the keeper's own parent (init, or the nearest subreaper), as `start` makes the keeper.
+ */
+static pid_t fork_as_sibling(void) {
+  pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, 0, 0, 0);
+  if (pid < 0 && errno == EINVAL) pid = fork(); /* the keeper is a namespace's init: no parent to give */
+  return pid;
+}
+
+static void exec_server(const struct keeper_config *c, int listener, int report) {
+  setsid();
+  if (chdir("/") != 0) _exit(127);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+  int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+  dup2(null, 0);
+  dup2(null, 1);
+  dup2(listener, 3); /* dup2 clears close-on-exec on 3 */
+  /* As `start` runs it (containerd-shim.c), --max-semi-space-size included. */
+  const struct serving_command command = {
+      .node = c->node,
+      .script = c->script,
+      .namespace = c->namespace,
+      .address = c->address,
+      .ttrpc_address = c->ttrpc_address,
+      .state_dir = c->state_dir,
+      .socket = c->group_socket,
+      .debug = c->debug,
+  };
+  char *args[SERVING_ARGV_MAX];
+  serving_argv(&command, args);
+  execv(c->node, args);
+  int err = errno;
+  if (write(report, &err, sizeof err) < 0) _exit(127);
+  _exit(127);
+}
+
+/* Binds the group socket and starts Node on it; 0, or -1 with `why` filled. */
+static int start_server(const struct keeper_config *c, char *why, size_t why_size) {
+  int listener = listen_group(c->group_socket);
+  if (listener < 0) {
+    snprintf(why, why_size, "cannot listen on the group socket %s: %s", c->group_socket, strerror(errno));
+    return -1;
+  }
+  int report[2];
+  if (pipe2(report, O_CLOEXEC) != 0) {
+    snprintf(why, why_size, "cannot make a pipe: %s", strerror(errno));
+    close(listener);
+    return -1;
+  }
+  pid_t pid = fork_as_sibling();
+  if (pid == 0) exec_server(c, listener, report[1]);
+  close(report[1]);
+  /* The keeper keeps no copy of the listener: once Node dies, connecting must fail. */
+  close(listener);
+  if (pid < 0) {
+    snprintf(why, why_size, "cannot fork the serving process: %s", strerror(errno));
+    close(report[0]);
+    unlink(c->group_socket);
+    return -1;
+  }
+  /* EOF at exec; an errno when the exec failed. */
+  int err = 0;
+  ssize_t n;
+  do n = read(report[0], &err, sizeof err);
+  while (n < 0 && errno == EINTR);
+  close(report[0]);
+  if (n == (ssize_t)sizeof err) {
+    snprintf(why, why_size,
+             "cannot run %s (%s): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment",
+             c->node, strerror(err));
+    unlink(c->group_socket);
+    return -1;
+  }
+  return 0;
+}
+
+int serving_connect(const struct keeper_config *c, char *why, size_t why_size) {
+  int fd = try_connect(c->group_socket);
+  if (fd >= 0) return fd;
+  if (errno != ECONNREFUSED && errno != ENOENT) {
+    snprintf(why, why_size, "cannot connect to the serving process at %s: %s", c->group_socket, strerror(errno));
+    return -1;
+  }
+  int lock = open(c->group_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0 || flock(lock, LOCK_EX) != 0) {
+    snprintf(why, why_size, "cannot lock %s: %s", c->group_lock, strerror(errno));
+    if (lock >= 0) close(lock);
+    return -1;
+  }
+  /* Another keeper of the group may have started one while this one waited for the lock. */
+  fd = try_connect(c->group_socket);
+  if (fd < 0 && start_server(c, why, why_size) == 0) {
+    fd = try_connect(c->group_socket);
+    if (fd < 0)
+      snprintf(why, why_size, "cannot connect to the serving process just started at %s: %s", c->group_socket,
+               strerror(errno));
+  }
+  close(lock);
+  return fd;
+}
+
+int serving_preamble(int fd, int role, const char *fields, size_t fields_len) {
+  unsigned char head[8] = {0xff, 'S', 'K', 'F', 1, (unsigned char)role, (unsigned char)(fields_len >> 8),
+                           (unsigned char)fields_len};
+  struct iovec iov[2] = {{head, sizeof head}, {(void *)fields, fields_len}};
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = iov;
+  msg.msg_iovlen = 2;
+  /* A fresh connection's buffer is empty: a few hundred bytes go out in one call. */
+  ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+  return n == (ssize_t)(sizeof head + fields_len) ? 0 : -1;
+}

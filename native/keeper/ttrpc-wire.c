@@ -1,0 +1,140 @@
+/* ttrpc framing and the protobuf fields the keeper needs (ttrpc types.go, google/rpc/status.proto). */
+#include "ttrpc-wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t be32(const unsigned char *p) {
+  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(unsigned char *p, uint32_t v) {
+  p[0] = (unsigned char)(v >> 24);
+  p[1] = (unsigned char)(v >> 16);
+  p[2] = (unsigned char)(v >> 8);
+  p[3] = (unsigned char)v;
+}
+
+void ttrpc_header_read(const unsigned char *bytes, struct ttrpc_header *h) {
+  h->length = be32(bytes);
+  h->stream_id = be32(bytes + 4);
+  h->type = bytes[8];
+  h->flags = bytes[9];
+}
+
+/* A varint at *p (< end); 0 when it runs past end or over 10 bytes. */
+static int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *out) {
+  uint64_t v = 0;
+  for (int shift = 0; shift < 70 && *p < end; shift += 7) {
+    unsigned char b = *(*p)++;
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      *out = v;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/*
+ * Walks a message's fields: calls `found` for the first length-delimited field `want`
+ * (its bytes), or for the first varint field `want` (value in *varint, bytes NULL).
+ * Returns 1 when found, 0 when absent, -1 when the bytes are not protobuf.
+ */
+static int find_field(const unsigned char *p, size_t len, uint32_t want, const unsigned char **bytes, size_t *blen,
+                      uint64_t *varint) {
+  const unsigned char *end = p + len;
+  while (p < end) {
+    uint64_t key, v;
+    if (!read_varint(&p, end, &key)) return -1;
+    uint32_t number = (uint32_t)(key >> 3);
+    switch (key & 7) {
+    case 0:
+      if (!read_varint(&p, end, &v)) return -1;
+      if (number == want) {
+        *bytes = NULL;
+        *varint = v;
+        return 1;
+      }
+      break;
+    case 1:
+      if (end - p < 8) return -1;
+      p += 8;
+      break;
+    case 2:
+      if (!read_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
+      if (number == want) {
+        *bytes = p;
+        *blen = (size_t)v;
+        return 1;
+      }
+      p += v;
+      break;
+    case 5:
+      if (end - p < 4) return -1;
+      p += 4;
+      break;
+    default:
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void ttrpc_request_method(const unsigned char *payload, size_t len, char out[METHOD_MAX]) {
+  const unsigned char *bytes = NULL;
+  size_t blen = 0;
+  uint64_t v;
+  out[0] = '\0';
+  if (find_field(payload, len, 2, &bytes, &blen, &v) != 1 || bytes == NULL || blen >= METHOD_MAX) return;
+  memcpy(out, bytes, blen);
+  out[blen] = '\0';
+}
+
+int ttrpc_response_ok(const unsigned char *payload, size_t len) {
+  const unsigned char *status = NULL, *unused;
+  size_t slen = 0, ulen;
+  uint64_t code = 0, v;
+  int found = find_field(payload, len, 1, &status, &slen, &v);
+  if (found <= 0) return found == 0;
+  if (status == NULL) return 0;
+  return find_field(status, slen, 1, &unused, &ulen, &code) == 0 || code == 0;
+}
+
+static size_t put_varint(unsigned char *p, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    p[n++] = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  p[n++] = (unsigned char)v;
+  return n;
+}
+
+unsigned char *ttrpc_status_frame(uint32_t stream_id, uint32_t code, const char *message, size_t *len) {
+  size_t mlen = strlen(message);
+  /* Status{1: code, 2: message} inside Response{1: status}; 10 bytes bound each varint. */
+  unsigned char *frame = malloc(TTRPC_HEADER + 1 + 10 + 1 + 10 + 1 + 10 + mlen);
+  if (frame == NULL) return NULL;
+  unsigned char status_head[24];
+  size_t s = 0;
+  status_head[s++] = 0x08;
+  s += put_varint(status_head + s, code);
+  status_head[s++] = 0x12;
+  s += put_varint(status_head + s, mlen);
+  size_t status_len = s + mlen;
+  unsigned char *p = frame + TTRPC_HEADER;
+  *p++ = 0x0a;
+  p += put_varint(p, status_len);
+  memcpy(p, status_head, s);
+  p += s;
+  memcpy(p, message, mlen);
+  p += mlen;
+  size_t payload = (size_t)(p - frame) - TTRPC_HEADER;
+  put_be32(frame, (uint32_t)payload);
+  put_be32(frame + 4, stream_id);
+  frame[8] = TTRPC_RESPONSE;
+  frame[9] = 0;
+  *len = TTRPC_HEADER + payload;
+  return frame;
+}

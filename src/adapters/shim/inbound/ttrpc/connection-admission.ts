@@ -1,0 +1,36 @@
+import { Socket } from 'node:net';
+import { KeeperPreamble, KeeperRole, readFirstBytes } from './keeper-preamble';
+
+/** The longest preamble: its 8-byte head and 64 KiB of fields. */
+const MAX_PREAMBLE = 8 + 0xffff;
+
+/**
+ * Reads a connection's first bytes and hands it to `serve` when it speaks ttrpc: plainly
+ * (containerd, `skiff task --address`, tests), or after a keeper's relay preamble. A
+ * keeper's control and forget connections are not served yet (docs/keeper-protocol.md,
+ * "built so far"), nor a preamble version this server does not know: they are closed, and
+ * the keeper reconnects. `serve` gets the bytes read past the preamble, the socket paused;
+ * `onKeeper` hears each relay's preamble first.
+ */
+export function admitConnection(
+  socket: Socket,
+  serve: (first: Buffer) => void,
+  onKeeper: (preamble: KeeperPreamble) => void = () => undefined,
+): void {
+  let seen: Buffer = Buffer.alloc(0);
+  const onData = (chunk: Buffer) => {
+    seen = seen.length === 0 ? chunk : Buffer.concat([seen, chunk]);
+    const first = readFirstBytes(seen);
+    if (first.kind === 'more' && seen.length <= MAX_PREAMBLE) return;
+    socket.off('data', onData);
+    socket.pause();
+    if (first.kind === 'plain') serve(first.rest);
+    else if (first.kind === 'keeper' && first.preamble.role === KeeperRole.Relay) {
+      onKeeper(first.preamble);
+      serve(first.rest);
+    } else socket.destroy();
+  };
+  // A peer that resets before its first bytes must not crash the server.
+  socket.on('error', () => undefined);
+  socket.on('data', onData);
+}
