@@ -71,9 +71,11 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const logged = (line: string) => containerdLog.line(`skiff[${process.pid}]: ${line}\n`);
   const log = config.debug ? logged : () => undefined;
   const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
-  const host = new ShimProcessHost(skiffVersion());
+  const host = new ShimProcessHost(skiffVersion(), logged);
   const container = buildContainer({ shim: { runtime: 'runc', stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
+  // The tasks a previous server of this namespace left running (docs/failure-domains.md).
+  for (const line of await service.recover()) logged(line);
   const handlers = containerdTaskHandlers(service);
   const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers);
   log(`serving namespace ${config.namespace} on ${config.socket}`);

@@ -1,9 +1,13 @@
+import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { CLOCK } from '../../application/shared/ports/clock.port';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { EVENTS, Events } from '../../application/shim/ports/events.port';
 import { SHIM_HOST, ShimHost } from '../../application/shim/ports/shim-host.port';
+import { TASK_JOURNAL, TaskJournal } from '../../application/shim/ports/task-journal.port';
 import { TaskService } from '../../application/shim/task/task-service';
+import { FsTaskJournal } from '../../adapters/shim/outbound/task-journal/fs-task-journal';
+import { NoTaskJournal } from '../../adapters/shim/outbound/task-journal/no-task-journal';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { DiscardedEvents } from '../../adapters/shim/outbound/events/discarded-events';
 import { NativeRuntime } from '../../adapters/shim/outbound/process-runtime/native/native-runtime';
@@ -30,6 +34,11 @@ function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
   }
 }
 
+/** runc tasks are recorded beside their files, `<state>/tasks/<id>/` (runc-runtime.ts); native ones are not. */
+function makeJournal(config: ShimModuleConfig): TaskJournal {
+  return config.runtime === 'runc' ? new FsTaskJournal(join(config.stateDir, 'tasks')) : new NoTaskJournal();
+}
+
 /** The task service and the ports it needs. */
 export function shimModule(config: ShimModuleConfig): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -37,6 +46,7 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
     bind(CLOCK).to(SystemClock);
     bind(SHIM_HOST).toConstantValue(config.host);
     bind(EVENTS).toConstantValue(config.events ?? new DiscardedEvents());
+    bind(TASK_JOURNAL).toDynamicValue(() => makeJournal(config));
     bind(TaskService).toSelf();
   });
 }

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import {
+  AdoptSpec,
   CreateSpec,
   ExitListener,
   ProcessRuntime,
@@ -17,6 +18,7 @@ import { findRunc, RuncCli } from './runc-cli';
 import { INIT_PID_FILE, RuncContainer } from './runc-container';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
+import { isSameLiveProcess } from './adopted-exit';
 import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
@@ -50,23 +52,8 @@ export class RuncRuntime implements ProcessRuntime {
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
-    const options = readRuncOptions(spec.options, subject);
-    // Not <state-dir>/<id>: a task named `runc` would be runc's root.
-    const taskDir = join(this.stateDir, 'tasks', spec.id);
-    makeDirs(taskDir, 0o700);
-    const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
-    const cli =
-      options.binary === undefined && !systemdCgroup
-        ? this.cli
-        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
-    const container = new RuncContainer(
-      spec.id,
-      spec.bundle,
-      taskDir,
-      hasOwnPidNamespace(config.json),
-      cli,
-      this.reaper,
-    );
+    const container = this.container(spec, config, subject);
+    makeDirs(container.taskDir, 0o700);
     let mounts: RootfsMounts | undefined;
     let init: ContainerProcess | undefined;
     try {
@@ -95,6 +82,52 @@ export class RuncRuntime implements ProcessRuntime {
       container.removeFiles();
       throw err;
     }
+  }
+
+  /**
+   * Takes over a task a previous serving process made (docs/failure-domains.md): the same
+   * container, mounts and files; its init watched if it is still the process that was made
+   * (same pid and start time), else reported exited. Its exit status can be read only while
+   * it is a zombie its new parent has not reaped (adopted-exit.ts).
+   */
+  async adopt(spec: AdoptSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle> {
+    const subject = `task ${JSON.stringify(spec.id)}`;
+    const config = readBundleConfig(spec.id, spec.bundle);
+    const container = this.container(spec, config, subject);
+    const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
+    const init = new ContainerProcess(spec.stdio, subject, this.reaper, onExit, {
+      beforeExitReport: () => container.killRemaining(),
+      consoleSized: configProcess.consoleSize !== undefined,
+      adopted: true,
+    });
+    if (spec.init.pid > 0) {
+      if (isSameLiveProcess(spec.init.pid, spec.init.startTime)) {
+        container.cgroup = ContainerCgroup.of(spec.init.pid);
+        if (onOom !== undefined) watchOom(container.cgroup, onOom);
+      }
+      init.adopt(spec.init);
+    }
+    return new RuncTaskHandle(container, {
+      init,
+      mounts: RootfsMounts.adopted(spec.rootfs, spec.bundle),
+      configProcess,
+      // A task restored from a checkpoint whose Start never came restores at Start still.
+      restoreFrom: spec.init.pid > 0 ? '' : spec.checkpoint,
+      criu: () => this.criuStatus(),
+    });
+  }
+
+  /** The container a task's spec names: its runc (options, cgroup driver) and its directory. */
+  private container(spec: CreateSpec, config: BundleConfig, subject: string): RuncContainer {
+    const options = readRuncOptions(spec.options, subject);
+    // Not <state-dir>/<id>: a task named `runc` would be runc's root.
+    const taskDir = join(this.stateDir, 'tasks', spec.id);
+    const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
+    const cli =
+      options.binary === undefined && !systemdCgroup
+        ? this.cli
+        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
+    return new RuncContainer(spec.id, spec.bundle, taskDir, hasOwnPidNamespace(config.json), cli, this.reaper);
   }
 
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */
