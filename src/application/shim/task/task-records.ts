@@ -27,6 +27,8 @@ export class TaskRecords {
   private readonly writes = new Map<string, Promise<void>>();
   /** The newest record of each task not yet written: changes that come quicker than writes are written once. */
   private readonly unwritten = new Map<string, TaskRecord>();
+  /** Tasks being deleted. */
+  private readonly closed = new Set<string>();
 
   constructor(
     private readonly journal: TaskJournal,
@@ -44,7 +46,7 @@ export class TaskRecords {
   /** Writes the task's record as it is now; resolves once it is on disk (or the write failed). */
   save(task: Task<TaskHandle, ProcessHandle>): Promise<void> {
     const origin = this.origins.get(task.id);
-    if (origin === undefined) return Promise.resolve();
+    if (origin === undefined || this.closed.has(task.id)) return Promise.resolve();
     const record: TaskRecord = {
       ...origin,
       init: processRecord(task.init),
@@ -70,13 +72,24 @@ export class TaskRecords {
     this.execSpecs.delete(keyOf(id, execId));
   }
 
-  /** Resolves once every write of the task so far has landed. */
-  settled(id: string): Promise<void> {
+  /**
+   * The task is being deleted: from now on nothing is saved (its directory is going), and
+   * this resolves once every write so far has landed.
+   */
+  closing(id: string): Promise<void> {
+    this.closed.add(id);
     return this.writes.get(id) ?? Promise.resolve();
+  }
+
+  /** Its Delete failed: the task lives on, and so does its record. */
+  reopen(task: Task<TaskHandle, ProcessHandle>): void {
+    this.closed.delete(task.id);
+    void this.save(task);
   }
 
   forget(id: string): Promise<void> {
     this.origins.delete(id);
+    this.closed.delete(id);
     this.unwritten.delete(id);
     for (const key of this.execSpecs.keys()) if (key.startsWith(`${id}\0`)) this.execSpecs.delete(key);
     const done = this.chain(id, () => this.journal.forget(id));

@@ -165,15 +165,22 @@ export class TaskService {
     const task = this.task(ref.id);
     const process = task.process(ref.execId);
     return this.transition(process, 'delete', async () => {
-      // A record still landing would write into the task directory the runtime removes.
-      await this.records.settled(ref.id);
       const execs = task.execProcesses();
       if (process.isInit) {
-        // No pid namespace holds a native task's execs together: end them with the task.
-        await stopAll(execs, SIGKILL);
-        await Promise.allSettled(execs.map((e) => e.handle.delete()));
+        // The runtime removes the task's directory: no record may land in it meanwhile.
+        await this.records.closing(ref.id);
+        try {
+          // No pid namespace holds a native task's execs together: end them with the task.
+          await stopAll(execs, SIGKILL);
+          await Promise.allSettled(execs.map((e) => e.handle.delete()));
+          await process.handle.delete();
+        } catch (err) {
+          this.records.reopen(task);
+          throw err;
+        }
+      } else {
+        await process.handle.delete();
       }
-      await process.handle.delete();
       const view = { pid: process.pid, ...exitView(process) };
       if (process.isInit) {
         for (const exec of execs) {
@@ -339,6 +346,7 @@ export class TaskService {
   async stopEverything(graceMs: number): Promise<void> {
     const tasks = [...this.tasks.values()].filter((t) => t.init.isAttached);
     const processes = tasks.flatMap((t) => t.processes());
+    await Promise.all(tasks.map((t) => this.records.closing(t.id)));
     if (graceMs > 0) {
       // A stopped (paused) process would hold SIGTERM pending: continue it first.
       await Promise.allSettled(tasks.filter((t) => t.init.status === 'paused').map((t) => t.init.handle.resume()));
