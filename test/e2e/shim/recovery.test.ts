@@ -142,6 +142,23 @@ if (runcTestsEnabled())
       expect(readdirSync(tasksDir())).toEqual([]);
     });
 
+    it('never takes over a pid that now names another process (its start time differs)', async () => {
+      let client = await serve();
+      const { id, pid } = await run(client, ['sleep', '1000']);
+      await crash();
+      // As if the container had exited and its pid gone to a new process: the record's start time no longer matches.
+      const record = recordOf(id);
+      record.init.startTime += 1;
+      writeFileSync(join(tasksDir(), id, 'task.json'), JSON.stringify(record));
+      client = await serve();
+      const { status, exit_status } = await client.state(id);
+      expect({ status, exit_status }).toEqual({ status: Status.STOPPED, exit_status: 255 });
+      await expect(client.kill(id, 9)).rejects.toMatchObject({ code: 5 });
+      expect(readProcStat(pid)?.state).toBe('S');
+      await client.delete(id);
+      expect(readdirSync(tasksDir())).toEqual([]);
+    });
+
     it('takes an exec over too: State, Pids, Kill, Wait and Delete', async () => {
       let client = await serve();
       const { id } = await run(client, ['sleep', '1000']);
