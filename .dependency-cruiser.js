@@ -64,15 +64,30 @@ module.exports = {
       to: { path: '^src/adapters/(commands|[a-z]+/inbound)/' },
     },
     {
+      name: 'wire-and-os-serve-both-sides',
+      comment:
+        "A product's wire/ (messages, framing, status codes) and os/ (addon, processes, sockets) serve its inbound and outbound adapters alike, so they import neither.",
+      severity: 'error',
+      from: { path: '^src/adapters/[a-z]+/(wire|os)/' },
+      to: { path: '^src/adapters/(commands|[a-z]+/(inbound|outbound))/' },
+    },
+    {
+      name: 'os-not-wire',
+      comment: 'os/ knows processes and sockets, not what travels on them.',
+      severity: 'error',
+      from: { path: '^src/adapters/[a-z]+/os/' },
+      to: { path: '^src/adapters/[a-z]+/wire/' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
-      from: { path: '^src', pathNot: '^src/adapters/shim/helpers/proto/generated' },
+      from: { path: '^src', pathNot: '^src/adapters/shim/wire/proto/generated' },
       to: { circular: true },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^src/adapters/shim/helpers/proto/generated' },
+    exclude: { path: '^src/adapters/shim/wire/proto/generated' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

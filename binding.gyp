@@ -40,9 +40,13 @@
         {
           "target_name": "containerd-shim-skiff-v2",
           "type": "executable",
-          "sources": ["native/containerd-shim/containerd-shim.c"],
-          # Paths are PATH_MAX buffers and the socket path is checked against sun_path.
-          "cflags": ["-Wno-format-truncation", "-Wno-stringop-truncation"]
+          "sources": [
+            "native/containerd-shim/containerd-shim.c",
+            "native/containerd-shim/flags.c",
+            "native/containerd-shim/delete-response.c",
+            "native/common/json-read.c",
+            "native/common/task-layout.c"
+          ]
         }
       ]
     }]

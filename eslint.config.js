@@ -13,7 +13,7 @@ module.exports = tseslint.config(
       'build/',
       'coverage/',
       'node_modules/',
-      'src/adapters/shim/helpers/proto/generated/',
+      'src/adapters/shim/wire/proto/generated/',
       '.bench-tmp/',
     ],
   },

@@ -13,7 +13,7 @@ module.exports = {
   // The example plugin's own test runs here too, against this checkout's skiff.
   roots: ['<rootDir>/test', '<rootDir>/examples/plugin-hello/test'],
   moduleNameMapper: {
-    '^skiff/plugin$': '<rootDir>/src/adapters/login/inbound/plugin/index.ts',
+    '^skiff/plugin$': '<rootDir>/src/adapters/plugin-api/index.ts',
     '^skiff/testing$': '<rootDir>/src/infrastructure/login/testing/index.ts',
   },
   testMatch: ['**/*.test.ts'],

@@ -1,9 +1,11 @@
 'use strict';
 // `skiff auth token` with a valid cache (no network), without and with a plugin
-// linked (examples/plugin-hello), and `skiff auth status`: whole process wall time,
-// median, against `node -e 0` measured in the same run and interleaved with it (so
-// machine noise hits all of them alike). The environment has no NODE_EXTRA_CA_CERTS
-// on either side. Targets: auth token at most 1.5x, auth status at most 2.5x.
+// linked (examples/plugin-hello), `skiff auth kube-credential` as kubectl runs it
+// (KUBERNETES_EXEC_INFO set, valid cache) and `skiff auth status`: whole process wall
+// time, median, against `node -e 0` measured in the same run and interleaved with it
+// (so machine noise hits all of them alike). The environment has no
+// NODE_EXTRA_CA_CERTS on either side. Targets: auth token and kube-credential at most
+// 1.5x, auth status at most 2.5x.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -50,9 +52,15 @@ exports.run = async () => {
     const linked = signedInHome(path.join(dir, 'linked'));
     wallMs([RUN, 'plugins', 'link', path.join(ROOT, 'examples', 'plugin-hello'), '--no-install'], linked);
 
+    const kubectl = {
+      ...plain,
+      KUBERNETES_EXEC_INFO:
+        '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":{"interactive":false}}',
+    };
     const cases = {
       baseline: [['-e', '0'], plain],
       token: [[RUN, 'auth', 'token'], plain],
+      kube: [[RUN, 'auth', 'kube-credential'], kubectl],
       linked: [[RUN, 'auth', 'token'], linked],
       status: [[RUN, 'auth', 'status'], plain],
     };
@@ -66,6 +74,13 @@ exports.run = async () => {
       `${median(times[name]).toFixed(1)} ms vs node -e 0 ${base.toFixed(1)} ms, median of ${ROUNDS}`;
     report('auth token (valid cache, no network)', median(times.token) / base, line('token'), '<=', 1.5);
     report('auth token (same, a plugin linked)', median(times.linked) / base, line('linked'), '<=', 1.5);
+    report(
+      'auth kube-credential (valid cache, as kubectl runs it)',
+      median(times.kube) / base,
+      line('kube'),
+      '<=',
+      1.5,
+    );
     report('auth status', median(times.status) / base, line('status'), '<=', 2.5);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -201,7 +201,7 @@ function startShimBinary(binary, dir, ns) {
 
 async function lifecycle() {
   const { TtrpcTaskClient } = require('../dist/adapters/shim/outbound/task-client/ttrpc-task-client');
-  const { containerd } = require('../dist/adapters/shim/helpers/proto/generated/containerd/runc');
+  const { containerd } = require('../dist/adapters/shim/wire/proto/generated/containerd/runc');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-lc-'));
   // containerd's state dir (/run/containerd) is a tmpfs, where both shims keep runc's root in
   // production: here both keep it on this run's tmpfs (skiff under <state>/skiff, the runc shim

@@ -5,7 +5,7 @@
 // In a process of its own, so the timing client's event loop never serves it.
 //   node bench/events-sink.js <socket>    (sends 'ready' over IPC once it listens)
 const { TtrpcServer } = require('../dist/adapters/shim/inbound/ttrpc/ttrpc-server');
-const { TTRPC_EVENTS_SERVICE } = require('../dist/adapters/shim/helpers/ttrpc/service-names');
+const { TTRPC_EVENTS_SERVICE } = require('../dist/adapters/shim/wire/ttrpc/service-names');
 
 const forward = async () => Buffer.alloc(0);
 TtrpcServer.listen({ address: process.argv[2] }, new Map([[TTRPC_EVENTS_SERVICE, new Map([['Forward', forward]])]]))

@@ -6,9 +6,9 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 const grpc = require('@grpc/grpc-js');
-const { task } = require('../dist/adapters/shim/helpers/proto/generated/task/v2/shim');
-const { TtrpcClient } = require('../dist/adapters/shim/helpers/ttrpc/ttrpc-client');
-const { TTRPC_TASK_SERVICE } = require('../dist/adapters/shim/helpers/ttrpc/service-names');
+const { task } = require('../dist/adapters/shim/wire/proto/generated/task/v2/shim');
+const { TtrpcClient } = require('../dist/adapters/shim/wire/ttrpc/ttrpc-client');
+const { TTRPC_TASK_SERVICE } = require('../dist/adapters/shim/wire/ttrpc/service-names');
 
 const pb = task.v2;
 const BIN = path.join(__dirname, '..', 'bin', 'run.js');

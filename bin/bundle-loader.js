@@ -25,12 +25,5 @@ function compile(name, useCache) {
 
 exports.loadBundle = (name) => compile(name, true).exports;
 
-/**
- * Build step: run the bundle's module code once (and its `warmUp()`, when it exports
- * one, so the functions of its hot path are compiled too) and save what V8 compiled.
- */
-exports.writeCodeCache = async (name) => {
-  const { script, file, exports: bundle } = compile(name, false);
-  if (typeof bundle.warmUp === 'function') await bundle.warmUp();
-  fs.writeFileSync(`${file}.cache`, script.createCachedData());
-};
+/** Build step (scripts/code-cache.js): the bundle compiled afresh, with the script whose compiled code it saves. */
+exports.compileBundle = (name) => compile(name, false);

@@ -4,29 +4,27 @@
 // loaded module by module (docs/performance.md). bin/run.js loads them with
 // bin/bundle-loader.js for `skiff shim serve` and `skiff auth token|status`.
 const esbuild = require('esbuild');
+const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 
-// `module` names the one module of the composition root (src/infrastructure/<product>/
-// *.module.ts) a bundle needs: the lazy require()s of the others stay out of it
-// (buildContainer never loads them on that path).
+// Each bundle is built from its entry point, src/infrastructure/entry/<name>.ts. `module`
+// names the one module of the composition root (src/infrastructure/<product>/*.module.ts)
+// it needs: the lazy require()s of the others stay out of it (buildContainer never loads
+// them on that path).
 const BUNDLES = {
   // `skiff shim serve` binds its socket with this small bundle before it reads the
-  // large one (src/infrastructure/shim/listen-first.ts).
-  'shim-listen': { entry: 'dist/infrastructure/shim/listen-first.js', external: [], module: 'shim.module' },
+  // large one.
+  'shim-listen': { external: [], module: 'shim.module' },
   // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
-  shim: { entry: 'dist/infrastructure/shim/main.js', external: [], module: 'shim.module' },
+  shim: { external: [], module: 'shim.module' },
   // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js).
-  containerd: { entry: 'dist/infrastructure/shim/containerd-main.js', external: [], module: 'shim.module' },
+  containerd: { external: [], module: 'shim.module' },
   // The HTTP stack is loaded only when a token must be refreshed, the YAML library
   // only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
   // cache and a contexts file written by `skiff config` never pay for them.
-  auth: {
-    entry: 'dist/infrastructure/login/main.js',
-    external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml'],
-    module: 'login.module',
-  },
+  auth: { external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml'], module: 'login.module' },
 };
 
 // inversify's ES module build, so esbuild hoists its ~150 small modules into one
@@ -47,8 +45,16 @@ function onlyModule(keep) {
   };
 }
 
+/** Writes the bundle's V8 code cache in a process of its own (scripts/code-cache.js), its output discarded. */
+function writeCodeCache(name) {
+  const result = spawnSync(process.execPath, [path.join(__dirname, 'code-cache.js'), name], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`the code cache of ${name}: ${result.stderr || `exit ${result.status}`}`);
+}
+
 async function main() {
-  const loader = require(path.join(root, 'bin/bundle-loader.js'));
   const only = process.argv.slice(2);
   // containerd-shim-skiff-v2 starts its serving process with the Node.js that built it:
   // containerd's PATH need not have one.
@@ -56,13 +62,13 @@ async function main() {
   for (const [name, bundle] of Object.entries(BUNDLES)) {
     if (only.length > 0 && !only.includes(name)) continue;
     await build(name, bundle);
-    await loader.writeCodeCache(name);
+    writeCodeCache(name);
   }
 }
 
 async function build(name, bundle) {
   await esbuild.build({
-    entryPoints: [path.join(root, bundle.entry)],
+    entryPoints: [path.join(root, 'dist', 'infrastructure', 'entry', `${name}.js`)],
     outfile: path.join(root, `dist/${name}.bundle.js`),
     bundle: true,
     platform: 'node',

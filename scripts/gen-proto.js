@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
-const out = path.join(root, 'src/adapters/shim/helpers/proto/generated');
+const out = path.join(root, 'src/adapters/shim/wire/proto/generated');
 const buf = path.join(root, 'node_modules/.bin/buf');
 
 execFileSync(buf, ['generate'], { cwd: path.join(root, 'proto'), stdio: 'inherit' });

@@ -54,7 +54,7 @@ static napi_value WatchOom(napi_env env, napi_callback_info info) {
 #ifdef __linux__
   size_t argc = 2, len;
   napi_value argv[2];
-  char dir[3900], path[4096], line[64];
+  char dir[3900];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 2 || napi_get_value_string_utf8(env, argv[0], dir, sizeof dir, &len) != napi_ok || len >= sizeof dir - 1)
     return skiff_throw_errno(env, "watchOom", EINVAL);
@@ -65,6 +65,7 @@ static napi_value WatchOom(napi_env env, napi_callback_info info) {
   w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   int err = w->ofd < 0 || w->efd < 0 ? errno : 0;
   if (err == 0) {
+    char path[4096], line[64];
     snprintf(path, sizeof path, "%s/cgroup.event_control", dir);
     int cfd = open(path, O_WRONLY | O_CLOEXEC);
     int n = snprintf(line, sizeof line, "%d %d", w->efd, w->ofd);

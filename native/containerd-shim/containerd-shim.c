@@ -9,11 +9,13 @@
  *           output pipes are never held. Prints only the address.
  *   delete  after containerd's connection to the task closed. A task the serving process
  *           deleted has left nothing: print an empty DeleteResponse. Otherwise the server
- *           died with it: `runc delete --force` (kills what still runs), unmount the rootfs,
- *           remove the task's files, print DeleteResponse{pid, 137, now} as runc's shim does.
+ *           died with it: `<OCI runtime> delete --force` with the binary and root the task's
+ *           record names (kills what still runs), unmount the rootfs, remove the task's files,
+ *           print DeleteResponse{pid, 137, now} as runc's shim does.
+ * The paths it reads and writes are docs/on-disk-layout.md's, through native/common/task-layout.h.
  *
  * Written in C because containerd execs it for every container: Node's start-up would be
- * most of a `ctr run`. Flags as Go's flag package takes them: -name value, -name=value, --name.
+ * most of a `ctr run`. Its flags: flags.c; its reply to delete: delete-response.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,101 +35,43 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TASK_DIR_MARK "/io.containerd.runtime.v2.task/"
+#include "delete-response.h"
+#include "flags.h"
+#include "json-read.h"
+#include "task-layout.h"
+
 #define GROUP_ANNOTATION "io.containerd.runc.v2.group"
 #define SANDBOX_ANNOTATION "io.kubernetes.cri.sandbox-id"
 #define MAX_CONFIG (4 << 20)
-
-struct flags {
-  const char *namespace, *address, *publish_binary, *id, *bundle, *action;
-  int debug;
-};
+#define MAX_RECORD (64 << 10)
 
 static void die(const char *what, const char *detail) {
   fprintf(stderr, "containerd-shim-skiff-v2: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
   exit(1);
 }
 
-static void parse_flags(int argc, char **argv, struct flags *f) {
-  memset(f, 0, sizeof *f);
-  f->namespace = "";
-  f->address = "";
-  f->id = "";
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (arg[0] != '-') {
-      f->action = arg;
-      continue;
-    }
-    const char *name = arg + (arg[1] == '-' ? 2 : 1);
-    const char *eq = strchr(name, '=');
-    size_t len = eq ? (size_t)(eq - name) : strlen(name);
-    if (len == 5 && strncmp(name, "debug", 5) == 0) {
-      f->debug = 1;
-      continue;
-    }
-    const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-    if (value == NULL) die("flag needs a value", arg);
-    if (len == 9 && strncmp(name, "namespace", len) == 0) f->namespace = value;
-    else if (len == 7 && strncmp(name, "address", len) == 0) f->address = value;
-    else if (len == 14 && strncmp(name, "publish-binary", len) == 0) f->publish_binary = value;
-    else if (len == 2 && strncmp(name, "id", len) == 0) f->id = value;
-    else if (len == 6 && strncmp(name, "bundle", len) == 0) f->bundle = value;
-    /* Other flags of later containerd versions (-socket, -shim-*) carry nothing skiff needs. */
-  }
+/* A path from layout_path & co., or one line naming what was too long. */
+static void path_or_die(int rc, const char *what) {
+  if (rc != 0) die("a path is longer than PATH_MAX; give containerd a shorter state dir", what);
 }
 
-/* An id or namespace that names a path component: containerd's identifier rule, loosely. */
-static int safe_name(const char *s) {
-  if (*s == '\0' || strlen(s) > 76 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0) return 0;
-  for (; *s; s++)
-    if (*s == '/') return 0;
-  return 1;
-}
-
-/* containerd's state dir from a bundle path <state>/io.containerd.runtime.v2.task/<ns>/<id>. */
-static void state_dir_of(const char *bundle, char *out, size_t size) {
-  const char *mark = strstr(bundle, TASK_DIR_MARK);
-  if (mark == NULL || (size_t)(mark - bundle) >= size)
-    die("the bundle is not under containerd's " TASK_DIR_MARK " dir", bundle);
-  memcpy(out, bundle, (size_t)(mark - bundle));
-  out[mark - bundle] = '\0';
-}
-
-static uint64_t fnv1a(uint64_t h, const char *s) {
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-  return (h ^ 0xff) * 0x100000001b3ULL; /* a separator, so ("ab","c") differs from ("a","bc") */
-}
-
-/* The string value of "key" in a JSON text (config.json's annotations), unescaped simply. */
-static int json_string_after(const char *json, const char *key, char *out, size_t size) {
-  char quoted[128];
-  snprintf(quoted, sizeof quoted, "\"%s\"", key);
-  const char *p = strstr(json, quoted);
-  if (p == NULL) return 0;
-  p += strlen(quoted);
-  while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
-  if (*p++ != ':') return 0;
-  while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r') p++;
-  if (*p++ != '"') return 0;
-  size_t n = 0;
-  for (; *p && *p != '"' && n + 1 < size; p++) {
-    if (*p == '\\' && p[1] != '\0') p++;
-    out[n++] = *p;
-  }
-  out[n] = '\0';
-  return *p == '"';
-}
-
-static char *read_file(const char *path, size_t max) {
+/* A file's whole text (NUL-terminated, its length in *len), NULL with errno when it cannot be read; EFBIG past max. */
+static char *read_file(const char *path, size_t max, size_t *len) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return NULL;
-  char *buf = malloc(max + 1);
+  char *buf = malloc(max + 2);
   size_t n = 0;
-  ssize_t r;
-  while (buf && n < max && (r = read(fd, buf + n, max - n)) > 0) n += (size_t)r;
+  ssize_t r = 0;
+  while (buf != NULL && n <= max && (r = read(fd, buf + n, max + 1 - n)) > 0) n += (size_t)r;
+  int err = buf == NULL ? ENOMEM : r < 0 ? errno : n > max ? EFBIG : 0;
   close(fd);
-  if (buf) buf[n] = '\0';
+  if (err != 0) {
+    free(buf);
+    errno = err;
+    return NULL;
+  }
+  buf[n] = '\0';
+  if (len != NULL) *len = n;
   return buf;
 }
 
@@ -143,27 +87,50 @@ static int pods_apart(void) {
   return 0;
 }
 
+/* An annotation of config.json: 1 when set, 0 when not; anything else ends start in one line. */
+static int annotation(const char *json, size_t len, const char *path, const char *key, char *out, size_t size) {
+  const char *const at[] = {"annotations", key};
+  enum json_result r = json_string_at(json, len, at, 2, out, size);
+  if (r == JSON_FOUND || r == JSON_ABSENT) return r == JSON_FOUND;
+  if (r == JSON_MALFORMED) die("the bundle's config.json is not valid JSON", path);
+  char what[PATH_MAX + 160];
+  snprintf(what, sizeof what, "the annotation %s in %s is %s", key, path, json_result_text(r));
+  die(what, NULL);
+  return 0;
+}
+
 /* The group a container's task is served in: the runc group annotation when the container has
  * one, as containerd's runc shim; else the CRI sandbox id when pods are kept apart; else the
  * namespace's default group. */
 static void group_of(const char *bundle, char *out, size_t size) {
   char path[PATH_MAX];
-  snprintf(path, sizeof path, "%s/config.json", bundle);
+  path_or_die(layout_path(path, sizeof path, "%s/config.json", bundle), bundle);
   /* Judged first: a bad policy is refused for every container, not only those it would decide. */
   int apart = pods_apart();
-  char *json = read_file(path, MAX_CONFIG);
-  if (json == NULL) die("cannot read config.json in the bundle", path);
-  if (!json_string_after(json, GROUP_ANNOTATION, out, size) &&
-      !(apart && json_string_after(json, SANDBOX_ANNOTATION, out, size)))
+  size_t len = 0;
+  char *json = read_file(path, MAX_CONFIG, &len);
+  if (json == NULL) {
+    char what[PATH_MAX + 64];
+    snprintf(what, sizeof what, "cannot read config.json in the bundle (%s)", strerror(errno));
+    die(what, path);
+  }
+  if (!annotation(json, len, path, GROUP_ANNOTATION, out, size) &&
+      !(apart && annotation(json, len, path, SANDBOX_ANNOTATION, out, size)))
     out[0] = '\0';
   free(json);
 }
 
+/* A unix socket address for path; the caller has checked that it fits sun_path. */
+static struct sockaddr_un unix_address(const char *path) {
+  struct sockaddr_un sa = {.sun_family = AF_UNIX};
+  memcpy(sa.sun_path, path, strlen(path) + 1);
+  return sa;
+}
+
 static int connect_unix(const char *path) {
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  strncpy(sa.sun_path, path, sizeof sa.sun_path - 1);
-  if (fd < 0) return -1;
+  if (fd < 0) return 0;
+  struct sockaddr_un sa = unix_address(path);
   int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
   close(fd);
   return ok;
@@ -171,8 +138,7 @@ static int connect_unix(const char *path) {
 
 static int listen_unix(const char *path) {
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  strncpy(sa.sun_path, path, sizeof sa.sun_path - 1);
+  struct sockaddr_un sa = unix_address(path);
   unlink(path);
   mode_t old = umask(0177); /* 0600 from the start */
   int ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 128) == 0;
@@ -183,12 +149,13 @@ static int listen_unix(const char *path) {
 
 static void write_address(const char *bundle, const char *address) {
   char path[PATH_MAX], tmp[PATH_MAX];
-  snprintf(path, sizeof path, "%s/address", bundle);
-  snprintf(tmp, sizeof tmp, "%s/.address.%d", bundle, (int)getpid());
+  path_or_die(layout_path(path, sizeof path, "%s/address", bundle), bundle);
+  path_or_die(layout_path(tmp, sizeof tmp, "%s/.address.%d", bundle, (int)getpid()), bundle);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0 || write(fd, address, strlen(address)) != (ssize_t)strlen(address) || close(fd) != 0 ||
-      rename(tmp, path) != 0)
-    die("cannot write the bundle's address file", strerror(errno));
+  size_t len = strlen(address);
+  int ok = fd >= 0 && write(fd, address, len) == (ssize_t)len;
+  if (fd >= 0 && close(fd) != 0) ok = 0;
+  if (!ok || rename(tmp, path) != 0) die("cannot write the bundle's address file", strerror(errno));
 }
 
 /* The package directory: this binary is <pkg>/build/Release/containerd-shim-skiff-v2. */
@@ -203,32 +170,36 @@ static void package_dir(char *out, size_t size) {
   }
 }
 
-/* Starts the serving process: node <pkg>/bin/containerd-daemon.js with the listener on fd 3. */
-static void spawn_server(const struct flags *f, int listener, const char *socket_path, const char *skiff_dir,
-                         const char *bundle) {
-  char pkg[PATH_MAX], node[PATH_MAX], script[PATH_MAX], state[PATH_MAX], log_path[PATH_MAX];
-  package_dir(pkg, sizeof pkg);
-  snprintf(script, sizeof script, "%s/bin/containerd-daemon.js", pkg);
-  /* SKIFF_NODE in containerd's environment, else the Node.js that built skiff (dist/node-path,
-   * containerd's PATH need not have one), else node on PATH. */
+/* SKIFF_NODE in containerd's environment, else the Node.js that built skiff (dist/node-path,
+ * containerd's PATH need not have one), else node on PATH. */
+static void node_of(const char *pkg, char *out, size_t size) {
   const char *chosen = getenv("SKIFF_NODE");
-  snprintf(node, sizeof node, "%s/dist/node-path", pkg);
-  char *recorded = chosen != NULL && *chosen != '\0' ? NULL : read_file(node, sizeof node - 1);
   if (chosen != NULL && *chosen != '\0') {
-    snprintf(node, sizeof node, "%s", chosen);
-  } else if (recorded != NULL && recorded[0] != '\0') {
-    recorded[strcspn(recorded, "\n")] = '\0';
-    snprintf(node, sizeof node, "%s", recorded);
-  } else {
-    snprintf(node, sizeof node, "node");
+    path_or_die(layout_path(out, size, "%s", chosen), "SKIFF_NODE");
+    return;
   }
+  char recorded_path[PATH_MAX];
+  path_or_die(layout_path(recorded_path, sizeof recorded_path, "%s/dist/node-path", pkg), pkg);
+  char *recorded = read_file(recorded_path, PATH_MAX, NULL);
+  if (recorded != NULL) recorded[strcspn(recorded, "\n")] = '\0';
+  if (recorded == NULL || recorded[0] == '\0' || layout_path(out, size, "%s", recorded) != 0)
+    snprintf(out, size, "node");
   free(recorded);
-  snprintf(state, sizeof state, "%s/%s", skiff_dir, f->namespace);
-  snprintf(log_path, sizeof log_path, "%s/log", bundle);
+}
+
+/* Starts the serving process: node <pkg>/bin/containerd-daemon.js with the listener on fd 3. */
+static void spawn_server(const struct flags *f, int listener, const char *socket_path, const char *state,
+                         const char *bundle) {
+  char pkg[PATH_MAX], node[PATH_MAX], script[PATH_MAX], state_dir[PATH_MAX], log_path[PATH_MAX];
+  package_dir(pkg, sizeof pkg);
+  path_or_die(layout_path(script, sizeof script, "%s/bin/containerd-daemon.js", pkg), pkg);
+  node_of(pkg, node, sizeof node);
+  path_or_die(layout_server_state_dir(state_dir, sizeof state_dir, state, f->namespace), state);
+  path_or_die(layout_path(log_path, sizeof log_path, "%s/log", bundle), bundle);
   const char *ttrpc = getenv("TTRPC_ADDRESS");
   char ttrpc_default[PATH_MAX];
   if (ttrpc == NULL || *ttrpc == '\0') {
-    snprintf(ttrpc_default, sizeof ttrpc_default, "%s.ttrpc", f->address);
+    path_or_die(layout_path(ttrpc_default, sizeof ttrpc_default, "%s.ttrpc", f->address), "-address");
     ttrpc = ttrpc_default;
   }
   /* A close-on-exec pipe tells whether the exec worked: a server that never starts would
@@ -265,7 +236,7 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     close(listener);
   }
   char *args[] = {node, script, "--namespace", (char *)f->namespace, "--address", (char *)f->address,
-                  "--ttrpc-address", (char *)ttrpc, "--state-dir", state, "--socket", (char *)socket_path,
+                  "--ttrpc-address", (char *)ttrpc, "--state-dir", state_dir, "--socket", (char *)socket_path,
                   f->debug ? "--debug" : NULL, NULL};
   execvp(node, args);
   int err = errno;
@@ -273,23 +244,30 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
   _exit(127);
 }
 
+/* The bundle (-bundle, else the working directory, as containerd runs the binary) and the state dir above it. */
+static void bundle_and_state(const struct flags *f, char *bundle, char *state) {
+  if (f->bundle != NULL) path_or_die(layout_path(bundle, PATH_MAX, "%s", f->bundle), "-bundle");
+  else if (getcwd(bundle, PATH_MAX) == NULL) die("cannot read the bundle dir", strerror(errno));
+  if (!layout_safe_name(f->namespace) || !layout_safe_name(f->id))
+    die("-namespace and -id must be containerd identifiers (letters and digits in runs joined by . _ -)", f->id);
+  if (layout_state_of_bundle(bundle, state, PATH_MAX) != 0)
+    die("the bundle is not under containerd's " LAYOUT_BUNDLES_MARK " dir", bundle);
+}
+
 static int do_start(const struct flags *f) {
   /* The runtime options (an Any) arrive on stdin; Create carries them again, where they are read. */
   char sink[4096];
   while (read(0, sink, sizeof sink) > 0) {
   }
-  char bundle[PATH_MAX], state[PATH_MAX], skiff_dir[PATH_MAX], group[256], socket_path[PATH_MAX], lock_path[PATH_MAX];
-  if (getcwd(bundle, sizeof bundle) == NULL) die("cannot read the bundle dir", strerror(errno));
-  if (!safe_name(f->namespace) || !safe_name(f->id)) die("-namespace and -id must be plain names", f->id);
-  state_dir_of(bundle, state, sizeof state);
+  char bundle[PATH_MAX], state[PATH_MAX], skiff_dir[PATH_MAX], group[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
+  bundle_and_state(f, bundle, state);
   group_of(bundle, group, sizeof group);
-  uint64_t h = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ULL, f->address), f->namespace), group);
-  snprintf(skiff_dir, sizeof skiff_dir, "%s/skiff", state);
-  mkdir(skiff_dir, 0700);
-  int n = snprintf(socket_path, sizeof socket_path, "%s/%016llx.sock", skiff_dir, (unsigned long long)h);
-  if (n >= (int)sizeof(((struct sockaddr_un *)0)->sun_path))
-    die("the group socket path is too long for a unix socket; give containerd a shorter state dir", socket_path);
-  snprintf(lock_path, sizeof lock_path, "%s/%016llx.lock", skiff_dir, (unsigned long long)h);
+  uint64_t h = layout_group_hash(f->address, f->namespace, group);
+  path_or_die(layout_path(skiff_dir, sizeof skiff_dir, "%s/" LAYOUT_SKIFF_DIR, state), state);
+  if (mkdir(skiff_dir, 0700) != 0 && errno != EEXIST) die("cannot make skiff's state dir", strerror(errno));
+  if (layout_group_file(socket_path, sizeof(((struct sockaddr_un *)0)->sun_path), state, h, ".sock") != 0)
+    die("the group socket path is too long for a unix socket; give containerd a shorter state dir", state);
+  path_or_die(layout_group_file(lock_path, sizeof lock_path, state, h, ".lock"), state);
   char address[PATH_MAX + 8];
   snprintf(address, sizeof address, "unix://%s", socket_path);
 
@@ -299,7 +277,7 @@ static int do_start(const struct flags *f) {
     if (lock < 0 || flock(lock, LOCK_EX) != 0) die("cannot lock the group", strerror(errno));
     if (!connect_unix(socket_path)) {
       int listener = listen_unix(socket_path);
-      spawn_server(f, listener, socket_path, skiff_dir, bundle);
+      spawn_server(f, listener, socket_path, state, bundle);
       close(listener);
     }
     close(lock);
@@ -315,87 +293,87 @@ static int remove_entry(const char *path, const struct stat *st, int type, struc
   return type == FTW_DP ? rmdir(path) : unlink(path);
 }
 
-static const char *find_in_path(const char *name, char *out, size_t size) {
-  const char *path = getenv("PATH");
-  if (path == NULL) path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-  while (*path) {
-    size_t len = strcspn(path, ":");
-    snprintf(out, size, "%.*s/%s", (int)len, path, name);
-    if (access(out, X_OK) == 0) return out;
-    path += len + (path[len] == ':');
-  }
-  return NULL;
+/*
+ * The OCI runtime that made the task's container (its binary and --root), from the record the
+ * serving process wrote in the task dir before creating it. 0, or -1 with why in `why`.
+ */
+static int oci_runtime_of(const char *task_dir, char *binary, char *root, char *why, size_t why_size) {
+  char path[PATH_MAX];
+  if (layout_path(path, sizeof path, "%s/" LAYOUT_OCI_RUNTIME_FILE, task_dir) != 0)
+    return snprintf(why, why_size, "the task dir's path is too long"), -1;
+  size_t len = 0;
+  char *json = read_file(path, MAX_RECORD, &len);
+  if (json == NULL) return snprintf(why, why_size, "cannot read %s (%s)", path, strerror(errno)), -1;
+  const char *const at_binary[] = {LAYOUT_OCI_RUNTIME_BINARY}, *const at_root[] = {LAYOUT_OCI_RUNTIME_ROOT};
+  enum json_result b = json_string_at(json, len, at_binary, 1, binary, PATH_MAX);
+  enum json_result r = json_string_at(json, len, at_root, 1, root, PATH_MAX);
+  free(json);
+  if (b != JSON_FOUND || r != JSON_FOUND || binary[0] != '/' || root[0] != '/')
+    return snprintf(why, why_size, "%s does not name an absolute binary and root (binary %s, root %s)", path,
+                     json_result_text(b), json_result_text(r)),
+           -1;
+  return 0;
 }
 
-static void put_varint(unsigned char **p, uint64_t v) {
-  while (v >= 0x80) {
-    *(*p)++ = (unsigned char)(v | 0x80);
-    v >>= 7;
+/* `<binary> --root <root> delete --force <id>`: kills what still runs of the container and removes it. */
+static void oci_delete(const char *binary, const char *root, const char *id) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    execl(binary, binary, "--root", root, "delete", "--force", id, (char *)NULL);
+    fprintf(stderr, "containerd-shim-skiff-v2: cannot run %s (%s): the container %s may still run\n", binary,
+            strerror(errno), id);
+    _exit(127);
   }
-  *(*p)++ = (unsigned char)v;
+  int status;
+  if (pid > 0) waitpid(pid, &status, 0);
+}
+
+/* The init's pid from its pid file, 0 when there is none or it is not a pid. */
+static uint32_t init_pid(const char *task_dir) {
+  char path[PATH_MAX];
+  if (layout_path(path, sizeof path, "%s/" LAYOUT_INIT_PID_FILE, task_dir) != 0) return 0;
+  char *text = read_file(path, 32, NULL);
+  if (text == NULL) return 0;
+  char *end;
+  errno = 0;
+  unsigned long pid = strtoul(text, &end, 10);
+  int ok = errno == 0 && end != text && (*end == '\0' || *end == '\n') && pid <= INT32_MAX;
+  free(text);
+  return ok ? (uint32_t)pid : 0;
 }
 
 static int do_delete(const struct flags *f) {
-  char bundle[PATH_MAX], state[PATH_MAX], task_dir[PATH_MAX], runc_root[PATH_MAX], path[PATH_MAX];
-  if (f->bundle != NULL) snprintf(bundle, sizeof bundle, "%s", f->bundle);
-  else if (getcwd(bundle, sizeof bundle) == NULL) die("cannot read the bundle dir", strerror(errno));
-  if (!safe_name(f->namespace) || !safe_name(f->id)) die("-namespace and -id must be plain names", f->id);
-  state_dir_of(bundle, state, sizeof state);
-  snprintf(task_dir, sizeof task_dir, "%s/skiff/%s/tasks/%s", state, f->namespace, f->id);
+  char bundle[PATH_MAX], state[PATH_MAX], task_dir[PATH_MAX], path[PATH_MAX];
+  bundle_and_state(f, bundle, state);
+  path_or_die(layout_task_dir(task_dir, sizeof task_dir, state, f->namespace, f->id), state);
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
 
-  snprintf(runc_root, sizeof runc_root, "%s/skiff/%s/runc", state, f->namespace);
-  char runc[PATH_MAX];
-  if (find_in_path("runc", runc, sizeof runc) != NULL) {
-    pid_t pid = fork();
-    if (pid == 0) {
-      int null = open("/dev/null", O_RDWR);
-      dup2(null, 0);
-      dup2(null, 1);
-      execl(runc, "runc", "--root", runc_root, "delete", "--force", f->id, (char *)NULL);
-      _exit(127);
-    }
-    int status;
-    if (pid > 0) waitpid(pid, &status, 0);
-  } else {
-    fprintf(stderr, "runc is not in PATH: the container %s may still run\n", f->id);
-  }
-  snprintf(path, sizeof path, "%s/rootfs", bundle);
+  char binary[PATH_MAX], root[PATH_MAX], why[3 * PATH_MAX];
+  if (oci_runtime_of(task_dir, binary, root, why, sizeof why) == 0) oci_delete(binary, root, f->id);
+  else fprintf(stderr, "containerd-shim-skiff-v2: %s: the container %s may still run\n", why, f->id);
+  path_or_die(layout_path(path, sizeof path, "%s/rootfs", bundle), bundle);
   for (int i = 0; i < 16 && umount2(path, MNT_DETACH) == 0; i++) {
   }
-  snprintf(path, sizeof path, "%s/init.pid", task_dir);
-  char *pid_text = read_file(path, 32);
-  uint64_t pid = pid_text ? strtoull(pid_text, NULL, 10) : 0;
-  free(pid_text);
+  uint32_t pid = init_pid(task_dir);
   nftw(task_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
-  unsigned char ts[24], out[64], *p = ts;
-  *p++ = 0x08;
-  put_varint(&p, (uint64_t)now.tv_sec);
-  *p++ = 0x10;
-  put_varint(&p, (uint64_t)now.tv_nsec);
-  size_t ts_len = (size_t)(p - ts);
-  p = out;
-  if (pid > 0) {
-    *p++ = 0x08;
-    put_varint(&p, pid);
-  }
-  *p++ = 0x10;
-  put_varint(&p, 137); /* 128 + SIGKILL: what `runc delete --force` did to it */
-  *p++ = 0x1a;
-  put_varint(&p, ts_len);
-  memcpy(p, ts, ts_len);
-  p += ts_len;
-  fwrite(out, 1, (size_t)(p - out), stdout);
+  unsigned char out[DELETE_RESPONSE_MAX];
+  /* 137 = 128 + SIGKILL: what `delete --force` did to it. */
+  size_t len = delete_response_encode(out, pid, 137, (int64_t)now.tv_sec, (int32_t)now.tv_nsec);
+  fwrite(out, 1, len, stdout);
   return 0;
 }
 
 int main(int argc, char **argv) {
   struct flags f;
-  parse_flags(argc, argv, &f);
+  char why[256];
+  if (parse_flags(argc, argv, &f, why, sizeof why) != 0) die(why, NULL);
   if (f.action != NULL && strcmp(f.action, "start") == 0) return do_start(&f);
   if (f.action != NULL && strcmp(f.action, "delete") == 0) return do_delete(&f);
   fprintf(stderr,

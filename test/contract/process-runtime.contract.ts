@@ -4,6 +4,7 @@ import {
   CreateSpec,
   ExecSpec,
   ExitListener,
+  ProcessHandle,
   ProcessRuntime,
   TaskHandle,
 } from '../../src/application/shim/ports/process-runtime.port';
@@ -67,7 +68,14 @@ export function processRuntimeContract(
       bundles.cleanup();
     });
 
-    async function create(args: string[], probe = new ExitProbe()): Promise<{ task: TaskHandle; probe: ExitProbe }> {
+    /**
+     * A task, with `execs` standing for the shim's registry of its execs (TaskWatch.execs):
+     * a case that makes an exec adds it, as TaskService does.
+     */
+    async function create(
+      args: string[],
+      probe = new ExitProbe(),
+    ): Promise<{ task: TaskHandle; probe: ExitProbe; execs: ProcessHandle[] }> {
       const spec: CreateSpec = {
         id: `c${counter++}`,
         bundle: bundles.make(args),
@@ -75,9 +83,10 @@ export function processRuntimeContract(
         rootfs: [],
         checkpoint: '',
       };
-      const task = await runtime.create(spec, probe.listener);
+      const execs: ProcessHandle[] = [];
+      const task = await runtime.create(spec, { onExit: probe.listener, execs: () => execs });
       tasks.push(task);
-      return { task, probe };
+      return { task, probe, execs };
     }
 
     it('creates a process with a pid that does not change at start', async () => {
@@ -132,9 +141,10 @@ export function processRuntimeContract(
     });
 
     it('lists the init and started execs among the pids', async () => {
-      const { task } = await create(['sleep', '100']);
+      const { task, execs } = await create(['sleep', '100']);
       await task.start();
       const exec = await task.exec(execSpec('e1', ['sleep', '100']), () => undefined);
+      execs.push(exec);
       await exec.start();
       const pids = (await task.pids()).map((p) => p.pid);
       expect(pids).toEqual(expect.arrayContaining([task.pid, exec.pid]));
@@ -171,7 +181,9 @@ export function processRuntimeContract(
         rootfs: [],
         checkpoint: '',
       };
-      await expect(runtime.create(spec, () => undefined)).rejects.toThrow(InvalidArgumentError);
+      await expect(runtime.create(spec, { onExit: () => undefined, execs: () => [] })).rejects.toThrow(
+        InvalidArgumentError,
+      );
     });
   });
 }

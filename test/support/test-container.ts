@@ -5,15 +5,15 @@ import { PROCESS_RUNTIME } from '../../src/application/shim/ports/process-runtim
 import { TASK_JOURNAL } from '../../src/application/shim/ports/task-journal.port';
 import { TaskService } from '../../src/application/shim/task/task-service';
 import { buildContainer } from '../../src/infrastructure/shared/container';
-import { FakeProcessRuntime } from '../fakes/fake-process-runtime';
-import { FakeShimHost } from '../fakes/fake-shim-host';
-import { FixedClock } from '../fakes/fixed-clock';
-import { InMemoryTaskJournal } from '../fakes/in-memory-task-journal';
-import { RecordingEvents } from '../fakes/recording-events';
+import { FakeProcessRuntime } from '../../src/adapters/fakes/shim/fake-process-runtime';
+import { FakeClock } from '../../src/adapters/fakes/shared/fake-clock';
+import { FakeShimHost } from '../../src/adapters/fakes/shim/fake-shim-host';
+import { InMemoryTaskJournal } from '../../src/adapters/fakes/shim/in-memory-task-journal';
+import { RecordingEvents } from '../../src/adapters/fakes/shim/recording-events';
 
 /** The real composition root with the runtime, clock, events and journal replaced by fakes. */
 export function shimWithFakes(journal = new InMemoryTaskJournal(), runtime = new FakeProcessRuntime()) {
-  const clock = new FixedClock();
+  const clock = new FakeClock();
   const host = new FakeShimHost();
   const events = new RecordingEvents();
   const fakes = new ContainerModule(({ rebindSync }) => {

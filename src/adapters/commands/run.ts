@@ -5,7 +5,7 @@ import { UsageError } from '../../domain/shared/errors';
 import { RunBundle } from '../../application/shim/run/run-bundle.use-case';
 import { RunDetached } from '../../application/shim/run/run-detached.use-case';
 import { AppConfig } from '../../infrastructure/shared/app-config';
-import { RUNTIME_NAMES } from '../../infrastructure/shim/shim-config';
+import { DEFAULT_RUNTIME, RUNTIME_NAMES } from '../../infrastructure/shim/runtimes';
 import { BaseCommand } from '../shared/inbound/cli/base-command';
 
 export default class Run extends BaseCommand {
@@ -27,7 +27,7 @@ export default class Run extends BaseCommand {
     bundle: Flags.string({ required: true, description: 'Bundle directory (holds config.json).' }),
     runtime: Flags.string({
       options: [...RUNTIME_NAMES],
-      default: 'native',
+      default: DEFAULT_RUNTIME,
       description: 'Process runtime for the shim.',
     }),
     tty: Flags.boolean({

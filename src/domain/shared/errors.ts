@@ -1,6 +1,6 @@
 /**
  * One error taxonomy for the whole program. Each transport maps `kind` once:
- * status codes (gRPC and ttrpc alike) in adapters/shim/inbound/task-rpc/rpc-status.ts,
+ * status codes (gRPC and ttrpc alike) in adapters/shim/wire/rpc-status.ts,
  * exit codes in the CLI base command. Never choose a mapping by reading the message text.
  */
 export type ErrorKind =

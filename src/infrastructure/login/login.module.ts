@@ -14,6 +14,11 @@ import { PROMPT } from '../../application/login/ports/prompt.port';
 import { RANDOM } from '../../application/login/ports/random.port';
 import { REFRESH_LOCK } from '../../application/login/ports/refresh-lock.port';
 import { TOKEN_CACHE } from '../../application/login/ports/token-cache.port';
+import { KUBE_CONFIG } from '../../application/login/ports/kube-config.port';
+import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
+import { DEVICE_AUTHORIZATION } from '../../application/login/ports/device-authorization.port';
+import { CACHED_DOMAINS } from '../../application/login/ports/cached-domains.port';
+import { FsCachedDomains } from '../../adapters/login/outbound/cached-domains/fs-cached-domains';
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
 import { FsTokenCache } from '../../adapters/login/outbound/token-cache/fs-token-cache';
@@ -30,7 +35,11 @@ import type * as Oidc from '../../adapters/login/outbound/identity-provider/oidc
 import type * as Planka from '../../adapters/login/outbound/board-tool/planka-board-tool';
 import type * as Prompt from '../../adapters/login/outbound/prompt/stdin-prompt';
 import type * as Random from '../../adapters/login/outbound/random/node-random';
+import type * as Device from '../../adapters/login/outbound/identity-provider/oidc-device-authorization';
+import type * as GitConfig from '../../adapters/login/outbound/git-config/git-cli-config';
+import type * as KubeConfig from '../../adapters/login/outbound/kube-config/yaml-kube-config';
 import { AuthPaths } from './auth-paths';
+import { kubeConfigFiles } from './kube-paths';
 
 export type LoginModuleConfig = AuthPaths;
 
@@ -42,6 +51,7 @@ export type LoginModuleConfig = AuthPaths;
 export function loginModule(paths: LoginModuleConfig): ContainerModule {
   return new ContainerModule(({ bind, isBound }) => {
     bind(TOKEN_CACHE).toConstantValue(new FsTokenCache(paths.authDir));
+    bind(CACHED_DOMAINS).toConstantValue(new FsCachedDomains(paths.authDir));
     bind(REFRESH_LOCK).toConstantValue(new FsRefreshLock(paths.authDir));
     bind(BOARD_CREDENTIALS).toConstantValue(new FsBoardCredentials(paths.authDir));
     bind(CONFIG_STORE).toConstantValue(new YamlConfigStore(paths.configFile));
@@ -55,6 +65,12 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
         new (
           require('../../adapters/login/outbound/identity-provider/oidc-identity-provider') as typeof Oidc
         ).OidcIdentityProvider(httpClient()),
+    );
+    bind(DEVICE_AUTHORIZATION).toDynamicValue(
+      () =>
+        new (
+          require('../../adapters/login/outbound/identity-provider/oidc-device-authorization') as typeof Device
+        ).OidcDeviceAuthorization(httpClient()),
     );
     bind(GIT_HOST).toDynamicValue(
       () =>
@@ -85,6 +101,15 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
     );
     bind(HASHER).toDynamicValue(
       () => new (require('../../adapters/login/outbound/hasher/node-hasher') as typeof Hasher).NodeHasher(),
+    );
+    bind(KUBE_CONFIG).toDynamicValue(
+      () =>
+        new (require('../../adapters/login/outbound/kube-config/yaml-kube-config') as typeof KubeConfig).YamlKubeConfig(
+          kubeConfigFiles(),
+        ),
+    );
+    bind(GIT_CONFIG).toDynamicValue(
+      () => new (require('../../adapters/login/outbound/git-config/git-cli-config') as typeof GitConfig).GitCliConfig(),
     );
     bind(NOTIFIER).toDynamicValue(() => new StderrNotifier());
     bind(CLUSTER_DISCOVERY).to(NoClusterDiscovery);

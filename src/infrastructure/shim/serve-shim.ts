@@ -4,14 +4,14 @@ import { FailedPreconditionError } from '../../domain/shared/errors';
 import { fsReason, makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { TaskService } from '../../application/shim/task/task-service';
 import { GrpcTaskServer } from '../../adapters/shim/inbound/grpc/grpc-server';
-import { SocketListener } from '../../adapters/shim/inbound/task-rpc/socket-listener';
+import { SocketListener } from '../../adapters/shim/os/socket-listener';
 import { taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
 import { serveTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
 import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
-import { removeRunDir } from '../../adapters/shim/helpers/run-layout';
+import { removeRunDir } from '../../adapters/shim/os/run-layout';
 
 /** On SIGTERM/SIGINT live processes get SIGTERM, then SIGKILL after this long. */
 export const STOP_GRACE_MS = 2000;
@@ -28,7 +28,7 @@ export interface TaskServer {
 
 /**
  * Runs the shim until Shutdown ends it or a signal stops it, on `listener` when the
- * socket was bound already (`skiff shim serve` binds it first: listen-first.ts).
+ * socket was bound already (`skiff shim serve` binds it first: src/infrastructure/entry/shim-listen.ts).
  * Resolves once the socket accepts connections; the process exits 0 after stopping.
  */
 export async function serveShim(

@@ -1,8 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-export const RUNTIME_NAMES = ['native', 'runc'] as const;
-export type RuntimeName = (typeof RUNTIME_NAMES)[number];
+import { RuntimeName } from './runtimes';
 
 export interface ShimConfig {
   readonly address: string;
@@ -38,8 +36,4 @@ export function runsDir(env: NodeJS.ProcessEnv = process.env): string {
 /** The state directory of a shim started without --state-dir. */
 export function defaultStateDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(runtimeDir(env), 'state');
-}
-
-export function isRuntimeName(value: string): value is RuntimeName {
-  return (RUNTIME_NAMES as readonly string[]).includes(value);
 }

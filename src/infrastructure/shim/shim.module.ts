@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { CLOCK } from '../../application/shared/ports/clock.port';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
@@ -6,12 +5,11 @@ import { EVENTS, Events } from '../../application/shim/ports/events.port';
 import { SHIM_HOST, ShimHost } from '../../application/shim/ports/shim-host.port';
 import { TASK_JOURNAL, TaskJournal } from '../../application/shim/ports/task-journal.port';
 import { TaskService } from '../../application/shim/task/task-service';
-import { FsTaskJournal } from '../../adapters/shim/outbound/task-journal/fs-task-journal';
 import { NoTaskJournal } from '../../adapters/shim/outbound/task-journal/no-task-journal';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { DiscardedEvents } from '../../adapters/shim/outbound/events/discarded-events';
 import { NativeRuntime } from '../../adapters/shim/outbound/process-runtime/native/native-runtime';
-import { RuntimeName } from './shim-config';
+import { RuntimeName, runtimeEntry } from './runtimes';
 
 export interface ShimModuleConfig {
   readonly runtime: RuntimeName;
@@ -21,22 +19,22 @@ export interface ShimModuleConfig {
   readonly events?: Events;
 }
 
+/** The registry's entry made real: host processes, or OCI containers through the entry's binary. */
 function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
-  switch (config.runtime) {
-    case 'native':
-      return new NativeRuntime();
-    case 'runc': {
-      // Loaded only for runc, so the native shim's start-up never evaluates it.
-      const { RuncRuntime } =
-        require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
-      return new RuncRuntime(config.stateDir);
-    }
-  }
+  const entry = runtimeEntry(config.runtime);
+  if (entry.kind === 'native') return new NativeRuntime();
+  // Loaded only for OCI containers, so the native shim's start-up never evaluates it.
+  const { RuncRuntime } =
+    require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
+  return new RuncRuntime(config.stateDir, { name: config.runtime, binary: entry.binary });
 }
 
-/** runc tasks are recorded beside their files, `<state>/tasks/<id>/` (runc-runtime.ts); native ones are not. */
+/** OCI containers are recorded beside their files, `<state>/tasks/<id>/` (docs/on-disk-layout.md); host processes are not. */
 function makeJournal(config: ShimModuleConfig): TaskJournal {
-  return config.runtime === 'runc' ? new FsTaskJournal(join(config.stateDir, 'tasks')) : new NoTaskJournal();
+  if (runtimeEntry(config.runtime).kind === 'native') return new NoTaskJournal();
+  const { FsTaskJournal } =
+    require('../../adapters/shim/outbound/task-journal/fs-task-journal') as typeof import('../../adapters/shim/outbound/task-journal/fs-task-journal');
+  return FsTaskJournal.inStateDir(config.stateDir);
 }
 
 /** The task service and the ports it needs. */

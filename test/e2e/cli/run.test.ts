@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
+import { readProcStat } from '../../../src/adapters/shim/os/proc-fs';
 import { skiff } from '../support/cli';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { SKIFF_BIN } from '../support/shim-process';

@@ -11,8 +11,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
-import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import { socketAccepts } from '../../../src/adapters/shim/os/socket-accepts';
 import { groupServerPids } from './skiff-support';
 
 /**
@@ -85,6 +85,10 @@ if (LINUX)
       const before = Math.floor(Date.now() / 1000);
       const result = shim(l.bundle, ['-namespace', 'n1', '-address', l.address, '-id', 'orphan', 'delete']);
       expect(result.status).toBe(0);
+      // Without the task's OCI runtime record (docs/on-disk-layout.md) there is nothing to kill with: said in one line.
+      expect(result.stderr.toString()).toMatch(
+        /^containerd-shim-skiff-v2: cannot read .*\/tasks\/orphan\/oci-runtime\.json \(No such file or directory\): the container orphan may still run\n$/,
+      );
       const reply = task.v2.DeleteResponse.deserialize(result.stdout);
       expect([reply.pid, reply.exit_status]).toEqual([4242, 137]);
       expect(reply.exited_at.seconds).toBeGreaterThanOrEqual(before);

@@ -1,7 +1,7 @@
 import { status as Code } from '@grpc/grpc-js';
 import { join } from 'node:path';
-import { google as anyPb } from '../../../src/adapters/shim/helpers/proto/generated/google/protobuf/any';
-import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
+import { google as anyPb } from '../../../src/adapters/shim/wire/proto/generated/google/protobuf/any';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import { BundleFactory } from '../../support/bundles';
 import { RuntimeFixture, shimVariants } from '../support/runtimes';
 import { RunningShim, startShim } from '../support/shim-process';

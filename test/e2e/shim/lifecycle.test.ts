@@ -1,7 +1,7 @@
 import { status as Code } from '@grpc/grpc-js';
 import { join } from 'node:path';
-import { skiff } from '../../../src/adapters/shim/helpers/proto/generated/skiff/v1/skiff';
-import { v1 } from '../../../src/adapters/shim/helpers/proto/generated/v1/types/task';
+import { skiff } from '../../../src/adapters/shim/wire/proto/generated/skiff/v1/skiff';
+import { v1 } from '../../../src/adapters/shim/wire/proto/generated/v1/types/task';
 import { readFifoInAnotherProcess, mkfifo } from '../support/fifo';
 import { RuntimeFixture, shimVariants } from '../support/runtimes';
 import { RunningShim, startShim } from '../support/shim-process';

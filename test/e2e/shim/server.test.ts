@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeF
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readProcStat } from '../../../src/adapters/shim/helpers/proc-fs';
+import { readProcStat } from '../../../src/adapters/shim/os/proc-fs';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { SKIFF_BIN, socketAccepts, startShim } from '../support/shim-process';
 import { waitFor } from '../../support/wait-for';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
-const DIST = resolve(__dirname, '../../../dist/infrastructure/shim');
+const DIST = resolve(__dirname, '../../../dist/infrastructure/entry');
 
 /** The packages a built entry point loads when required in a fresh Node.js. */
 function packagesLoadedBy(entry: string): string[] {
@@ -15,7 +15,7 @@ function packagesLoadedBy(entry: string): string[] {
 // shim's start: it reads the generated messages but has its own gRPC and ttrpc servers, so
 // grpc-js (and protobufjs behind it) must stay out (scripts/gen-proto.js, docs/performance.md).
 describe('the shim serving code', () => {
-  it.each(['main.js', 'containerd-main.js'])('%s loads the messages without grpc-js', (entry) => {
+  it.each(['shim.js', 'containerd.js'])('%s loads the messages without grpc-js', (entry) => {
     const loaded = packagesLoadedBy(resolve(DIST, entry));
     expect(loaded).toContain('google-protobuf');
     expect(loaded).not.toContain('@grpc/grpc-js');

@@ -1,7 +1,7 @@
 import { status as Code } from '@grpc/grpc-js';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import { nativeFixture, RuntimeFixture } from '../support/runtimes';
 import { RunningShim, startShim } from '../support/shim-process';
 import { errorOf } from '../support/task-client';

@@ -1,9 +1,12 @@
 // A real OpenID provider (the oidc-provider package) on 127.0.0.1 and a random port,
 // for the end-to-end tests: a public client `skiff-cli` (no secret, PKCE required,
 // loopback redirect URIs on any port) that gets refresh tokens, accounts whose
-// claims include `email`, the development login and consent pages, revocation.
-// Prints one JSON line {"issuer": ...} when ready. GET /__stats counts token
-// requests by grant type and status, and revocations.
+// claims include `email`, the development login and consent pages, revocation, the
+// device flow (RFC 8628). Prints one JSON line {"issuer": ...} when ready. GET /__stats
+// counts token requests by grant type and status, and revocations, and lists the
+// device polls. The environment tunes the device flow for tests: OIDC_DEVICE_TTL
+// (seconds a device code lives), OIDC_DEVICE_INTERVAL (the polling interval announced),
+// OIDC_DEVICE_SLOW_DOWN=1 (the first poll still pending is told slow_down).
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
 
@@ -18,12 +21,13 @@ const provider = new Provider(issuer, {
       application_type: 'native',
       token_endpoint_auth_method: 'none',
       redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       response_types: ['code'],
     },
   ],
   pkce: { required: () => true },
-  features: { devInteractions: { enabled: true }, revocation: { enabled: true } },
+  features: { devInteractions: { enabled: true }, revocation: { enabled: true }, deviceFlow: { enabled: true } },
+  ...(process.env.OIDC_DEVICE_TTL ? { ttl: { DeviceCode: Number(process.env.OIDC_DEVICE_TTL) } } : {}),
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
   conformIdTokenClaims: false,
   // Refresh tokens for `offline_access` although the CLI sends no prompt=consent.
@@ -35,15 +39,27 @@ const provider = new Provider(issuer, {
   cookies: { keys: ['skiff-e2e-only'] },
 });
 
-const stats = { token: {}, revocation: {} };
+const stats = { token: {}, revocation: {}, devicePolls: [] };
+let slowDown = process.env.OIDC_DEVICE_SLOW_DOWN === '1';
 provider.use(async (ctx, next) => {
   if (ctx.path === '/__stats') {
     ctx.body = stats;
     return;
   }
   await next();
+  if (ctx.method === 'POST' && ctx.path === '/device/auth' && ctx.status === 200 && process.env.OIDC_DEVICE_INTERVAL) {
+    ctx.body = { ...ctx.body, interval: Number(process.env.OIDC_DEVICE_INTERVAL) };
+  }
   if (ctx.method === 'POST' && ctx.path === '/token') {
-    const key = `${ctx.oidc?.params?.grant_type ?? 'unknown'}:${ctx.status}`;
+    const grant = ctx.oidc?.params?.grant_type ?? 'unknown';
+    if (grant.endsWith(':device_code')) {
+      if (slowDown && ctx.body?.error === 'authorization_pending') {
+        slowDown = false;
+        ctx.body = { error: 'slow_down', error_description: 'you are polling too quickly' };
+      }
+      stats.devicePolls.push({ at: Date.now(), status: ctx.status, error: ctx.body?.error });
+    }
+    const key = `${grant}:${ctx.status}`;
     stats.token[key] = (stats.token[key] ?? 0) + 1;
   }
   if (ctx.method === 'POST' && ctx.path === '/token/revocation') {

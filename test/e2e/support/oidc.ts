@@ -5,6 +5,7 @@ import { join } from 'node:path';
 export interface TokenStats {
   token: Record<string, number>;
   revocation: Record<string, number>;
+  devicePolls: Array<{ at: number; status: number; error?: string }>;
 }
 
 /** The oidc-provider child process. */
@@ -14,8 +15,12 @@ export class OidcServer {
     readonly issuer: string,
   ) {}
 
-  static async start(): Promise<OidcServer> {
-    const child = spawn(process.execPath, [join(__dirname, 'oidc-server.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `env` tunes the provider (see oidc-server.mjs). */
+  static async start(env: NodeJS.ProcessEnv = {}): Promise<OidcServer> {
+    const child = spawn(process.execPath, [join(__dirname, 'oidc-server.mjs')], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let errors = '';
     child.stderr?.on('data', (d: Buffer) => (errors += d.toString()));
     const issuer = await new Promise<string>((resolve, reject) => {

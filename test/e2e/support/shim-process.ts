@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { socketAccepts } from '../../../src/adapters/shim/helpers/socket-accepts';
+import { socketAccepts } from '../../../src/adapters/shim/os/socket-accepts';
 import { waitFor } from '../../support/wait-for';
 import { TaskTestClient, Transport } from './task-client';
 

@@ -1,8 +1,8 @@
 import { Client, credentials, Metadata, ServiceError, status as Code } from '@grpc/grpc-js';
-import { TtrpcClient } from '../../../src/adapters/shim/helpers/ttrpc/ttrpc-client';
-import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/helpers/ttrpc/service-names';
-import { google as anyPb } from '../../../src/adapters/shim/helpers/proto/generated/google/protobuf/any';
-import { task } from '../../../src/adapters/shim/helpers/proto/generated/task/v2/shim';
+import { TtrpcClient } from '../../../src/adapters/shim/wire/ttrpc/ttrpc-client';
+import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/wire/ttrpc/service-names';
+import { google as anyPb } from '../../../src/adapters/shim/wire/proto/generated/google/protobuf/any';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 
 const pb = task.v2;
 type MethodName = keyof typeof pb.UnimplementedTaskService.definition;

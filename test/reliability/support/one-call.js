@@ -5,7 +5,7 @@
 const path = require('node:path');
 const root = path.join(__dirname, '../../..');
 const grpc = require(path.join(root, 'node_modules/@grpc/grpc-js'));
-const { task } = require(path.join(root, 'dist/adapters/shim/helpers/proto/generated/task/v2/shim'));
+const { task } = require(path.join(root, 'dist/adapters/shim/wire/proto/generated/task/v2/shim'));
 
 const [socket, method, json] = process.argv.slice(2);
 const Request = { Wait: task.v2.WaitRequest, Create: task.v2.CreateTaskRequest, State: task.v2.StateRequest }[method];

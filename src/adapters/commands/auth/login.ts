@@ -1,6 +1,7 @@
 import { Login } from '../../../application/login/auth/login.use-case';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
-import { callbackFlags } from '../../login/inbound/cli/login-flags';
+import { callbackFlags, deviceFlags } from '../../login/inbound/cli/login-flags';
+import { hasNoDisplay } from '../../login/inbound/cli/no-display';
 
 export default class AuthLogin extends AuthCommand {
   static override summary = 'Sign in to the platform: single sign-on in the browser, then the git token.';
@@ -10,8 +11,9 @@ export default class AuthLogin extends AuthCommand {
   static override examples = [
     '<%= config.bin %> auth login --domain example.com',
     '<%= config.bin %> auth login --context prod --no-browser --port 9876',
+    '<%= config.bin %> auth login --device',
   ];
-  static override flags = callbackFlags;
+  static override flags = { ...callbackFlags, ...deviceFlags };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(AuthLogin);
@@ -19,6 +21,8 @@ export default class AuthLogin extends AuthCommand {
       target: this.target(flags),
       openBrowser: !flags['no-browser'],
       port: flags.port,
+      device: flags.device,
+      noDisplay: hasNoDisplay(),
     });
     const who = result.sso.email === undefined ? '' : ` as ${result.sso.email}`;
     this.log(`Logged in to ${result.sso.domain}${who}.`);

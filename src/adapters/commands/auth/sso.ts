@@ -1,6 +1,8 @@
 import { SsoLogin } from '../../../application/login/auth/sso-login.use-case';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
-import { callbackFlags } from '../../login/inbound/cli/login-flags';
+import { DeviceLogin } from '../../../application/login/auth/device-login.use-case';
+import { callbackFlags, deviceFlags } from '../../login/inbound/cli/login-flags';
+import { hasNoDisplay } from '../../login/inbound/cli/no-display';
 
 export default class AuthSso extends AuthCommand {
   static override summary = 'Single sign-on only: OpenID Connect with PKCE in the browser.';
@@ -10,16 +12,21 @@ export default class AuthSso extends AuthCommand {
   static override examples = [
     '<%= config.bin %> auth sso',
     '<%= config.bin %> auth sso --domain example.com --no-browser',
+    '<%= config.bin %> auth sso --device',
   ];
-  static override flags = callbackFlags;
+  static override flags = { ...callbackFlags, ...deviceFlags };
 
   async run(): Promise<void> {
     const { flags } = await this.parse(AuthSso);
-    const result = await this.resolve(SsoLogin).execute({
-      target: this.target(flags),
-      openBrowser: !flags['no-browser'],
-      port: flags.port,
-    });
+    const openBrowser = !flags['no-browser'];
+    const result = flags.device
+      ? await this.resolve(DeviceLogin).execute({ target: this.target(flags), openBrowser })
+      : await this.resolve(SsoLogin).execute({
+          target: this.target(flags),
+          openBrowser,
+          port: flags.port,
+          noDisplay: hasNoDisplay(),
+        });
     this.log(
       result.email === undefined
         ? `Logged in to ${result.domain}.`

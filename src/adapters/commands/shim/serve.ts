@@ -1,12 +1,9 @@
-import { Flags } from '@oclif/core';
-import {
-  ADDRESS_VARIABLE,
-  defaultAddress,
-  defaultStateDir,
-  RUNTIME_NAMES,
-} from '../../../infrastructure/shim/shim-config';
+import { defaultAddress, defaultStateDir } from '../../../infrastructure/shim/shim-config';
+import { SERVE_FLAGS } from '../../../infrastructure/shim/serve-flags';
+import { DEFAULT_RUNTIME, isRuntimeName } from '../../../infrastructure/shim/runtimes';
 import { serveShim } from '../../../infrastructure/shim/serve-shim';
 import { BaseCommand } from '../../shared/inbound/cli/base-command';
+import { oclifFlags } from '../../shared/inbound/cli/oclif-flags';
 
 export default class ShimServe extends BaseCommand {
   static override summary = 'Serve the task.v2.Task gRPC service on a unix socket (runs in the foreground).';
@@ -19,39 +16,13 @@ export default class ShimServe extends BaseCommand {
     '<%= config.bin %> shim serve --address /run/skiff/shim.sock',
     '<%= config.bin %> shim serve --address /tmp/s.sock --runtime runc --state-dir /run/skiff/state',
   ];
-  static override flags = {
-    address: Flags.string({
-      env: ADDRESS_VARIABLE,
-      description:
-        'Path of the unix socket to serve (unix:/path also accepted) ' +
-        '[default: $XDG_RUNTIME_DIR/skiff/shim.sock, /run/skiff/shim.sock as root, else /tmp/skiff-<uid>/shim.sock].',
-    }),
-    runtime: Flags.string({
-      options: [...RUNTIME_NAMES],
-      default: 'native',
-      description: 'Process runtime: native host processes or runc containers.',
-    }),
-    'run-dir': Flags.string({
-      hidden: true,
-      description: 'The shim of one `skiff run`: the run directory, removed when the shim exits.',
-    }),
-    lifeline: Flags.boolean({
-      hidden: true,
-      default: false,
-      description: 'Exit, ending every task, when standard input reaches end-of-file (`skiff run --rm`).',
-    }),
-    'state-dir': Flags.string({
-      description:
-        'Directory for per-task files [default: $XDG_RUNTIME_DIR/skiff/state, /run/skiff/state as root, else /tmp/skiff-<uid>/state].',
-    }),
-  };
+  static override flags = oclifFlags(SERVE_FLAGS);
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ShimServe);
-    const runtime = flags.runtime === 'runc' ? 'runc' : 'native';
     await serveShim({
       address: flags.address ?? defaultAddress(),
-      runtime,
+      runtime: flags.runtime !== undefined && isRuntimeName(flags.runtime) ? flags.runtime : DEFAULT_RUNTIME,
       stateDir: flags['state-dir'] ?? defaultStateDir(),
       runDir: flags['run-dir'],
       lifeline: flags.lifeline,

@@ -26,7 +26,12 @@ export default class TaskLs extends BaseCommand {
   async run(): Promise<{ tasks: ReturnType<typeof runJson>[] }> {
     await this.parse(TaskLs);
     const tasks = (await this.resolve(ListRuns).execute()).map(runJson);
-    const rows = tasks.map((t) => [t.id, t.status, 'pid' in t ? String(t.pid) : '-', 'bundle' in t ? t.bundle : '']);
+    const rows = tasks.map((t) => [
+      t.id,
+      t.status,
+      'pid' in t ? String(t.pid) : '-',
+      'bundle' in t ? (t.bundle ?? '') : '',
+    ]);
     if (tasks.length > 0) for (const line of tableLines([['TASK', 'STATUS', 'PID', 'BUNDLE'], ...rows])) this.log(line);
     return { tasks };
   }

@@ -2,7 +2,6 @@ import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { loginTimedOut } from '../../../domain/login/auth/auth-errors';
 import { authorizationUrl, CLIENT_ID, redirectUriFor } from '../../../domain/login/auth/authorization-url';
-import { failurePage, successPage } from '../../../domain/login/auth/callback-page';
 import { CALLBACK_WAIT_MS, CallbackParameters, judgeCallback } from '../../../domain/login/auth/callback-request';
 import { readableEmail } from '../../../domain/login/auth/id-token';
 import { derivePkce, deriveState, STATE_BYTES, VERIFIER_BYTES } from '../../../domain/login/auth/pkce';
@@ -26,6 +25,8 @@ export interface SsoLoginInput {
   readonly openBrowser: boolean;
   /** Pins the callback port (--port), e.g. for an `ssh -L` tunnel. */
   readonly port?: number;
+  /** No local display: the browser is on another machine, so the device sign-in is suggested when offered. */
+  readonly noDisplay?: boolean;
 }
 
 export interface SsoLoginResult {
@@ -34,6 +35,10 @@ export interface SsoLoginResult {
 }
 
 const TIMED_OUT: unique symbol = Symbol('timed out');
+
+const suggestDevice =
+  'No display here: if your browser is on another machine, `skiff auth login --device` signs in with a code ' +
+  'instead of a callback to this one (or forward the callback port with `ssh -L <port>:127.0.0.1:<port>`).';
 
 /** SSO login: steps 1-13 of docs/login-contract.md (authorization code flow with PKCE, loopback callback). */
 @injectable()
@@ -55,6 +60,9 @@ export class SsoLogin {
     const domain = input.domain ?? (await this.scopes.resolveDomain(scope));
     this.notifier.info(`Signing in to ${domain}`);
     const metadata = await this.provider.discover(this.scopes.urls(scope, domain).identityProvider);
+    if (input.noDisplay === true && metadata.deviceAuthorizationEndpoint !== undefined) {
+      this.notifier.info(suggestDevice);
+    }
     const pkce = derivePkce(this.random.bytes(VERIFIER_BYTES), (bytes) => this.hasher.sha256(bytes));
     const state = deriveState(this.random.bytes(STATE_BYTES));
     const server = await this.listener.listen(input.port);
@@ -69,7 +77,7 @@ export class SsoLogin {
       });
       await this.browser.show(url, 'Open this URL in a browser to sign in:', input.openBrowser);
       ({ code } = await this.awaitCallback(server, state));
-      await server.reply(successPage(input.redirectTo));
+      await server.reply({ kind: 'success', redirectTo: input.redirectTo });
     } finally {
       await server.close();
     }
@@ -99,7 +107,7 @@ export class SsoLogin {
     try {
       return judgeCallback(target, state);
     } catch (err) {
-      await server.reply(failurePage(err instanceof Error ? err.message : String(err)));
+      await server.reply({ kind: 'failure', reason: err instanceof Error ? err.message : String(err) });
       throw err;
     }
   }

@@ -1,6 +1,11 @@
-import { CallbackPage } from '../../../domain/login/auth/callback-page';
-
 export const CALLBACK_LISTENER = Symbol('CallbackListener');
+
+/**
+ * What the browser is told after the callback (SSO step 10 of docs/login-contract.md):
+ * signed in (and, for `auth login`, where to go next), or why not. The adapter words it.
+ */
+export type CallbackOutcome =
+  { readonly kind: 'success'; readonly redirectTo?: string } | { readonly kind: 'failure'; readonly reason: string };
 
 /** One listening socket on 127.0.0.1 waiting for the browser's redirect. */
 export interface CallbackServer {
@@ -11,8 +16,8 @@ export interface CallbackServer {
    * answered with an error status and the wait goes on.
    */
   nextCallback(): Promise<string>;
-  /** Answers the callback request and closes the listener. */
-  reply(page: CallbackPage): Promise<void>;
+  /** Answers the callback request with a page that says `outcome`, and closes the listener. */
+  reply(outcome: CallbackOutcome): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,8 @@ export interface ProviderMetadata {
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
   readonly revocationEndpoint?: string;
+  /** RFC 8628 §4: present when the provider offers the device sign-in. */
+  readonly deviceAuthorizationEndpoint?: string;
 }
 
 export interface CodeExchange {

@@ -108,19 +108,30 @@ export interface AdoptSpec extends CreateSpec {
   readonly init: AdoptedProcess;
 }
 
-/** Where tasks come from: `native` host processes or `runc` containers. */
+/** What the runtime tells the shim about one task, and what it asks of it. */
+export interface TaskWatch {
+  /** Called once, when the task's init has exited and been reaped. */
+  readonly onExit: ExitListener;
+  /** Where the runtime can tell: each out-of-memory kill in the task. */
+  readonly onOom?: () => void;
+  /**
+   * The task's execs made by exec() and not yet deleted. The shim's Task is their one
+   * registry: a runtime that needs them (the native runtime finds a task's processes by
+   * their sessions) asks here, and keeps no list of its own.
+   */
+  execs(): readonly ProcessHandle[];
+}
+
+/** Where tasks come from: `native` host processes or OCI containers (runc). */
 export interface ProcessRuntime {
   readonly name: string;
-  /**
-   * create: makes the task's init from its bundle, with its final pid, running nothing until
-   * start. onOom, where the runtime can tell, hears of each out-of-memory kill in the task.
-   */
-  create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle>;
+  /** create: makes the task's init from its bundle, with its final pid, running nothing until start. */
+  create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle>;
   /**
    * adopt: takes over a task a previous serving process made. A live init (the same process:
-   * pid and start time) is watched; one that is gone is reported through onExit at once, with
-   * the status the runtime can still learn (an unknown one is 255). Absent where the runtime
-   * cannot take tasks over.
+   * pid and start time) is watched; one that is gone is reported through watch.onExit at once,
+   * with the status the runtime can still learn (an unknown one is 255). Absent where the
+   * runtime cannot take tasks over.
    */
-  adopt?(spec: AdoptSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle>;
+  adopt?(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle>;
 }

@@ -43,8 +43,12 @@ export async function recoverTask(
     stdio: record.init.stdio,
     init: { pid: record.init.pid, startTime: record.init.startTime },
   };
-  const onExit = (exit: ProcessExit) => listeners.onExit(task.init, exit);
-  task.init.attach(await runtime.adopt(spec, onExit, () => listeners.onOom(record.id)));
+  const watch = {
+    onExit: (exit: ProcessExit) => listeners.onExit(task.init, exit),
+    onOom: () => listeners.onOom(record.id),
+    execs: () => task.execProcesses().flatMap((e) => (e.isAttached ? [e.handle] : [])),
+  };
+  task.init.attach(await runtime.adopt(spec, watch));
   for (const exec of record.execs) {
     await recoverExec(task, exec, listeners).catch((err: unknown) => {
       task.removeExec(exec.execId);

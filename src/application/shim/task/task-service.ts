@@ -124,8 +124,12 @@ export class TaskService {
         checkpoint: input.checkpoint,
         options: input.options,
       };
-      const onOom = () => this.events.publish({ topic: '/tasks/oom', id: input.id });
-      task.init.attach(await this.runtime.create(spec, (exit) => this.onExit(task.init, exit), onOom));
+      const watch = {
+        onExit: (exit: ProcessExit) => this.onExit(task.init, exit),
+        onOom: () => this.events.publish({ topic: '/tasks/oom', id: input.id }),
+        execs: () => task.execProcesses().flatMap((e) => (e.isAttached ? [e.handle] : [])),
+      };
+      task.init.attach(await this.runtime.create(spec, watch));
       this.records.track(originOf(spec, this.runtime.name, this.clock.now()));
       await this.records.save(task);
       const { stdin, stdout, stderr, terminal } = input;

@@ -6,6 +6,6 @@
  */
 export { configWith, skiffTestbed, type SkiffTestbed } from './skiff-testbed';
 export type { CommandRun, RunnableCommand } from './run-in-process';
-export { NOW } from '../../../adapters/login/testing/tokens';
+export { NOW } from '../../../adapters/fakes/login/tokens';
 export type { Context, SkiffConfig } from '../../../domain/login/contexts/contexts';
 export type { AuthTokenFields, AuthTokens } from '../../../domain/login/auth/auth-tokens';

@@ -17,11 +17,15 @@ import { PROMPT } from '../../../application/login/ports/prompt.port';
 import { RANDOM } from '../../../application/login/ports/random.port';
 import { REFRESH_LOCK } from '../../../application/login/ports/refresh-lock.port';
 import { TOKEN_CACHE } from '../../../application/login/ports/token-cache.port';
-import { FakeBoardTool } from '../../../adapters/login/testing/fake-board-tool';
-import { FakeCallbackListener } from '../../../adapters/login/testing/fake-callback-listener';
-import { FakeIdentityProvider } from '../../../adapters/login/testing/fake-identity-provider';
-import { FakeRefreshLock } from '../../../adapters/login/testing/fake-refresh-lock';
-import { FakeTokenCache } from '../../../adapters/login/testing/fake-token-cache';
+import { DEVICE_AUTHORIZATION } from '../../../application/login/ports/device-authorization.port';
+import { FakeDeviceAuthorization } from '../../../adapters/fakes/login/fake-device-authorization';
+import { CACHED_DOMAINS } from '../../../application/login/ports/cached-domains.port';
+import { FakeCachedDomains } from '../../../adapters/fakes/login/fake-cached-domains';
+import { FakeBoardTool } from '../../../adapters/fakes/login/fake-board-tool';
+import { FakeCallbackListener } from '../../../adapters/fakes/login/fake-callback-listener';
+import { FakeIdentityProvider } from '../../../adapters/fakes/login/fake-identity-provider';
+import { FakeRefreshLock } from '../../../adapters/fakes/login/fake-refresh-lock';
+import { FakeTokenCache } from '../../../adapters/fakes/login/fake-token-cache';
 import {
   FakeBoardCredentials,
   FakeBrowser,
@@ -32,9 +36,9 @@ import {
   NodeSha256,
   RecordingNotifier,
   SequenceRandom,
-} from '../../../adapters/login/testing/simple-fakes';
-import { aRecord, NOW } from '../../../adapters/login/testing/tokens';
-import { FakeClock } from '../../../adapters/shared/testing/fake-clock';
+} from '../../../adapters/fakes/login/simple-fakes';
+import { aRecord, NOW } from '../../../adapters/fakes/login/tokens';
+import { FakeClock } from '../../../adapters/fakes/shared/fake-clock';
 import { buildContainer, embedModules } from '../../shared/container';
 import { CommandRun, runInProcess, RunnableCommand } from './run-in-process';
 
@@ -67,6 +71,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
     gitHost: new FakeGitHost(),
     boardTool: new FakeBoardTool(),
     boardCredentials: new FakeBoardCredentials(),
+    device: new FakeDeviceAuthorization(),
   };
   const overrides = new ContainerModule(({ rebindSync }) => {
     const pairs: Array<[symbol, unknown]> = [
@@ -85,6 +90,8 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [GIT_HOST, fakes.gitHost],
       [BOARD_TOOL, fakes.boardTool],
       [BOARD_CREDENTIALS, fakes.boardCredentials],
+      [DEVICE_AUTHORIZATION, fakes.device],
+      [CACHED_DOMAINS, new FakeCachedDomains(fakes.cache)],
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);
   });

@@ -1,9 +1,10 @@
-import { Flags } from '@oclif/core';
 import { AuthTarget } from '../../../../application/login/auth/auth-target';
 import { UsageError } from '../../../../domain/shared/errors';
 import { AppConfig } from '../../../../infrastructure/shared/app-config';
 import { authPaths } from '../../../../infrastructure/login/auth-paths';
 import { BaseCommand } from '../../../shared/inbound/cli/base-command';
+import { oclifFlags } from '../../../shared/inbound/cli/oclif-flags';
+import { TARGET_FLAGS } from './target-flags';
 
 /** --env was removed; contexts replace it (docs/login-contract.md, "Commands"). */
 export function rejectEnvFlag(argv: readonly string[]): void {
@@ -15,13 +16,6 @@ export function rejectEnvFlag(argv: readonly string[]): void {
     );
   }
 }
-
-export const domainFlag = Flags.string({
-  description: 'Domain of the platform (services at auth.<domain>, src.<domain>, projects.<domain>).',
-});
-export const contextFlag = Flags.string({
-  description: 'Context to use instead of the current one (see `skiff config get-contexts`).',
-});
 
 /** Commands of the login flow, the contexts and the boards: the `auth` part of the app. */
 export abstract class AppCommand extends BaseCommand {
@@ -37,7 +31,7 @@ export abstract class AppCommand extends BaseCommand {
 
 /** A command that signs in somewhere: --domain and --context (the removed --env is refused in init). */
 export abstract class AuthCommand extends AppCommand {
-  static override baseFlags = { domain: domainFlag, context: contextFlag };
+  static override baseFlags = oclifFlags(TARGET_FLAGS);
 
   protected target(flags: { domain?: string; context?: string }): AuthTarget {
     return { domain: flags.domain, context: flags.context };

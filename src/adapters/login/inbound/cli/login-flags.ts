@@ -17,3 +17,12 @@ export const callbackFlags = {
       'Callback port on 127.0.0.1 (default: the first free of 9876-9880, else any); pin it for an `ssh -L` tunnel.',
   }),
 };
+
+/** --device: the device authorization grant instead of the loopback callback. */
+export const deviceFlags = {
+  device: Flags.boolean({
+    description:
+      'Sign in with a code on any device (OAuth device grant) instead of a callback to this machine: for remote shells.',
+    exclusive: ['port'],
+  }),
+};

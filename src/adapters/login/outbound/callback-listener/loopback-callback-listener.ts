@@ -1,8 +1,12 @@
 import { createServer, Server, Socket } from 'node:net';
-import { CallbackPage } from '../../../../domain/login/auth/callback-page';
+import { callbackPage } from './callback-page';
 import { CALLBACK_READ_LIMIT, classifyRequest } from '../../../../domain/login/auth/callback-request';
 import { ConfigurationError } from '../../../../domain/shared/errors';
-import { CallbackListener, CallbackServer } from '../../../../application/login/ports/callback-listener.port';
+import {
+  CallbackListener,
+  CallbackOutcome,
+  CallbackServer,
+} from '../../../../application/login/ports/callback-listener.port';
 
 /** SSO step 5: ports 9876 to 9880 in order, then an ephemeral one. */
 export const PREFERRED_PORTS = [9876, 9877, 9878, 9879, 9880] as const;
@@ -95,12 +99,13 @@ class LoopbackServer implements CallbackServer {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
-  async reply(page: CallbackPage): Promise<void> {
+  async reply(outcome: CallbackOutcome): Promise<void> {
     const socket = this.callback;
     this.callback = undefined;
     if (socket === undefined || socket.destroyed) return;
     await new Promise<void>((resolve) => {
       socket.once('close', () => resolve());
+      const page = callbackPage(outcome);
       socket.end(response(page.status, page.html), () => resolve());
     });
   }

@@ -3,7 +3,7 @@
  * write by hand): nested mappings, sequences of mappings, unquoted scalars that
  * YAML 1.2's core schema reads as strings. For anything else it returns undefined
  * and the caller parses with the full YAML library, so what it returns always
- * equals that library's result (test/adapters/plain-yaml.test.ts holds it to
+ * equals that library's result (test/adapters/login/outbound/config-store/plain-yaml.test.ts holds it to
  * that). It exists for start-up time: the YAML library is most of what
  * `auth token` spends on reading config.yaml (docs/performance.md, "The login flow").
  */

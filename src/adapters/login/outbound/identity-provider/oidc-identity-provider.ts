@@ -30,7 +30,8 @@ function endpoint(doc: Record<string, unknown>, field: string, host: string, req
   return value as string;
 }
 
-function tokenReply(body: unknown, host: string): TokenResponse {
+/** A token endpoint's success reply (RFC 6749 §5.1), checked for shape. */
+export function tokenReply(body: unknown, host: string): TokenResponse {
   const doc = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const bad = (what: string) =>
     new NetworkError(`the token endpoint of ${host} answered without ${what}`, 'OIDC.BAD_TOKEN_REPLY');
@@ -84,6 +85,8 @@ export class OidcIdentityProvider implements IdentityProvider {
     };
     const revocation = endpoint(fields, 'revocation_endpoint', host, false);
     if (revocation !== undefined) metadata.revocationEndpoint = revocation;
+    const device = endpoint(fields, 'device_authorization_endpoint', host, false);
+    if (device !== undefined) metadata.deviceAuthorizationEndpoint = device;
     return metadata;
   }
 

@@ -5,7 +5,10 @@ export class SystemClock implements Clock {
     return new Date();
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  sleep(ms: number, options?: { readonly keepAlive?: boolean }): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      if (options?.keepAlive !== true) timer.unref();
+    });
   }
 }

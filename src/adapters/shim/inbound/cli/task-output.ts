@@ -1,58 +1,45 @@
-import { ProcessStatus } from '../../../../domain/shim/lifecycle';
-import { DeleteView, ExitView, PidView, StateView, StatsView } from '../../../../application/shim/task/task-messages';
+import {
+  ConnectView,
+  DeleteView,
+  ExitView,
+  PidView,
+  StateView,
+  StatsView,
+} from '../../../../application/shim/task/task-messages';
+import { statusName } from '../../wire/codec/process-status';
+import { messageJson } from '../../wire/codec/message-json';
+import { taskCodec } from '../../wire/codec/task-codec';
+import { taskStatsMessage } from '../../wire/codec/task-payloads';
 
-/**
- * What `skiff task ... --json` prints: the reply's proto field names, the status as
- * its v1.types.Status name, times as RFC 3339 (absent while unset).
- */
-const STATUS_NAME: Record<ProcessStatus, string> = {
-  created: 'CREATED',
-  running: 'RUNNING',
-  paused: 'PAUSED',
-  stopped: 'STOPPED',
-  deleted: 'UNKNOWN',
-};
+// What `skiff task ... --json` prints: the reply as the codec puts it on the wire, by its
+// proto field names, the status as its v1.types.Status name, times as RFC 3339 (absent
+// while unset). A field added to a reply in the codec shows up here too.
+const codec = taskCodec();
 
 export function stateJson(s: StateView) {
-  return {
-    id: s.id,
-    exec_id: s.execId,
-    bundle: s.bundle,
-    pid: s.pid,
-    status: STATUS_NAME[s.status],
-    stdin: s.stdin,
-    stdout: s.stdout,
-    stderr: s.stderr,
-    terminal: s.terminal,
-    exit_status: s.exitStatus,
-    exited_at: s.exitedAt?.toISOString(),
-  };
+  return { ...messageJson(codec.State.replyMessage(s)), status: statusName(s.status) };
 }
 
 export function exitJson(e: ExitView) {
-  return { exit_status: e.exitStatus, exited_at: e.exitedAt?.toISOString() };
+  return messageJson(codec.Wait.replyMessage(e));
 }
 
 export function deleteJson(d: DeleteView) {
-  return { pid: d.pid, ...exitJson(d) };
+  return messageJson(codec.Delete.replyMessage(d));
 }
 
+export function connectJson(c: ConnectView) {
+  return messageJson(codec.Connect.replyMessage(c));
+}
+
+/** Pids' info Any is shown as what it says: the exec id, for an exec's pid. */
 export function pidsJson(pids: PidView[]) {
   return { processes: pids.map((p) => (p.execId === undefined ? { pid: p.pid } : { pid: p.pid, exec_id: p.execId })) };
 }
 
+/** Stats' payload, skiff.v1.TaskStats, by its field names. */
 export function statsJson(s: StatsView) {
-  return {
-    runtime: s.runtime,
-    cpu_usage_ns: s.cpuUsageNs,
-    cpu_user_ns: s.cpuUserNs,
-    cpu_system_ns: s.cpuSystemNs,
-    memory_rss_bytes: s.memoryRssBytes,
-    memory_usage_bytes: s.memoryUsageBytes,
-    memory_limit_bytes: s.memoryLimitBytes,
-    pids_current: s.pidsCurrent,
-    pids_limit: s.pidsLimit,
-  };
+  return messageJson(taskStatsMessage(s));
 }
 
 export function exitLine(e: ExitView): string {

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, ServerHttp2Stream } from 'node:http2';
-import { RpcCode } from '../../helpers/ttrpc/rpc-code';
-import { RpcStatus, toRpcStatus } from '../task-rpc/rpc-status';
+import { RpcCode } from '../../wire/rpc-code';
+import { RpcStatus, toRpcStatus } from '../../wire/rpc-status';
 import { TaskHandler, TaskHandlers } from '../task-rpc/task-handlers';
 import {
   CallStatus,
@@ -11,7 +11,7 @@ import {
   PREFIX_LENGTH,
   timeoutMs,
   unaryMessage,
-} from './grpc-framing';
+} from '../../wire/grpc/grpc-framing';
 
 const SERVICE_PATH = '/task.v2.Task/';
 const CONTENT_TYPE = 'application/grpc+proto';

@@ -1,6 +1,6 @@
 import type { Http2Server, ServerHttp2Session } from 'node:http2';
 import { TaskService } from '../../../../application/shim/task/task-service';
-import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
+import { ListenTarget, SocketListener } from '../../os/socket-listener';
 import { taskHandlers } from '../task-rpc/task-handlers';
 import { serveGrpcCall } from './grpc-call';
 

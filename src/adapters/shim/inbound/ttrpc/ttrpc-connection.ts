@@ -1,8 +1,8 @@
 import { Socket } from 'node:net';
-import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from '../../helpers/ttrpc/frame';
-import { FrameReader } from '../../helpers/ttrpc/frame-reader';
-import { ttrpc } from '../../helpers/proto/generated/ttrpc/request';
-import { RpcCode } from '../../helpers/ttrpc/rpc-code';
+import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from '../../wire/ttrpc/frame';
+import { FrameReader } from '../../wire/ttrpc/frame-reader';
+import { ttrpc } from '../../wire/proto/generated/ttrpc/request';
+import { RpcCode } from '../../wire/rpc-code';
 import { dispatch, statusResponse, TtrpcServices } from './ttrpc-dispatch';
 
 /**

@@ -1,7 +1,7 @@
-import { google as statusPb } from '../../helpers/proto/generated/google/rpc/status';
-import { ttrpc } from '../../helpers/proto/generated/ttrpc/request';
-import { RpcCode } from '../../helpers/ttrpc/rpc-code';
-import { toRpcStatus } from '../task-rpc/rpc-status';
+import { google as statusPb } from '../../wire/proto/generated/google/rpc/status';
+import { ttrpc } from '../../wire/proto/generated/ttrpc/request';
+import { RpcCode } from '../../wire/rpc-code';
+import { toRpcStatus } from '../../wire/rpc-status';
 
 /** One service's methods by bare name: payload bytes in, reply bytes out (a rejection is the error). */
 export type MethodTable = ReadonlyMap<string, (payload: Buffer) => Promise<Buffer>>;

@@ -1,4 +1,4 @@
-import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
+import { ListenTarget, SocketListener } from '../../os/socket-listener';
 import { TtrpcConnection } from './ttrpc-connection';
 import { TtrpcServices } from './ttrpc-dispatch';
 

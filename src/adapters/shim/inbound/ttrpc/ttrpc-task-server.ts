@@ -1,5 +1,5 @@
-import { TTRPC_TASK_SERVICE } from '../../helpers/ttrpc/service-names';
-import { ListenTarget, SocketListener } from '../task-rpc/socket-listener';
+import { TTRPC_TASK_SERVICE } from '../../wire/ttrpc/service-names';
+import { ListenTarget, SocketListener } from '../../os/socket-listener';
 import { TaskHandlers } from '../task-rpc/task-handlers';
 import { TtrpcServer } from './ttrpc-server';
 

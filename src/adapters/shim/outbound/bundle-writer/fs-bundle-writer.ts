@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError } from '../../../../domain/shared/errors';
 import { ProcessOverrides, withOverrides } from '../../../../domain/shim/process-overrides';
 import { BundleWriter } from '../../../../application/shim/ports/bundle-writer.port';
-import { RUN_FILES } from '../../helpers/run-layout';
+import { RUN_FILES } from '../../os/run-layout';
 
 /** Writes `<dir>/bundle/config.json`: the source bundle's, with the overrides (0600 in a 0700 directory). */
 export class FsBundleWriter implements BundleWriter {

@@ -3,8 +3,8 @@ import { Socket } from 'node:net';
 import { constants as os } from 'node:os';
 import { join } from 'node:path';
 import { AttachedConsole, Console, ConsoleEvents } from '../../../../application/shim/ports/console.port';
-import { nativeAddon } from '../../helpers/native-addon';
-import { RUN_FILES } from '../../helpers/run-layout';
+import { nativeAddon } from '../../os/native-addon';
+import { RUN_FILES } from '../../os/run-layout';
 
 /** Signals `skiff run` passes on to the task instead of dying of them. */
 const FORWARDED: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2'];

@@ -1,8 +1,8 @@
 import { TaskEvent } from '../../../../application/shim/ports/events.port';
 import { AnyPayload } from '../../../../application/shim/task/task-messages';
-import { containerd } from '../../helpers/proto/generated/events/task';
-import { types as mountPb } from '../../helpers/proto/generated/types/mount';
-import { toTimestamp } from '../../helpers/proto-mapping';
+import { containerd } from '../../wire/proto/generated/events/task';
+import { types as mountPb } from '../../wire/proto/generated/types/mount';
+import { toTimestamp } from '../../wire/codec/proto-values';
 
 const ev = containerd.events;
 

@@ -1,9 +1,9 @@
 import { AnyPayload } from '../../../../application/shim/task/task-messages';
-import { containerd } from '../../helpers/proto/generated/events/ttrpc/v1/events';
-import { google as anyPb } from '../../helpers/proto/generated/google/protobuf/any';
-import { google as timestampPb } from '../../helpers/proto/generated/google/protobuf/timestamp';
-import { TTRPC_EVENTS_SERVICE } from '../../helpers/ttrpc/service-names';
-import { TtrpcClient } from '../../helpers/ttrpc/ttrpc-client';
+import { containerd } from '../../wire/proto/generated/events/ttrpc/v1/events';
+import { google as anyPb } from '../../wire/proto/generated/google/protobuf/any';
+import { google as timestampPb } from '../../wire/proto/generated/google/protobuf/timestamp';
+import { TTRPC_EVENTS_SERVICE } from '../../wire/ttrpc/service-names';
+import { TtrpcClient } from '../../wire/ttrpc/ttrpc-client';
 
 /** One event as a shim publishes it: `/tasks/exit` with an Any of containerd.events.TaskExit, say. */
 export interface EventEnvelope {

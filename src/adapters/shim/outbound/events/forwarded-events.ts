@@ -1,5 +1,5 @@
 import { Events, TaskEvent } from '../../../../application/shim/ports/events.port';
-import { TtrpcClient } from '../../helpers/ttrpc/ttrpc-client';
+import { TtrpcClient } from '../../wire/ttrpc/ttrpc-client';
 import { eventPayload } from './event-messages';
 import { forwardEvent } from './forward-event';
 

@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { RunDirectory, RunEntry } from '../../../../application/shim/ports/run-directory.port';
 import { checkPrivateDir } from '../../../shared/helpers/private-dir';
-import { runDir, runSocket } from '../../helpers/run-layout';
+import { runDir, runSocket } from '../../os/run-layout';
 
 /** The runs of `skiff run`, one directory each under `runs` (see run-layout.ts). */
 export class FsRunDirectory implements RunDirectory {

@@ -6,9 +6,9 @@ import { LaunchedShim, RunShimOptions, ShimLauncher } from '../../../../applicat
 import { fsReason } from '../../../shared/helpers/make-dirs';
 import { ensurePrivateDir } from '../../../shared/helpers/private-dir';
 import { packageRoot } from '../../../shared/helpers/package-info';
-import { RUN_FILES, runDir, runSocket } from '../../helpers/run-layout';
-import { socketAccepts } from '../../helpers/socket-accepts';
-import { MAX_SOCKET_PATH } from '../../helpers/unix-address';
+import { RUN_FILES, runDir, runSocket } from '../../os/run-layout';
+import { socketAccepts } from '../../os/socket-accepts';
+import { MAX_SOCKET_PATH } from '../../os/unix-address';
 
 const READY_TIMEOUT_MS = 10_000;
 const EXIT_GRACE_MS = 3_000;

@@ -9,8 +9,8 @@ import {
   NotFoundError,
   UnimplementedError,
 } from '../../../../domain/shared/errors';
-import { RpcCode, rpcCodeName } from '../../helpers/ttrpc/rpc-code';
-import { unixPath } from '../../helpers/unix-address';
+import { RpcCode, rpcCodeName } from '../../wire/rpc-code';
+import { unixPath } from '../../os/unix-address';
 
 type ErrorClass = new (message: string, code: string) => DomainError;
 

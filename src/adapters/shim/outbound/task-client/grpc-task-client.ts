@@ -1,6 +1,6 @@
 import { Client, credentials, ServiceError } from '@grpc/grpc-js';
 import { TaskClient, TaskClientFactory } from '../../../../application/shim/ports/task-client.port';
-import { unixPath } from '../../helpers/unix-address';
+import { unixPath } from '../../os/unix-address';
 import { RpcTaskClient, UnaryTransport } from './rpc-task-client';
 
 const passBytes = (bytes: Buffer): Buffer => bytes;

@@ -1,6 +1,6 @@
 import { TaskClient, TaskClientFactory } from '../../../../application/shim/ports/task-client.port';
-import { TTRPC_TASK_SERVICE } from '../../helpers/ttrpc/service-names';
-import { TtrpcClient } from '../../helpers/ttrpc/ttrpc-client';
+import { TTRPC_TASK_SERVICE } from '../../wire/ttrpc/service-names';
+import { TtrpcClient } from '../../wire/ttrpc/ttrpc-client';
 import { RpcTaskClient } from './rpc-task-client';
 
 /** TaskClient over ttrpc, calling containerd.task.v2.Task as containerd does. */

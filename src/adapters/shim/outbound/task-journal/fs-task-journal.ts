@@ -2,11 +2,14 @@ import { constants } from 'node:fs';
 import { mkdir, open, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalContents, TaskJournal, TaskRecord } from '../../../../application/shim/ports/task-journal.port';
+import {
+  TASK_RECORD_FILE as RECORD_FILE,
+  TASK_RECORD_TEMP as TEMP_FILE,
+  TASKS_DIR,
+} from '../process-runtime/task-layout';
 import { recordFromJson, recordToJson } from './task-record-json';
 
-/** In each task's directory (`<state>/tasks/<id>/`, made by the runtime: runc-runtime.ts). */
-export const RECORD_FILE = 'task.json';
-const TEMP_FILE = '.task.json.tmp';
+export { RECORD_FILE };
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -19,6 +22,11 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  */
 export class FsTaskJournal implements TaskJournal {
   constructor(private readonly tasksDir: string) {}
+
+  /** The journal of a serving process's state dir: `<state dir>/tasks`. */
+  static inStateDir(stateDir: string): FsTaskJournal {
+    return new FsTaskJournal(join(stateDir, TASKS_DIR));
+  }
 
   async record(task: TaskRecord): Promise<void> {
     const dir = join(this.tasksDir, task.id);

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { envValue } from '../../../../../domain/shim/oci-spec';
-import { DEFAULT_PATH, findInPath, isExecutableFile } from '../../../helpers/find-executable';
+import { DEFAULT_PATH, findInPath, isExecutableFile } from '../../../os/find-executable';
 
 /**
  * Resolves args[0] the way execvp would (PATH from the process env), so that a

@@ -1,8 +1,8 @@
 import { closeSync } from 'node:fs';
 import { FailedPreconditionError } from '../../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
-import { watchExit } from '../../../helpers/exit-watch';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { watchExit } from '../../../os/exit-watch';
+import { nativeAddon } from '../../../os/native-addon';
 import { ChildStdio, DirectStdio } from '../stdio/direct-stdio';
 import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
 import { TerminalStdio } from '../stdio/terminal-stdio';

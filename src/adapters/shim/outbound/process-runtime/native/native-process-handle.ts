@@ -15,14 +15,12 @@ export class NativeProcessHandle implements ProcessHandle {
   private launched: LaunchedProcess | undefined;
   private started = false;
 
-  private readonly gate: StartGate | undefined;
-
   constructor(
     private readonly plan: LaunchPlan,
     private readonly onExit: ExitListener,
-    private readonly options: { gate?: StartGate; onDeleted?: () => void } = {},
+    /** An init's start gate; an exec has none. */
+    private readonly gate?: StartGate,
   ) {
-    this.gate = options.gate;
     // An init exists from Create on, waiting behind its gate with its final pid.
     if (this.gate === undefined) return;
     try {
@@ -74,7 +72,6 @@ export class NativeProcessHandle implements ProcessHandle {
       launched.releaseStdio();
     }
     this.gate?.close();
-    this.options.onDeleted?.();
   }
 
   private launch(): void {

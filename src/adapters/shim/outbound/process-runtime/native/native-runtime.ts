@@ -1,9 +1,9 @@
 import { UnimplementedError } from '../../../../../domain/shared/errors';
 import {
   CreateSpec,
-  ExitListener,
   ProcessRuntime,
   TaskHandle,
+  TaskWatch,
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { readBundleSpec } from '../bundle';
 import { assertDirectory, resolveExecutable } from './executable';
@@ -18,7 +18,7 @@ import { StartGate } from './start-gate';
 export class NativeRuntime implements ProcessRuntime {
   readonly name = 'native';
 
-  async create(spec: CreateSpec, onExit: ExitListener): Promise<TaskHandle> {
+  async create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const oci = readBundleSpec(spec.id, spec.bundle).process;
     if (spec.checkpoint !== '') {
@@ -35,6 +35,7 @@ export class NativeRuntime implements ProcessRuntime {
     // Credentials from the spec apply only when the shim may change them (root).
     const runAs = process.getuid?.() === 0 ? oci.user : undefined;
     const plan = { file, argv: oci.args, env: oci.env, cwd: oci.cwd, user: runAs, stdio: spec.stdio, subject };
-    return new NativeTaskHandle(new NativeProcessHandle(plan, onExit, { gate: new StartGate() }), runAs);
+    const init = new NativeProcessHandle(plan, watch.onExit, new StartGate());
+    return new NativeTaskHandle(init, runAs, watch.execs);
   }
 }

@@ -8,10 +8,10 @@ import {
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 import { readyForSignal } from './ready-for-signal';
 import { pollUntil } from './poll-until';
-import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../helpers/proc-fs';
+import { listProcStats, ProcStat, readProcStat, readRssBytes } from '../../../os/proc-fs';
 import { assertDirectory, resolveExecutable } from './executable';
 import { NativeProcessHandle } from './native-process-handle';
 import { niceForCpuShares } from './cpu-shares';
@@ -30,11 +30,11 @@ const NS_PER_TICK = 1_000_000_000 / 100;
  * runtime has no cgroup to hold it (use runc for that).
  */
 export class NativeTaskHandle implements TaskHandle {
-  private readonly execs = new Set<NativeProcessHandle>();
-
   constructor(
     private readonly init: NativeProcessHandle,
     private readonly runAs: { uid: number; gid: number } | undefined,
+    /** The task's execs, as the shim holds them (TaskWatch.execs). */
+    private readonly execs: () => readonly ProcessHandle[],
   ) {}
 
   get pid(): number {
@@ -74,11 +74,7 @@ export class NativeTaskHandle implements TaskHandle {
       stdio: spec.stdio,
       subject,
     };
-    const exec: NativeProcessHandle = new NativeProcessHandle(plan, onExit, {
-      onDeleted: () => this.execs.delete(exec),
-    });
-    this.execs.add(exec);
-    return exec;
+    return new NativeProcessHandle(plan, onExit);
   }
 
   async killAll(signal: number): Promise<void> {
@@ -176,7 +172,7 @@ export class NativeTaskHandle implements TaskHandle {
   }
 
   private sessions(): Set<number> {
-    return new Set([this.init.pid, ...[...this.execs].map((e) => e.pid)].filter((pid) => pid > 0));
+    return new Set([this.init.pid, ...this.execs().map((e) => e.pid)].filter((pid) => pid > 0));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 import { pollUntil } from './poll-until';
 
 const { SIGKILL, SIGCONT } = constants.signals;

@@ -1,5 +1,5 @@
 import { InternalError } from '../../../../../domain/shared/errors';
-import { gatePath, nativeAddon } from '../../../helpers/native-addon';
+import { gatePath, nativeAddon } from '../../../os/native-addon';
 import { LaunchPlan } from './launch-plan';
 import { StartGate } from './start-gate';
 

@@ -1,5 +1,5 @@
 import { closeSync, writeSync } from 'node:fs';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 
 /**
  * Holds a task's init in CREATED: the process starts as skiff-gate (native/gate/gate.c)

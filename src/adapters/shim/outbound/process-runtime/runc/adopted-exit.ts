@@ -1,6 +1,6 @@
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
-import { nativeAddon } from '../../../helpers/native-addon';
-import { readProcStat } from '../../../helpers/proc-fs';
+import { nativeAddon } from '../../../os/native-addon';
+import { readProcStat } from '../../../os/proc-fs';
 
 /**
  * The status reported when an exit cannot be read: containerd's CRI plugin reports 255

@@ -2,7 +2,7 @@ import { closeSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InternalError } from '../../../../../domain/shared/errors';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 
 /**
  * runc's `--console-socket`: a unix socket on which runc sends the master of the

@@ -3,9 +3,9 @@ import { InternalError } from '../../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
 import { Stdio } from '../../../../../domain/shim/task-process';
 import { AdoptedProcess, ExitListener } from '../../../../../application/shim/ports/process-runtime.port';
-import { watchExit } from '../../../helpers/exit-watch';
-import { readProcStat } from '../../../helpers/proc-fs';
-import { Reaper } from '../../../helpers/reaper';
+import { watchExit } from '../../../os/exit-watch';
+import { readProcStat } from '../../../os/proc-fs';
+import { Reaper } from '../../../os/reaper';
 import { watchAdoptedExit } from './adopted-exit';
 import { ContainerIo } from './container-io';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { findInPath } from '../../../helpers/find-executable';
-import { runCommand } from '../../../helpers/run-command';
+import { findInPath } from '../../../os/find-executable';
+import { runCommand } from '../../../os/run-command';
 
 const SBIN_PATH = '/usr/local/sbin:/usr/sbin:/sbin';
 

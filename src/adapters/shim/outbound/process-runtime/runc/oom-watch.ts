@@ -1,6 +1,6 @@
 import { FSWatcher, readFileSync, watch } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 import { ContainerCgroup } from './container-cgroup';
 
 /**

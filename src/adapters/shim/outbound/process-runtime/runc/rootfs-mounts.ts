@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { InternalError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { RootfsMount } from '../../../../../application/shim/ports/process-runtime.port';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 import { MNT_DETACH, parseMountOptions } from './mount-options';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 

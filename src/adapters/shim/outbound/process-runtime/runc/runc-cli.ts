@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { FailedPreconditionError } from '../../../../../domain/shared/errors';
-import { DEFAULT_PATH, findInPath } from '../../../helpers/find-executable';
-import { runProgram } from '../../../helpers/run-program';
+import { DEFAULT_PATH, findInPath } from '../../../os/find-executable';
+import { runProgram } from '../../../os/run-program';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { lastLogError, logOffset, trimMessage } from './runc-log';
 
@@ -26,19 +26,28 @@ export class RuncFailure extends Error {
   }
 }
 
-export function runcMissingError(detail: string): FailedPreconditionError {
+/** A runc-compatible runtime: its name (--runtime, Stats' runtime) and its binary, found on PATH. */
+export interface OciRuntimeBinary {
+  readonly name: string;
+  readonly binary: string;
+}
+
+export const RUNC: OciRuntimeBinary = { name: 'runc', binary: 'runc' };
+
+/** The runtime's binary is missing; the binary's name is also its Debian package's (runc, crun). */
+export function runcMissingError(detail: string, runtime: OciRuntimeBinary = RUNC): FailedPreconditionError {
   return new FailedPreconditionError(
-    `the runc runtime needs the runc binary, which ${detail}: install it (Debian/Ubuntu: apt-get install runc) or use --runtime native`,
+    `the ${runtime.name} runtime needs the ${runtime.binary} binary, which ${detail}: install it (Debian/Ubuntu: apt-get install ${runtime.binary}) or use --runtime native`,
     'RUNC.MISSING',
   );
 }
 
-/** Finds runc on the shim's PATH; FailedPrecondition naming the package when it is not there. */
-export function findRunc(env: NodeJS.ProcessEnv = process.env): string {
+/** Finds the runtime's binary on the shim's PATH; FailedPrecondition naming the package when it is not there. */
+export function findRuntimeBinary(runtime: OciRuntimeBinary, env: NodeJS.ProcessEnv = process.env): string {
   const searchPath = env.PATH ?? DEFAULT_PATH;
-  const binary = findInPath('runc', searchPath);
-  if (binary === undefined) throw runcMissingError(`is not in PATH (${searchPath})`);
-  return binary;
+  const path = findInPath(runtime.binary, searchPath);
+  if (path === undefined) throw runcMissingError(`is not in PATH (${searchPath})`, runtime);
+  return path;
 }
 
 /**

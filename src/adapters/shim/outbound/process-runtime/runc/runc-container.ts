@@ -1,15 +1,14 @@
 import { rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotFoundError } from '../../../../../domain/shared/errors';
-import { Reaper } from '../../../helpers/reaper';
+import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { RuncCli } from './runc-cli';
 import { fromRuncFailure, RuncAction } from './runc-errors';
+import { INIT_PID_FILE, OCI_RUNTIME_FILE } from '../task-layout';
 
 const SIGKILL = '9';
-/** In the task directory: where runc writes the init's pid (create, restore). */
-export const INIT_PID_FILE = 'init.pid';
 
 /** One runc container as the shim addresses it: its id, bundle, per-task directory and runc. */
 export class RuncContainer {
@@ -54,12 +53,13 @@ export class RuncContainer {
   }
 
   /**
-   * Removes the task directory. It nearly always holds only the init's pid file: two
-   * system calls instead of rmSync's walk (lstat, readdir, ...); anything more (exec
-   * files, criu work directories) goes the long way.
+   * Removes the task directory. It nearly always holds only the init's pid file and the
+   * OCI runtime record: three system calls instead of rmSync's walk (lstat, readdir, ...);
+   * anything more (exec files, criu work directories) goes the long way.
    */
   removeFiles(): void {
     rmSync(join(this.taskDir, INIT_PID_FILE), { force: true });
+    rmSync(join(this.taskDir, OCI_RUNTIME_FILE), { force: true });
     try {
       rmdirSync(this.taskDir);
     } catch {

@@ -48,7 +48,6 @@ export class RuncExecHandle implements ProcessHandle {
     spec: ExecSpec,
     private readonly processJson: Record<string, unknown>,
     onExit: ExitListener,
-    private readonly onDeleted: () => void,
     /** An exec a previous serving process started, taken over. */
     adopted?: AdoptedProcess,
   ) {
@@ -102,6 +101,5 @@ export class RuncExecHandle implements ProcessHandle {
     this.process.io.release();
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
-    this.onDeleted();
   }
 }

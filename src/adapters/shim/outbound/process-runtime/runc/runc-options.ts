@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
-import { containerd } from '../../../helpers/proto/generated/containerd/runc';
-import { findInPath, DEFAULT_PATH } from '../../../helpers/find-executable';
+import { containerd } from '../../../wire/proto/generated/containerd/runc';
+import { findInPath, DEFAULT_PATH } from '../../../os/find-executable';
 import { runcMissingError } from './runc-cli';
 
 export const RUNC_OPTIONS_TYPE_URL = 'containerd.runc.v1.Options';

@@ -4,18 +4,19 @@ import { FailedPreconditionError, InvalidArgumentError } from '../../../../../do
 import {
   AdoptSpec,
   CreateSpec,
-  ExitListener,
   ProcessRuntime,
   TaskHandle,
+  TaskWatch,
 } from '../../../../../application/shim/ports/process-runtime.port';
-import { Reaper } from '../../../helpers/reaper';
+import { Reaper } from '../../../os/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
 import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { findRunc, RuncCli } from './runc-cli';
-import { INIT_PID_FILE, RuncContainer } from './runc-container';
+import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
+import { RuncContainer } from './runc-container';
+import { INIT_PID_FILE, runtimeRoot, taskDir as taskDirOf, writeOciRuntimeRecord } from '../task-layout';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
 import { isSameLiveProcess } from './adopted-exit';
@@ -23,50 +24,57 @@ import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
 /**
- * Real OCI containers through the runc binary (`--runtime runc`). The shim becomes a child
- * subreaper at start so that each container's processes, re-parented to it when runc
- * exits, report their exits here. Needs root and runc; checkpoints need a working criu.
+ * Real OCI containers through runc or a runc-compatible binary (`--runtime runc`; the
+ * registry, src/infrastructure/shim/runtimes.ts, names the binary). The shim becomes a child
+ * subreaper at start so that each container's processes, re-parented to it when the binary
+ * exits, report their exits here. Needs root and the binary; checkpoints need a working criu.
  */
 export class RuncRuntime implements ProcessRuntime {
-  readonly name = 'runc';
+  readonly name: string;
   private readonly cli: RuncCli;
   private readonly reaper: Reaper;
   private criu: Promise<CriuStatus> | undefined;
 
-  constructor(private readonly stateDir: string) {
+  constructor(
+    private readonly stateDir: string,
+    runtime: OciRuntimeBinary = RUNC,
+  ) {
+    this.name = runtime.name;
     if (process.getuid?.() !== 0) {
       throw new FailedPreconditionError(
-        'the runc runtime needs root (runc makes namespaces, cgroups and mounts); run the shim as root or use --runtime native',
+        `the ${runtime.name} runtime needs root (${runtime.binary} makes namespaces, cgroups and mounts); run the shim as root or use --runtime native`,
         'RUNC.NOT_ROOT',
       );
     }
-    const binary = findRunc();
+    const binary = findRuntimeBinary(runtime);
     this.reaper = Reaper.shared();
-    const root = join(stateDir, 'runc');
+    const root = runtimeRoot(stateDir, runtime.name);
     makeDirs(root, 0o700);
     this.cli = new RuncCli(binary, root);
   }
 
-  async create(spec: CreateSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle> {
+  async create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
-    const container = this.container(spec, config, subject);
+    const cli = this.cliFor(spec, config, subject);
+    const container = this.container(spec, config, cli);
     makeDirs(container.taskDir, 0o700);
+    writeOciRuntimeRecord(container.taskDir, { binary: cli.binary, root: cli.root });
     let mounts: RootfsMounts | undefined;
     let init: ContainerProcess | undefined;
     try {
       mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject);
       const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
-      init = new ContainerProcess(spec.stdio, subject, this.reaper, onExit, {
+      init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
         beforeExitReport: () => container.killRemaining(),
         consoleSized: configProcess.consoleSize !== undefined,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
       if (init.pid > 0) {
         container.cgroup = ContainerCgroup.of(init.pid);
-        if (onOom !== undefined) watchOom(container.cgroup, onOom);
+        if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
       }
       return new RuncTaskHandle(container, {
         init,
@@ -90,12 +98,12 @@ export class RuncRuntime implements ProcessRuntime {
    * (same pid and start time), else reported exited. Its exit status can be read only while
    * it is a zombie its new parent has not reaped (adopted-exit.ts).
    */
-  async adopt(spec: AdoptSpec, onExit: ExitListener, onOom?: () => void): Promise<TaskHandle> {
+  async adopt(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
-    const container = this.container(spec, config, subject);
+    const container = this.container(spec, config, this.cliFor(spec, config, subject));
     const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
-    const init = new ContainerProcess(spec.stdio, subject, this.reaper, onExit, {
+    const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
       beforeExitReport: () => container.killRemaining(),
       consoleSized: configProcess.consoleSize !== undefined,
       adopted: true,
@@ -103,7 +111,7 @@ export class RuncRuntime implements ProcessRuntime {
     if (spec.init.pid > 0) {
       if (isSameLiveProcess(spec.init.pid, spec.init.startTime)) {
         container.cgroup = ContainerCgroup.of(spec.init.pid);
-        if (onOom !== undefined) watchOom(container.cgroup, onOom);
+        if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
       }
       init.adopt(spec.init);
     }
@@ -117,17 +125,18 @@ export class RuncRuntime implements ProcessRuntime {
     });
   }
 
-  /** The container a task's spec names: its runc (options, cgroup driver) and its directory. */
-  private container(spec: CreateSpec, config: BundleConfig, subject: string): RuncContainer {
+  /** The runc a task's spec asks for: its options' binary, and the cgroup driver. */
+  private cliFor(spec: CreateSpec, config: BundleConfig, subject: string): RuncCli {
     const options = readRuncOptions(spec.options, subject);
-    // Not <state-dir>/<id>: a task named `runc` would be runc's root.
-    const taskDir = join(this.stateDir, 'tasks', spec.id);
     const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
-    const cli =
-      options.binary === undefined && !systemdCgroup
-        ? this.cli
-        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
-    return new RuncContainer(spec.id, spec.bundle, taskDir, hasOwnPidNamespace(config.json), cli, this.reaper);
+    return options.binary === undefined && !systemdCgroup
+      ? this.cli
+      : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
+  }
+
+  private container(spec: CreateSpec, config: BundleConfig, cli: RuncCli): RuncContainer {
+    const dir = taskDirOf(this.stateDir, spec.id);
+    return new RuncContainer(spec.id, spec.bundle, dir, hasOwnPidNamespace(config.json), cli, this.reaper);
   }
 
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */

@@ -13,7 +13,8 @@ import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { INIT_PID_FILE, RuncContainer } from './runc-container';
+import { RuncContainer } from './runc-container';
+import { INIT_PID_FILE } from '../task-layout';
 import { execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
@@ -36,7 +37,6 @@ export interface RuncTaskHandleParts {
  */
 export class RuncTaskHandle implements TaskHandle {
   private readonly init: ContainerProcess;
-  private readonly execs = new Set<RuncExecHandle>();
 
   constructor(
     private readonly container: RuncContainer,
@@ -132,16 +132,7 @@ export class RuncTaskHandle implements TaskHandle {
 
   private makeExec(spec: ExecSpec, onExit: ExitListener, adopted?: AdoptedProcess): RuncExecHandle {
     const json = execProcessJson(this.parts.configProcess, spec);
-    const exec: RuncExecHandle = new RuncExecHandle(
-      this.container,
-      spec,
-      json,
-      onExit,
-      () => this.execs.delete(exec),
-      adopted,
-    );
-    this.execs.add(exec);
-    return exec;
+    return new RuncExecHandle(this.container, spec, json, onExit, adopted);
   }
 
   async pause(): Promise<void> {

@@ -1,5 +1,5 @@
 import { closeSync, constants, openSync } from 'node:fs';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 
 const DRAIN_POLL_MS = 20;
 

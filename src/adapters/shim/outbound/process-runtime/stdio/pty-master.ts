@@ -1,6 +1,6 @@
 import { readSync, write } from 'node:fs';
 import { ReadStream } from 'node:tty';
-import { nativeAddon } from '../../../helpers/native-addon';
+import { nativeAddon } from '../../../os/native-addon';
 import { PtyEnd } from './terminal-stdio';
 
 /** Retry delay for a write the full terminal refused (EAGAIN). */

@@ -1,0 +1,58 @@
+/* parse_flags: see flags.h. */
+#include "flags.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static int named(const char *name, size_t len, const char *flag) {
+  return strlen(flag) == len && strncmp(name, flag, len) == 0;
+}
+
+/* strconv.ParseBool's words, which Go's flag package takes for -debug=<value>. */
+static int parse_bool(const char *value, int *out) {
+  static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True"};
+  static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
+  for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++) {
+    if (strcmp(value, yes[i]) == 0) return *out = 1, 0;
+    if (strcmp(value, no[i]) == 0) return *out = 0, 0;
+  }
+  return -1;
+}
+
+int parse_flags(int argc, char *const *argv, struct flags *f, char *why, size_t why_size) {
+  memset(f, 0, sizeof *f);
+  f->namespace = "";
+  f->address = "";
+  f->id = "";
+  int flags_done = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (!flags_done && strcmp(arg, "--") == 0) {
+      flags_done = 1;
+      continue;
+    }
+    if (flags_done || arg[0] != '-' || arg[1] == '\0') {
+      if (f->action != NULL) return snprintf(why, why_size, "one action only, not both %s and %s", f->action, arg), -1;
+      f->action = arg;
+      continue;
+    }
+    const char *name = arg + (arg[1] == '-' ? 2 : 1);
+    const char *eq = strchr(name, '=');
+    size_t len = eq ? (size_t)(eq - name) : strlen(name);
+    if (len == 0) return snprintf(why, why_size, "bad flag syntax: %s", arg), -1;
+    if (named(name, len, "debug")) {
+      if (eq != NULL && parse_bool(eq + 1, &f->debug) != 0)
+        return snprintf(why, why_size, "-debug takes true or false, not %s", eq + 1), -1;
+      if (eq == NULL) f->debug = 1;
+      continue;
+    }
+    const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
+    if (value == NULL) return snprintf(why, why_size, "flag needs a value: %s", arg), -1;
+    if (named(name, len, "namespace")) f->namespace = value;
+    else if (named(name, len, "address")) f->address = value;
+    else if (named(name, len, "publish-binary")) f->publish_binary = value;
+    else if (named(name, len, "id")) f->id = value;
+    else if (named(name, len, "bundle")) f->bundle = value;
+  }
+  return 0;
+}

@@ -1,0 +1,24 @@
+'use strict';
+// Build step, in a process of its own (`node scripts/code-cache.js <name>`, started by
+// scripts/bundle.js with its output discarded): compiles dist/<name>.bundle.js, runs the
+// bundle's hot path once with scripts/warm-up/<name>.js when there is one (so the functions
+// that path calls are compiled too, not only the module tops), and writes what V8 compiled
+// next to the bundle for bin/bundle-loader.js (docs/performance.md).
+const fs = require('node:fs');
+const path = require('node:path');
+const { compileBundle } = require('../bin/bundle-loader');
+
+async function main() {
+  const name = process.argv[2];
+  const { script, file, exports: bundle } = compileBundle(name);
+  const warmUp = path.join(__dirname, 'warm-up', `${name}.js`);
+  if (fs.existsSync(warmUp)) await require(warmUp)(bundle);
+  fs.writeFileSync(`${file}.cache`, script.createCachedData());
+  // A warm-up that ran a failing call on purpose left its exit code behind.
+  process.exitCode = 0;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

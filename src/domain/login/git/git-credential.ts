@@ -1,0 +1,53 @@
+import { UsageError } from '../../shared/errors';
+
+/**
+ * git's credential helper protocol (git-credential(1), "INPUT/OUTPUT FORMAT"): git
+ * writes `key=value` lines, ends them with a blank line or EOF, and reads the same
+ * back. Only `protocol` and `host` (with its port) matter to skiff.
+ */
+export interface GitCredentialRequest {
+  readonly protocol?: string;
+  readonly host?: string;
+}
+
+export const GIT_CREDENTIAL_OPERATIONS = ['get', 'store', 'erase'] as const;
+export type GitCredentialOperation = (typeof GIT_CREDENTIAL_OPERATIONS)[number];
+
+export function parseGitCredentialRequest(text: string): GitCredentialRequest {
+  const fields: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const clean = line.replace(/\r$/, '');
+    if (clean === '') break;
+    const eq = clean.indexOf('=');
+    if (eq <= 0)
+      throw new UsageError(`git credential input line "${clean.slice(0, 40)}" is not key=value`, 'GIT.BAD_INPUT');
+    const key = clean.slice(0, eq);
+    if (key === 'protocol' || key === 'host') fields[key] ??= clean.slice(eq + 1);
+  }
+  return fields;
+}
+
+/** The git host's origin as git names it: the scheme, and the host with a port only when one is given. */
+export function gitHostOrigin(gitHostUrl: string): { protocol: string; host: string } {
+  const url = new URL(gitHostUrl);
+  return { protocol: url.protocol.replace(/:$/, ''), host: url.host.toLowerCase() };
+}
+
+/** A request is served only for the git host itself: same scheme, same host and port. */
+export function requestIsFor(request: GitCredentialRequest, gitHostUrl: string): boolean {
+  const origin = gitHostOrigin(gitHostUrl);
+  return request.protocol === origin.protocol && request.host?.toLowerCase() === origin.host;
+}
+
+/**
+ * The reply to `get`. Gitea takes a personal access token as the password of HTTP
+ * basic authentication whatever the user name, so the name is fixed.
+ */
+export function gitCredentialReply(request: GitCredentialRequest, token: string): string {
+  return `protocol=${request.protocol}\nhost=${request.host}\nusername=skiff\npassword=${token}\n`;
+}
+
+/** The shell words git runs a `!`-helper with: each single-quoted. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_./:@=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}

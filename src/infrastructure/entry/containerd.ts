@@ -1,0 +1,144 @@
+import { rmSync, writeSync } from 'node:fs';
+import { TaskService } from '../../application/shim/task/task-service';
+import { TaskHandlers, taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
+import { taskCodec } from '../../adapters/shim/wire/codec/task-codec';
+import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
+import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-events';
+import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
+import { skiffVersion } from '../../adapters/shared/helpers/package-info';
+import { buildContainer } from '../shared/container';
+import { STOP_GRACE_MS } from '../shim/serve-shim';
+import { CONTAINERD_RUNTIME } from '../shim/runtimes';
+import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
+import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
+import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
+
+/** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
+export interface GroupServerConfig {
+  readonly namespace: string;
+  /** containerd's gRPC address, as given to the shim binary. */
+  readonly address: string;
+  /** containerd's ttrpc address ($TTRPC_ADDRESS), where events are forwarded. */
+  readonly ttrpcAddress: string;
+  /** <containerd state>/skiff/<namespace>: runc's root and the tasks' files. */
+  readonly stateDir: string;
+  /** The group socket, listening on fd 3; removed when the server leaves. */
+  readonly socket: string;
+  readonly debug: boolean;
+}
+
+/** The serving process stays this long after its last task, so the next container finds it warm. */
+export const DEFAULT_LINGER_MS = 30_000;
+/** How long a leaving server waits for its last events to reach containerd (containerd's shims: 5 s). */
+const EVENTS_FLUSH_MS = 5000;
+const LISTENER_FD = 3;
+
+export function parseGroupServerArgs(argv: readonly string[]): GroupServerConfig | undefined {
+  const values: Record<string, string> = {};
+  let debug = false;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--debug') debug = true;
+    else if (argv[i].startsWith('--') && argv[i + 1] !== undefined) values[argv[i].slice(2)] = argv[++i];
+    else return undefined;
+  }
+  const { namespace, address, socket } = values;
+  const ttrpcAddress = values['ttrpc-address'];
+  const stateDir = values['state-dir'];
+  if ([namespace, address, socket, ttrpcAddress, stateDir].some((v) => v === undefined || v === '')) return undefined;
+  return { namespace, address, ttrpcAddress, stateDir, socket, debug };
+}
+
+/** Before serving: stderr, which `start` made the first bundle's log FIFO (containerd copies it to its own log). */
+function logLine(line: string): void {
+  try {
+    writeSync(2, `skiff[${process.pid}]: ${line}\n`);
+  } catch {
+    // containerd went away and took the FIFO's reader with it: nobody to tell.
+  }
+}
+
+/**
+ * Serves one group's tasks over ttrpc until it has had no task for the linger time,
+ * with the runc runtime and events forwarded to containerd. Exits 0 when it leaves.
+ */
+export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFromEnv()): Promise<void> {
+  makeDirs(config.stateDir, 0o700);
+  // `start` ran in the first container's bundle, which goes with that container: programs
+  // spawned from a removed working directory fail.
+  process.chdir(config.stateDir);
+  const bundles = bundlesDir(config.stateDir, config.namespace);
+  const containerdLog = new ContainerdLog(bundles, `unix://${config.socket}`);
+  const logged = (line: string) => containerdLog.line(`skiff[${process.pid}]: ${line}\n`);
+  const log = config.debug ? logged : () => undefined;
+  const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
+  const host = new ShimProcessHost(skiffVersion(), logged);
+  const container = buildContainer({ shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events } });
+  const service = container.get(TaskService);
+  // The tasks a previous server of this namespace left running (docs/failure-domains.md).
+  for (const line of await service.recover()) logged(line);
+  const handlers = taskHandlers(service, taskCodec('containerd'));
+  const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers);
+  log(`serving namespace ${config.namespace} on ${config.socket}`);
+
+  let leaving = false;
+  const leave = async (graceMs: number) => {
+    if (leaving) return;
+    leaving = true;
+    // First the socket, so a `start` from now on makes a new server instead of finding this one.
+    rmSync(config.socket, { force: true });
+    await service.stopEverything(graceMs).catch(() => undefined);
+    await server.stop();
+    await events.flush(EVENTS_FLUSH_MS);
+    process.exit(0);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const lingerThenLeave = (acceptedBefore: number) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      // A connection since then may be a container on its way: wait again.
+      if (service.taskCount > 0) return;
+      if (server.accepted !== acceptedBefore) lingerThenLeave(server.accepted);
+      else void leave(0);
+    }, lingerMs);
+  };
+  host.whenExitRequested(() => lingerThenLeave(server.accepted));
+  process.on('SIGTERM', () => void leave(STOP_GRACE_MS));
+  process.on('SIGINT', () => void leave(STOP_GRACE_MS));
+  // A server nobody used (its `start` failed later): leave after the linger too.
+  lingerThenLeave(server.accepted);
+}
+
+/** With -debug: every call on the log with how long it took (containerd passes -debug at log level debug). */
+function traced(handlers: TaskHandlers, log: (line: string) => void): TaskHandlers {
+  return new Map(
+    [...handlers].map(([method, handle]) => [
+      method,
+      async (request: Buffer) => {
+        const started = process.hrtime.bigint();
+        try {
+          return await handle(request);
+        } finally {
+          log(`${method} ${(Number(process.hrtime.bigint() - started) / 1e6).toFixed(1)} ms`);
+        }
+      },
+    ]),
+  );
+}
+
+function lingerFromEnv(): number {
+  const value = Number(process.env.SKIFF_SHIM_LINGER_MS);
+  return Number.isFinite(value) && value >= 0 && process.env.SKIFF_SHIM_LINGER_MS !== '' ? value : DEFAULT_LINGER_MS;
+}
+
+/** bin/containerd-daemon.js: serve, or one line on the log and exit 2 (bad arguments) or 1. */
+export function runGroupServer(argv: readonly string[]): void {
+  const config = parseGroupServerArgs(argv);
+  if (config === undefined) {
+    logLine(`bad arguments ${JSON.stringify(argv)}: this program is started by containerd-shim-skiff-v2 start`);
+    process.exit(2);
+  }
+  serveGroup(config).catch((err: unknown) => {
+    logLine(`cannot serve: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  });
+}

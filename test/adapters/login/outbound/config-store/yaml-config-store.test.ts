@@ -1,0 +1,91 @@
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigurationError } from '../../../../../src/domain/shared/errors';
+import { YamlConfigStore } from '../../../../../src/adapters/login/outbound/config-store/yaml-config-store';
+import { authPaths, dataDir } from '../../../../../src/infrastructure/login/auth-paths';
+
+describe('the YAML contexts file', () => {
+  let dir: string;
+  let store: YamlConfigStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-config-'));
+    store = new YamlConfigStore(join(dir, 'skiff', 'config.yaml'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a missing file is the empty configuration', async () => {
+    await expect(store.load()).resolves.toEqual({ contexts: [] });
+  });
+
+  it('writes kubectl-style YAML and reads it back', async () => {
+    const config = {
+      currentContext: 'dev',
+      contexts: [
+        { name: 'prod', domain: 'example.com' },
+        {
+          name: 'dev',
+          domain: 'dev.example.com',
+          identityProviderUrl: 'http://127.0.0.1:5556',
+          gitHostUrl: 'https://git.dev',
+          boardsUrl: 'https://b.dev/api',
+        },
+      ],
+    };
+    await store.save(config);
+    expect(readFileSync(store.location(), 'utf8')).toBe(
+      [
+        'current-context: dev',
+        'contexts:',
+        '  - name: prod',
+        '    context:',
+        '      domain: example.com',
+        '  - name: dev',
+        '    context:',
+        '      domain: dev.example.com',
+        '      auth-url: http://127.0.0.1:5556',
+        '      git-url: https://git.dev',
+        '      boards-url: https://b.dev/api',
+        '',
+      ].join('\n'),
+    );
+    await expect(store.load()).resolves.toEqual(config);
+    expect(statSync(store.location()).mode & 0o777).toBe(0o600);
+  });
+
+  it.each([
+    ['invalid YAML', 'contexts: [\n'],
+    ['a list at the top', '- a\n'],
+    ['contexts not a list', 'contexts: 3\n'],
+    ['a context without name', 'contexts:\n  - context: {domain: x}\n'],
+    ['a non-string domain', 'contexts:\n  - name: a\n    context: {domain: [1]}\n'],
+  ])('%s: a configuration error naming the file', async (_, text) => {
+    mkdirSync(join(dir, 'skiff'), { recursive: true });
+    writeFileSync(store.location(), text);
+    const err = await store.load().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigurationError);
+    expect((err as Error).message).toContain(store.location());
+    expect((err as Error).message.split('\n')).toHaveLength(1);
+  });
+});
+
+describe('where the files live', () => {
+  it('data: $XDG_DATA_HOME, else $HOME/.local/share, else ./.local/share', () => {
+    expect(dataDir({ XDG_DATA_HOME: '/x/data', HOME: '/h' }, 'linux')).toBe('/x/data');
+    expect(dataDir({ XDG_DATA_HOME: '', HOME: '/h' }, 'linux')).toBe('/h/.local/share');
+    expect(dataDir({ XDG_DATA_HOME: 'relative', HOME: '/h' }, 'linux')).toBe('/h/.local/share');
+    expect(dataDir({}, 'linux')).toBe(join('.', '.local', 'share'));
+    expect(dataDir({ HOME: '/Users/a' }, 'darwin')).toBe('/Users/a/Library/Application Support');
+  });
+
+  it('cache at <data_dir>/skiff/auth, config at $XDG_CONFIG_HOME/skiff/config.yaml else $HOME/.config', () => {
+    expect(authPaths({ XDG_DATA_HOME: '/d', XDG_CONFIG_HOME: '/c' }, 'linux')).toEqual({
+      authDir: '/d/skiff/auth',
+      configFile: '/c/skiff/config.yaml',
+    });
+    expect(authPaths({ HOME: '/h' }, 'linux')).toEqual({
+      authDir: '/h/.local/share/skiff/auth',
+      configFile: '/h/.config/skiff/config.yaml',
+    });
+  });
+});

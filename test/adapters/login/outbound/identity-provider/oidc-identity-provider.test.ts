@@ -1,0 +1,144 @@
+import { OidcIdentityProvider } from '../../../../../src/adapters/login/outbound/identity-provider/oidc-identity-provider';
+import { HttpClient } from '../../../../../src/adapters/login/helpers/http-client';
+import { IdentityError, NetworkError } from '../../../../../src/domain/shared/errors';
+import { identityProviderContract, IdentityProviderWorld } from '../../../../contract/login/identity-provider.contract';
+import { FakeIdentityProvider } from '../../../../../src/adapters/fakes/login/fake-identity-provider';
+import { formFields, HttpStub } from '../../../../support/http-stub';
+
+identityProviderContract('FakeIdentityProvider', async () => {
+  const provider = new FakeIdentityProvider();
+  const world: IdentityProviderWorld = {
+    provider,
+    issuer: 'https://auth.example.com',
+    serveDiscovery(status, doc) {
+      if (status !== 200 || doc === undefined) {
+        provider.discoveryStatus = status;
+        return;
+      }
+      provider.metadata = {
+        authorizationEndpoint: doc.authorization_endpoint,
+        tokenEndpoint: doc.token_endpoint,
+        ...(doc.revocation_endpoint ? { revocationEndpoint: doc.revocation_endpoint } : {}),
+      };
+    },
+    serveToken(status, body) {
+      if (status !== 200 || typeof body === 'string') {
+        provider.tokenReplies.push(status);
+        provider.failureBody = String(body);
+        return;
+      }
+      const optional = (key: string, name: string) => (body[key] === undefined ? {} : { [name]: body[key] });
+      provider.tokenReplies.push({
+        accessToken: body.access_token as string,
+        ...optional('refresh_token', 'refreshToken'),
+        ...optional('expires_in', 'expiresIn'),
+        ...optional('id_token', 'idToken'),
+      });
+    },
+    lastTokenForm(): Record<string, string> {
+      const call = provider.tokenCalls.at(-1);
+      if (call === undefined) return {};
+      return call.grant === 'authorization_code'
+        ? {
+            grant_type: call.grant,
+            code: call.request.code,
+            redirect_uri: call.request.redirectUri,
+            client_id: call.request.clientId,
+            code_verifier: call.request.codeVerifier,
+          }
+        : { grant_type: call.grant, refresh_token: call.refreshToken, client_id: call.clientId };
+    },
+    close: async () => undefined,
+  };
+  return world;
+});
+
+identityProviderContract('OidcIdentityProvider over HTTP', async () => {
+  const stub = await HttpStub.start();
+  const tokenReplies: Array<{ status: number; body: unknown }> = [];
+  stub.on('POST /token', () => tokenReplies.shift() ?? { status: 500 });
+  return {
+    provider: new OidcIdentityProvider(new HttpClient()),
+    issuer: stub.url,
+    serveDiscovery(status, doc) {
+      stub.on('GET /.well-known/openid-configuration', { status, body: doc ?? { error: 'down' } });
+    },
+    serveToken(status, body) {
+      tokenReplies.push({ status, body });
+    },
+    lastTokenForm: () => formFields(stub.requests.filter((r) => r.path === '/token').at(-1)?.body ?? ''),
+    close: () => stub.close(),
+  };
+});
+
+describe('OidcIdentityProvider against a misbehaving provider', () => {
+  let stub: HttpStub;
+  const provider = new OidcIdentityProvider(new HttpClient());
+  beforeEach(async () => (stub = await HttpStub.start()));
+  afterEach(() => stub.close());
+
+  const discoveryError = async (reply: Parameters<HttpStub['on']>[1]) => {
+    stub.on('GET /.well-known/openid-configuration', reply);
+    const err = await provider.discover(stub.url, 2000).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    expect((err as Error).message).toContain(`127.0.0.1:${stub.port}`);
+    return (err as Error).message;
+  };
+
+  it('HTML instead of JSON', async () => {
+    expect(await discoveryError({ status: 200, body: '<html>login</html>', contentType: 'text/html' })).toMatch(
+      /HTML page/,
+    );
+  });
+
+  it('garbage', async () => {
+    expect(await discoveryError({ status: 200, body: '\u0000\u0001garbage' })).toMatch(/not JSON/);
+  });
+
+  it('a document without endpoints, or with a plain-http endpoint on a public host', async () => {
+    expect(await discoveryError({ body: { issuer: 'x' } })).toMatch(/authorization_endpoint/);
+    expect(
+      await discoveryError({
+        body: { authorization_endpoint: 'http://evil.example.com/a', token_endpoint: 'https://x/t' },
+      }),
+    ).toMatch(/authorization_endpoint/);
+  });
+
+  it('nothing at all: bounded by the time-out', async () => {
+    expect(await discoveryError({ hang: true })).toMatch(/no reply .* within 2 s/);
+  });
+
+  it('500 on the token endpoint: identity error with status and body, the secrets we sent redacted', async () => {
+    stub.on('POST /token', { status: 500, body: 'refresh token rt-secret-123 is broken\n<trace>' });
+    const err = (await provider
+      .refresh(`${stub.url}/token`, 'rt-secret-123', 'skiff-cli')
+      .catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(IdentityError);
+    expect(err.message).toMatch(/HTTP 500: refresh token \[redacted\] is broken <trace>/);
+    expect(err.message).not.toContain('rt-secret-123');
+  });
+
+  it('a 200 without an access token is a network error', async () => {
+    stub.on('POST /token', { body: { token_type: 'Bearer' } });
+    await expect(provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).rejects.toThrow(/without an access_token/);
+  });
+
+  it('sends a public-client form request (no secret, no Authorization header)', async () => {
+    stub.on('POST /token', { body: { access_token: 'a' } });
+    await provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli');
+    const request = stub.requests[0];
+    expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(request.headers.authorization).toBeUndefined();
+    expect(request.body).toBe('grant_type=refresh_token&refresh_token=rt&client_id=skiff-cli');
+  });
+
+  it('revokes with token, token_type_hint and client_id', async () => {
+    stub.on('POST /revoke', { status: 200, body: '' });
+    await provider.revoke(`${stub.url}/revoke`, 'rt', 'skiff-cli', 2000);
+    expect(formFields(stub.requests[0].body)).toEqual({
+      token: 'rt',
+      token_type_hint: 'refresh_token',
+      client_id: 'skiff-cli',
+    });
+  });
+});

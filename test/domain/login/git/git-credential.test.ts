@@ -1,0 +1,40 @@
+import {
+  gitCredentialReply,
+  parseGitCredentialRequest,
+  requestIsFor,
+  shellQuote,
+} from '../../../../src/domain/login/git/git-credential';
+import { UsageError } from '../../../../src/domain/shared/errors';
+
+describe("git's credential helper protocol", () => {
+  it('reads protocol and host up to the blank line; other keys are ignored, the first of each wins', () => {
+    expect(
+      parseGitCredentialRequest('protocol=https\r\nhost=src.example.com\npath=a/b.git\nhost=x\n\nprotocol=http\n'),
+    ).toEqual({ protocol: 'https', host: 'src.example.com' });
+    expect(parseGitCredentialRequest('')).toEqual({});
+    expect(() => parseGitCredentialRequest('nonsense\n')).toThrow(UsageError);
+  });
+
+  it('serves the git host alone: same scheme, host and port (case-insensitive host)', () => {
+    const git = 'https://src.example.com';
+    expect(requestIsFor({ protocol: 'https', host: 'SRC.example.com' }, git)).toBe(true);
+    expect(requestIsFor({ protocol: 'http', host: 'src.example.com' }, git)).toBe(false);
+    expect(requestIsFor({ protocol: 'https', host: 'src.example.com:8443' }, git)).toBe(false);
+    expect(requestIsFor({ protocol: 'https', host: 'evil.example.com' }, git)).toBe(false);
+    expect(requestIsFor({ protocol: 'https' }, git)).toBe(false);
+    expect(requestIsFor({ protocol: 'https', host: '127.0.0.1:4443' }, 'https://127.0.0.1:4443/')).toBe(true);
+  });
+
+  it('answers with the token as the password', () => {
+    expect(gitCredentialReply({ protocol: 'https', host: 'src.example.com' }, 'tok')).toBe(
+      'protocol=https\nhost=src.example.com\nusername=skiff\npassword=tok\n',
+    );
+  });
+
+  it('quotes the words of the helper command for the shell git runs it with', () => {
+    expect(shellQuote('/usr/bin/skiff')).toBe('/usr/bin/skiff');
+    expect(shellQuote('/opt/my skiff/run.js')).toBe("'/opt/my skiff/run.js'");
+    expect(shellQuote("it's")).toBe("'it'\\''s'");
+    expect(shellQuote('$(x)')).toBe("'$(x)'");
+  });
+});

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { task } from '../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import * as layout from '../../src/adapters/shim/outbound/process-runtime/task-layout';
+import { ROOT } from './support/c-build';
+
+/**
+ * docs/on-disk-layout.md has two statements in code, task-layout.ts and task-layout.h; they
+ * are held together here: the names, and the C `delete` run on task files the TypeScript laid out.
+ */
+const HEADER = resolve(ROOT, 'native/common/task-layout.h');
+const SHIM = resolve(ROOT, 'build/Release/containerd-shim-skiff-v2');
+
+function headerStrings(): Record<string, string> {
+  const defines: Record<string, string> = {};
+  for (const [, name, value] of readFileSync(HEADER, 'utf8').matchAll(/^#define (LAYOUT_\w+) "([^"]*)"$/gm))
+    defines[name] = value;
+  return defines;
+}
+
+describe('the on-disk layout in C and in TypeScript', () => {
+  it('names the same files and directories', () => {
+    expect(headerStrings()).toEqual({
+      LAYOUT_BUNDLES_MARK: `/${layout.BUNDLES_DIR}/`,
+      LAYOUT_SKIFF_DIR: layout.SKIFF_DIR,
+      LAYOUT_TASKS_DIR: layout.TASKS_DIR,
+      LAYOUT_INIT_PID_FILE: layout.INIT_PID_FILE,
+      LAYOUT_OCI_RUNTIME_FILE: layout.OCI_RUNTIME_FILE,
+      LAYOUT_OCI_RUNTIME_BINARY: 'binary',
+      LAYOUT_OCI_RUNTIME_ROOT: 'root',
+    });
+    // The record's member names are the interface's.
+    const record: layout.OciRuntimeRecord = { binary: '/b', root: '/r' };
+    expect(Object.keys(record)).toEqual(['binary', 'root']);
+  });
+
+  if (process.platform === 'linux')
+    it("delete finds the task files the serving process laid out and runs the OCI runtime its record names, with that runtime's root", () => {
+      const containerdState = mkdtempSync(join(tmpdir(), 'skiff-layout-'));
+      try {
+        const [ns, id] = ['k8s.io', 'c-1'];
+        const stateDir = layout.serverStateDir(containerdState, ns);
+        const bundle = join(containerdState, layout.BUNDLES_DIR, ns, id);
+        expect(layout.bundlesDir(stateDir, ns)).toBe(join(containerdState, layout.BUNDLES_DIR, ns));
+        mkdirSync(bundle, { recursive: true });
+        const dir = layout.taskDir(stateDir, id);
+        mkdirSync(dir, { recursive: true });
+        // Any runc-compatible binary: this one writes down how it was called.
+        const runtime = join(containerdState, 'oci-runtime');
+        writeFileSync(runtime, `#!/bin/sh\nprintf '%s\\n' "$@" > "$0.args"\n`);
+        chmodSync(runtime, 0o755);
+        const root = layout.runtimeRoot(stateDir, 'crun');
+        layout.writeOciRuntimeRecord(dir, { binary: runtime, root });
+        writeFileSync(join(dir, layout.INIT_PID_FILE), '4321');
+
+        const result = spawnSync(
+          SHIM,
+          ['-namespace', ns, '-address', '/c.sock', '-id', id, '-bundle', bundle, 'delete'],
+          {
+            encoding: 'buffer',
+            env: { PATH: '/nonexistent' },
+          },
+        );
+        expect(result.stderr.toString()).toBe('');
+        expect(result.status).toBe(0);
+        expect(readFileSync(`${runtime}.args`, 'utf8').split('\n')).toEqual([
+          '--root',
+          root,
+          'delete',
+          '--force',
+          id,
+          '',
+        ]);
+        const reply = task.v2.DeleteResponse.deserialize(result.stdout);
+        expect([reply.pid, reply.exit_status]).toEqual([4321, 137]);
+        expect(existsSync(dir)).toBe(false);
+      } finally {
+        rmSync(containerdState, { recursive: true, force: true });
+      }
+    });
+});

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { compile, gypProgram, ROOT, SANITIZE } from './support/c-build';
+import { SanitizerRuns } from './support/sanitizer-run';
+import { SanitizedProgram } from './support/sanitized-program';
+import { containerdShim } from './sanitized/containerd-shim';
+
+/**
+ * The long-lived native programs, built as binding.gyp builds them plus -fsanitize=address,undefined
+ * (halting at the first report), and exercised: a memory error there ends containers. Built into
+ * build/Sanitized/, beside build/Release/, so a program finds the package as it does when installed.
+ * A new program: its exercise in sanitized/, and one line here.
+ */
+const PROGRAMS: readonly SanitizedProgram[] = [containerdShim];
+
+const LINUX = process.platform === 'linux';
+
+describe('the sanitized programs', () => {
+  it.each(PROGRAMS.map((p) => p.target))('%s is a target of binding.gyp', (target) => {
+    expect(gypProgram(target).sources.length).toBeGreaterThan(0);
+  });
+});
+
+if (!LINUX) process.stderr.write('sanitized native programs not run: they are Linux-only\n');
+
+if (LINUX)
+  describe.each(PROGRAMS)('$target under ASan and UBSan', (program) => {
+    const binary = join(ROOT, 'build/Sanitized', program.target);
+    const runs = new SanitizerRuns();
+    beforeAll(() => compile(gypProgram(program.target), binary, SANITIZE), 60_000);
+    afterAll(() => {
+      program.cleanUp?.();
+      runs.remove();
+    });
+
+    it.each(program.cases)('$name, without a sanitizer report', async (c) => {
+      await c.run(binary, runs);
+      expect(runs.reports()).toBe('');
+    });
+  });

@@ -1,0 +1,227 @@
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import * as layout from '../../../src/adapters/shim/outbound/process-runtime/task-layout';
+import { groupServerPids } from '../../e2e/containerd/skiff-support';
+import { SanitizerRuns } from '../support/sanitizer-run';
+import { SanitizedProgram } from '../support/sanitized-program';
+
+/**
+ * containerd-shim-skiff-v2's start and delete paths and its bad input, as containerd runs it
+ * (cwd = the bundle under <state>/io.containerd.runtime.v2.task/<ns>/<id>).
+ */
+const made: string[] = [];
+
+function containerdState(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-asan-'));
+  made.push(dir);
+  return dir;
+}
+
+/** A bundle where containerd makes it, with `config` as its config.json (none when null). */
+function bundleIn(state: string, ns: string, id: string, config: string | null = '{}'): string {
+  const bundle = join(state, layout.BUNDLES_DIR, ns, id);
+  mkdirSync(bundle, { recursive: true });
+  if (config !== null) writeFileSync(join(bundle, 'config.json'), config);
+  return bundle;
+}
+
+function shim(runs: SanitizerRuns, binary: string, cwd: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  // The runtime options containerd writes on start's stdin: read to the end and dropped.
+  const result = runs.run(binary, args, { cwd, env, input: Buffer.alloc(10_000, 7) });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr.toString() };
+}
+
+/** Runs start in a fresh bundle with `config` and expects one line on stderr matching `line`. */
+function startRefuses(runs: SanitizerRuns, binary: string, config: string | null, line: RegExp, env = {}) {
+  const state = containerdState();
+  const bundle = bundleIn(state, 'n', 'c1', config);
+  const result = shim(runs, binary, bundle, ['-namespace', 'n', '-address', '/c.sock', '-id', 'c1', 'start'], env);
+  expect({ status: result.status, stdout: result.stdout.length }).toEqual({ status: 1, stdout: 0 });
+  expect(result.stderr).toMatch(line);
+  expect(result.stderr.split('\n')).toHaveLength(2);
+}
+
+const GROUP = 'io.containerd.runc.v2.group';
+
+export const containerdShim: SanitizedProgram = {
+  target: 'containerd-shim-skiff-v2',
+  cases: [
+    {
+      name: 'usage, and flags it cannot read, in one line',
+      run(binary, runs) {
+        const cwd = tmpdir();
+        expect(shim(runs, binary, cwd, []).status).toBe(2);
+        const refused: Array<[string[], string]> = [
+          [['-namespace'], 'flag needs a value: -namespace'],
+          [['-debug=maybe', 'start'], '-debug takes true or false, not maybe'],
+          [['start', 'delete'], 'one action only, not both start and delete'],
+          [['-=x', 'start'], 'bad flag syntax: -=x'],
+        ];
+        for (const [args, line] of refused)
+          expect(shim(runs, binary, cwd, args)).toMatchObject({
+            status: 1,
+            stderr: `containerd-shim-skiff-v2: ${line}\n`,
+          });
+        const long = shim(runs, binary, cwd, [
+          '-namespace',
+          'n',
+          '-id',
+          'i',
+          '-bundle',
+          `/${'x'.repeat(5000)}`,
+          'delete',
+        ]);
+        expect(long.status).toBe(1);
+        expect(long.stderr).toMatch(/^containerd-shim-skiff-v2: a path is longer than PATH_MAX.*: -bundle\n$/);
+      },
+    },
+    {
+      name: 'start refuses a bundle outside containerd state, names that are not identifiers, a missing config.json',
+      run(binary, runs) {
+        const elsewhere = containerdState();
+        const outside = shim(runs, binary, elsewhere, ['-namespace', 'n', '-id', 'a', 'start']);
+        expect(outside.stderr).toMatch(/^containerd-shim-skiff-v2: the bundle is not under containerd's/);
+        const state = containerdState();
+        const bundle = bundleIn(state, 'n', 'x');
+        for (const [ns, id] of [
+          ['../n', 'x'],
+          ['n', 'a/b'],
+          ['n', ''],
+        ])
+          expect(shim(runs, binary, bundle, ['-namespace', ns, '-id', id, 'start']).stderr).toMatch(
+            /^containerd-shim-skiff-v2: -namespace and -id must be containerd identifiers/,
+          );
+        startRefuses(runs, binary, null, /cannot read config\.json in the bundle \(No such file or directory\)/);
+      },
+    },
+    {
+      name: 'start refuses a config.json that is not JSON, or whose annotation is not a usable string',
+      run(binary, runs) {
+        startRefuses(runs, binary, `{"annotations": {"${GROUP}": "g"}`, /config\.json is not valid JSON: /);
+        startRefuses(runs, binary, `{"a": ${'['.repeat(100_000)}}`, /config\.json is not valid JSON: /);
+        startRefuses(runs, binary, '\0{}', /config\.json is not valid JSON: /);
+        startRefuses(runs, binary, `{"annotations": {"${GROUP}": 7}}`, /the annotation .*group in .* is not a string/);
+        const long = JSON.stringify({ annotations: { [GROUP]: '\\u00e9'.repeat(2100) } }).replace(/\\\\/g, '\\');
+        startRefuses(runs, binary, long, /the annotation .*group in .* is too long/);
+        startRefuses(runs, binary, '{}', /SKIFF_SHIM_GROUP .* not: pods$/m, { SKIFF_SHIM_GROUP: 'pods' });
+      },
+    },
+    {
+      name: 'start fails in one line and leaves no socket when Node.js cannot be run',
+      run(binary, runs) {
+        const state = containerdState();
+        const bundle = bundleIn(state, 'n', 'c1');
+        const args = ['-namespace', 'n', '-address', join(state, 'c.sock'), '-id', 'c1', 'start'];
+        const result = shim(runs, binary, bundle, args, { SKIFF_NODE: '/nonexistent/node' });
+        expect(result.status).toBe(1);
+        expect(result.stderr).toMatch(/cannot run \/nonexistent\/node .*is Node.js installed\?\n$/);
+        expect(readdirSync(join(state, layout.SKIFF_DIR)).filter((f) => f.endsWith('.sock'))).toEqual([]);
+      },
+    },
+    {
+      name: "start binds the group's socket and starts its serving process; the group's next container is sent there",
+      run(binary, runs) {
+        const state = containerdState();
+        const config = JSON.stringify({
+          process: { args: ['sh'], env: [`X="${GROUP}":"no"`] },
+          annotations: { 'io.kubernetes.cri.sandbox-id': 'sb', [GROUP]: `g\\"1\u00e9${'x'.repeat(1000)}` },
+        });
+        const args = (id: string) => [
+          '-namespace',
+          'n',
+          '-address',
+          join(state, 'c.sock'),
+          '-id',
+          id,
+          '-debug',
+          'start',
+        ];
+        const first = shim(runs, binary, bundleIn(state, 'n', 'a', config), args('a'), { SKIFF_SHIM_GROUP: 'pod' });
+        const second = shim(runs, binary, bundleIn(state, 'n', 'b', config), args('b'), { SKIFF_SHIM_GROUP: 'pod' });
+        expect([first.status, first.stderr]).toEqual([0, '']);
+        expect(first.stdout.toString()).toMatch(/^unix:\/\/.*\/skiff\/[0-9a-f]{16}\.sock$/);
+        expect(second.stdout.toString()).toBe(first.stdout.toString());
+        expect(readFileSync(join(state, layout.BUNDLES_DIR, 'n/b/address'), 'utf8')).toBe(first.stdout.toString());
+      },
+    },
+    {
+      name: 'delete: of a task already deleted, and of one left behind with or without a readable OCI runtime record',
+      run(binary, runs) {
+        const state = containerdState();
+        const ns = 'n';
+        const stateDir = layout.serverStateDir(state, ns);
+        const runtime = join(state, 'oci-runtime');
+        writeFileSync(runtime, `#!/bin/sh\nprintf '%s\\n' "$@" > "$0.args"\n`);
+        chmodSync(runtime, 0o755);
+        const deleteTask = (id: string, files: Record<string, string>) => {
+          const bundle = bundleIn(state, ns, id);
+          const rootfs = join(bundle, 'rootfs');
+          mkdirSync(rootfs, { recursive: true });
+          // As root, a rootfs still mounted, as a serving process that died leaves it: delete takes it off.
+          const mounted =
+            process.getuid?.() === 0 && spawnSync('mount', ['-t', 'tmpfs', 'skiff-test', rootfs]).status === 0;
+          const dir = layout.taskDir(stateDir, id);
+          mkdirSync(join(dir, 'criu-work'), { recursive: true });
+          for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+          const result = shim(runs, binary, bundle, ['-namespace', ns, '-address', '/c.sock', '-id', id, 'delete']);
+          expect(result.status).toBe(0);
+          expect(existsSync(dir)).toBe(false);
+          if (mounted) expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(rootfs);
+          const reply = task.v2.DeleteResponse.deserialize(result.stdout);
+          expect(reply.exit_status).toBe(137);
+          return { pid: reply.pid, stderr: result.stderr };
+        };
+        const gone = shim(runs, binary, bundleIn(state, ns, 'gone'), ['-namespace', ns, '-id', 'gone', 'delete']);
+        expect([gone.status, gone.stdout.length, gone.stderr]).toEqual([0, 0, '']);
+        const record = JSON.stringify({ root: '/r', binary: runtime });
+        expect(deleteTask('t1', { [layout.OCI_RUNTIME_FILE]: record, [layout.INIT_PID_FILE]: '77\n' })).toEqual({
+          pid: 77,
+          stderr: '',
+        });
+        expect(readFileSync(`${runtime}.args`, 'utf8')).toBe('--root\n/r\ndelete\n--force\nt1\n');
+        const unreadable: Array<[string, RegExp]> = [
+          [
+            '{"binary": "/b", "root": ',
+            /oci-runtime\.json does not name an absolute binary and root \(binary not valid JSON/,
+          ],
+          [
+            '{"binary": "runc", "root": "/r"}',
+            /oci-runtime\.json does not name an absolute binary and root \(binary found, root found\)/,
+          ],
+          ['{"binary": ["/b"], "root": "/r"}', /\(binary not a string, root found\)/],
+        ];
+        for (const [text, line] of unreadable) {
+          const left = deleteTask('t2', { [layout.OCI_RUNTIME_FILE]: text, [layout.INIT_PID_FILE]: 'x' });
+          expect(left.pid).toBe(0);
+          expect(left.stderr).toMatch(line);
+          expect(left.stderr).toMatch(/: the container t2 may still run\n$/);
+        }
+        const missing = deleteTask('t3', {
+          [layout.OCI_RUNTIME_FILE]: JSON.stringify({ binary: '/nonexistent', root: '/r' }),
+        });
+        expect(missing.stderr).toBe(
+          'containerd-shim-skiff-v2: cannot run /nonexistent (No such file or directory): the container t3 may still run\n',
+        );
+        expect(deleteTask('t4', { [layout.INIT_PID_FILE]: '99999999999' }).pid).toBe(0);
+      },
+    },
+  ],
+  cleanUp() {
+    for (const dir of made) {
+      for (const pid of groupServerPids(dir)) process.kill(pid, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compile, SANITIZE } from './support/c-build';
+import { SanitizerRuns } from './support/sanitizer-run';
+
+/**
+ * The C that can be tested alone, each unit with its test in test/native/units/ (check.h is the
+ * harness), compiled with -Werror and the sanitizers and run. A new unit: one line here.
+ */
+const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
+  { test: 'json-read.test.c', sources: ['native/common/json-read.c'] },
+  { test: 'task-layout.test.c', sources: ['native/common/task-layout.c'] },
+  { test: 'flags.test.c', sources: ['native/containerd-shim/flags.c'] },
+  { test: 'delete-response.test.c', sources: ['native/containerd-shim/delete-response.c'] },
+];
+
+describe('the C units', () => {
+  const out = mkdtempSync(join(tmpdir(), 'skiff-c-units-'));
+  const runs = new SanitizerRuns();
+  afterAll(() => {
+    rmSync(out, { recursive: true, force: true });
+    runs.remove();
+  });
+
+  it.each(UNITS)('$test passes under the sanitizers', ({ test, sources }) => {
+    const binary = join(out, test.replace(/\.c$/, ''));
+    const program = {
+      sources: [`test/native/units/${test}`, ...sources],
+      includeDirs: ['native/common', ...new Set(sources.map((s) => s.slice(0, s.lastIndexOf('/'))))],
+      cflags: ['-Wall', '-Wextra', '-Werror'],
+    };
+    compile(program, binary, SANITIZE);
+    const result = runs.run(binary, []);
+    expect({ status: result.status, stderr: result.stderr.toString(), reports: runs.reports() }).toEqual({
+      status: 0,
+      stderr: '',
+      reports: '',
+    });
+  });
+});
