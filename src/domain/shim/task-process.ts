@@ -120,6 +120,18 @@ export class TaskProcess<H extends Handle = Handle> {
     if (this.currentStatus === transition.from) this.currentStatus = transition.to;
   }
 
+  /**
+   * Takes up where a previous serving process left the process (its record): the status,
+   * and the exit if it was learnt (which wakes every waiter, as markExited does).
+   */
+  restore(status: Exclude<ProcessStatus, 'deleted'>, exit: ExitStatus | undefined): void {
+    if (status === 'stopped' && exit !== undefined) {
+      this.markExited(exit);
+      return;
+    }
+    this.currentStatus = status === 'stopped' ? 'running' : status;
+  }
+
   assignPid(pid: number): void {
     this.currentPid = pid;
   }

@@ -50,6 +50,13 @@ export class Task<T extends Handle = Handle, E extends Handle = Handle> {
     return exec;
   }
 
+  /** An exec a previous serving process recorded, whatever the init's state now. */
+  restoreExec(execId: string, stdio: Stdio): TaskProcess<E> {
+    const exec = new TaskProcess<E>(this.id, execId, stdio);
+    this.execs.set(execId, exec);
+    return exec;
+  }
+
   /** Forgets an exec: it is marked deleted and its id is free again. */
   removeExec(execId: string): void {
     this.execs.get(execId)?.markDeleted();

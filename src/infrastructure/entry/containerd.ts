@@ -72,9 +72,11 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const logged = (line: string) => containerdLog.line(`skiff[${process.pid}]: ${line}\n`);
   const log = config.debug ? logged : () => undefined;
   const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
-  const host = new ShimProcessHost(skiffVersion());
+  const host = new ShimProcessHost(skiffVersion(), logged);
   const container = buildContainer({ shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
+  // The tasks a previous server of this namespace left running (docs/failure-domains.md).
+  for (const line of await service.recover()) logged(line);
   const handlers = taskHandlers(service, taskCodec('containerd'));
   // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address.
   const onKeeper = ({ fields }: KeeperPreamble) => {

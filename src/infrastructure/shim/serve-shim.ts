@@ -51,6 +51,8 @@ export async function serveShim(
     host = new ShimProcessHost(skiffVersion());
     const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
     service = container.get(TaskService);
+    // The tasks a previous server on this state directory left running (docs/failure-domains.md).
+    for (const line of await service.recover()) host.warn(`skiff shim: ${line}`);
   } catch (err) {
     // A shim that cannot serve leaves no socket behind for its caller to dial.
     listener.close();

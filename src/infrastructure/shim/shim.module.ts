@@ -3,7 +3,9 @@ import { CLOCK } from '../../application/shared/ports/clock.port';
 import { PROCESS_RUNTIME, ProcessRuntime } from '../../application/shim/ports/process-runtime.port';
 import { EVENTS, Events } from '../../application/shim/ports/events.port';
 import { SHIM_HOST, ShimHost } from '../../application/shim/ports/shim-host.port';
+import { TASK_JOURNAL, TaskJournal } from '../../application/shim/ports/task-journal.port';
 import { TaskService } from '../../application/shim/task/task-service';
+import { NoTaskJournal } from '../../adapters/shim/outbound/task-journal/no-task-journal';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { DiscardedEvents } from '../../adapters/shim/outbound/events/discarded-events';
 import { NativeRuntime } from '../../adapters/shim/outbound/process-runtime/native/native-runtime';
@@ -27,6 +29,14 @@ function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
   return new RuncRuntime(config.stateDir, { name: config.runtime, binary: entry.binary });
 }
 
+/** OCI containers are recorded beside their files, `<state>/tasks/<id>/` (docs/on-disk-layout.md); host processes are not. */
+function makeJournal(config: ShimModuleConfig): TaskJournal {
+  if (runtimeEntry(config.runtime).kind === 'native') return new NoTaskJournal();
+  const { FsTaskJournal } =
+    require('../../adapters/shim/outbound/task-journal/fs-task-journal') as typeof import('../../adapters/shim/outbound/task-journal/fs-task-journal');
+  return FsTaskJournal.inStateDir(config.stateDir);
+}
+
 /** The task service and the ports it needs. */
 export function shimModule(config: ShimModuleConfig): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -34,6 +44,7 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
     bind(CLOCK).to(SystemClock);
     bind(SHIM_HOST).toConstantValue(config.host);
     bind(EVENTS).toConstantValue(config.events ?? new DiscardedEvents());
+    bind(TASK_JOURNAL).toDynamicValue(() => makeJournal(config));
     bind(TaskService).toSelf();
   });
 }

@@ -7,6 +7,8 @@ import {
 import { ProcessExit } from '../../../domain/shim/exit-status';
 import { OciProcess } from '../../../domain/shim/oci-spec';
 import {
+  AdoptedProcess,
+  AdoptSpec,
   CreateSpec,
   ExecSpec,
   ExitListener,
@@ -121,8 +123,21 @@ export class FakeProcess implements ProcessHandle {
   }
 }
 
+/** What the real runtimes report for an exit they could not read (a process that is not their child). */
+export const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
+
+/** A fake process taken over by a new runtime: running, or reported exited (status unknown) on the next turn. */
+function adopted<P extends FakeProcess>(process: P, adoptee: AdoptedProcess, gone: boolean): P {
+  process.pid = adoptee.pid;
+  process.started = true;
+  if (gone) setImmediate(() => process.exit(UNKNOWN_EXIT));
+  return process;
+}
+
 export class FakeTask extends FakeProcess implements TaskHandle {
   readonly execs = new Map<string, FakeProcess>();
+  /** Set by the runtime that adopted this task: whether a pid exited while no server ran. */
+  goneMeanwhile: (pid: number) => boolean = () => false;
   paused = false;
   readonly updates: Array<Record<string, unknown>> = [];
   readonly checkpoints: string[] = [];
@@ -130,6 +145,16 @@ export class FakeTask extends FakeProcess implements TaskHandle {
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     assertKnownProgram(spec.process, spec.execId);
     const exec = new FakeProcess(spec.process.args, spec.stdio.terminal, onExit);
+    this.execs.set(spec.execId, exec);
+    return exec;
+  }
+
+  adoptExec(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle {
+    const exec = adopted(
+      new FakeProcess(spec.process.args, spec.stdio.terminal, onExit),
+      process,
+      this.goneMeanwhile(process.pid),
+    );
     this.execs.set(spec.execId, exec);
     return exec;
   }
@@ -209,6 +234,19 @@ export class FakeProcessRuntime implements ProcessRuntime {
     assertKnownProgram(oci.process, `task ${JSON.stringify(spec.id)}`);
     const task = new FakeTask(oci.process.args, spec.stdio.terminal, onExit);
     task.pid = nextPid++;
+    this.tasks.set(spec.id, task);
+    if (onOom !== undefined) this.oomListeners.set(spec.id, onOom);
+    return task;
+  }
+
+  /** Pids that exited while no serving process ran (test hook): adopt reports them exited. */
+  readonly exitedMeanwhile = new Set<number>();
+
+  async adopt(spec: AdoptSpec, { onExit, onOom }: TaskWatch): Promise<TaskHandle> {
+    const oci = readBundleSpec(spec.id, spec.bundle);
+    const gone = (pid: number) => this.exitedMeanwhile.has(pid);
+    const task = adopted(new FakeTask(oci.process.args, spec.stdio.terminal, onExit), spec.init, gone(spec.init.pid));
+    task.goneMeanwhile = gone;
     this.tasks.set(spec.id, task);
     if (onOom !== undefined) this.oomListeners.set(spec.id, onOom);
     return task;

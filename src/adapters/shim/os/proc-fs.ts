@@ -10,6 +10,10 @@ export interface ProcStat {
   /** utime + stime + cutime + cstime, in clock ticks. */
   readonly userTicks: number;
   readonly systemTicks: number;
+  /** When the process started, in clock ticks after boot: a later process that reuses the pid has another. */
+  readonly startTicks: number;
+  /** A zombie's wait status (waitpid(2)'s form), readable by root until its parent reaps it; 0 otherwise. */
+  readonly exitCode: number;
 }
 
 /** Parses /proc/<pid>/stat; undefined when the process is gone. */
@@ -31,6 +35,8 @@ export function readProcStat(pid: number): ProcStat | undefined {
     session: num(6),
     userTicks: num(14) + num(16),
     systemTicks: num(15) + num(17),
+    startTicks: num(22),
+    exitCode: num(52) || 0,
   };
 }
 

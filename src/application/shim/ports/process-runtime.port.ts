@@ -55,6 +55,11 @@ export interface ProcessPid {
 export interface ProcessHandle {
   /** pid: the process id; 0 for an exec that was not started. */
   readonly pid: number;
+  /**
+   * startTime: when the process started as the OS counts it (Linux: /proc/<pid>/stat's
+   * starttime), which tells it from a later process that reuses its pid; absent where unknown.
+   */
+  readonly startTime?: number;
   /** start: runs the program (the init's pid does not change); resolves to the pid. */
   start(): Promise<number>;
   /** kill: sends `signal` to this process only. */
@@ -84,6 +89,23 @@ export interface TaskHandle extends ProcessHandle {
   update(resources: Record<string, unknown>): Promise<void>;
   /** checkpoint: saves the task's state into `path`; Unimplemented where unsupported. */
   checkpoint(path: string): Promise<void>;
+  /**
+   * adoptExec: takes over an exec a previous serving process started (`process.pid` > 0):
+   * its exit is reported through onExit, at once if it is gone already. Where the runtime adopts.
+   */
+  adoptExec?(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle;
+}
+
+/** A process a previous serving process made: its pid, and its start time to tell it from a reused pid. */
+export interface AdoptedProcess {
+  readonly pid: number;
+  readonly startTime: number;
+}
+
+/** A task a previous serving process made, as it recorded it (docs/failure-domains.md). */
+export interface AdoptSpec extends CreateSpec {
+  /** pid 0: no process was made yet (a task restored from a checkpoint at Start). */
+  readonly init: AdoptedProcess;
 }
 
 /** What the runtime tells the shim about one task, and what it asks of it. */
@@ -105,4 +127,11 @@ export interface ProcessRuntime {
   readonly name: string;
   /** create: makes the task's init from its bundle, with its final pid, running nothing until start. */
   create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle>;
+  /**
+   * adopt: takes over a task a previous serving process made. A live init (the same process:
+   * pid and start time) is watched; one that is gone is reported through watch.onExit at once,
+   * with the status the runtime can still learn (an unknown one is 255). Absent where the
+   * runtime cannot take tasks over.
+   */
+  adopt?(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle>;
 }

@@ -6,4 +6,6 @@ export interface ShimHost {
   readonly version: string;
   /** requestExit: stops serving and exits once the current reply has been sent. */
   requestExit(): void;
+  /** warn: one line for the operator (the shim's log), for what goes wrong outside any RPC. */
+  warn(line: string): void;
 }

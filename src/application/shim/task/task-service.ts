@@ -20,6 +20,9 @@ import {
 } from '../ports/process-runtime.port';
 import { EVENTS, type Events } from '../ports/events.port';
 import { SHIM_HOST, type ShimHost } from '../ports/shim-host.port';
+import { TASK_JOURNAL, type TaskJournal } from '../ports/task-journal.port';
+import { originOf, TaskRecords } from './task-records';
+import { recoverTask } from './task-recovery';
 import { ExitEvents } from './exit-events';
 import { decodeJsonAny, OCI_PROCESS_TYPE_URL, OCI_RESOURCES_TYPE_URL } from './any-payload';
 import { SIGKILL, SIGTERM, stopAll } from './stop-all';
@@ -49,20 +52,53 @@ type ShimProcess = TaskProcess<ProcessHandle>;
  * The task.v2.Task service, one method per RPC (docs/shim-contract.md), free of any
  * transport's types. Holds every task of this shim, keeps each exit status from the
  * moment the process exits until Delete, and wakes every Wait. Every RPC that changes
- * a process goes through `transition`. Each change is published as a task event.
+ * a process goes through `transition`. Each change is published as a task event and
+ * recorded in the journal, from which a new serving process takes the tasks over (`recover`).
  */
 @injectable()
 export class TaskService {
   private readonly tasks = new Map<string, ShimTask>();
   private readonly exitEvents: ExitEvents;
+  private readonly records: TaskRecords;
 
   constructor(
     @inject(PROCESS_RUNTIME) private readonly runtime: ProcessRuntime,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(SHIM_HOST) private readonly host: ShimHost,
     @inject(EVENTS) private readonly events: Events,
+    @inject(TASK_JOURNAL) private readonly journal: TaskJournal,
   ) {
     this.exitEvents = new ExitEvents(events);
+    this.records = new TaskRecords(journal, (line) => host.warn(line));
+  }
+
+  /**
+   * Takes over the tasks a previous serving process recorded: each runs on (or is
+   * reported stopped, once) as if this process had made it. A record that cannot be
+   * read or taken over is one line in the returned list, and skipped.
+   */
+  async recover(): Promise<string[]> {
+    const { records, problems } = await this.journal.readAll();
+    const listeners = {
+      onExit: (process: ShimProcess, exit: ProcessExit) => this.onExit(process, exit),
+      onOom: (id: string) => this.events.publish({ topic: '/tasks/oom', id }),
+      problem: (line: string) => problems.push(line),
+    };
+    for (const record of records) {
+      if (this.tasks.has(record.id)) continue;
+      try {
+        const task = await recoverTask(record, this.runtime, listeners);
+        this.tasks.set(task.id, task);
+        this.records.track(record);
+        for (const exec of record.execs) this.records.execSpec(task.id, exec.execId, exec.spec);
+        // Their start events went out before the restart: an exit from now on follows at once.
+        for (const p of task.processes()) if (p.status !== 'created') this.exitEvents.startPublished(task.id, p.execId);
+        void this.records.save(task);
+      } catch (err) {
+        problems.push(`task ${JSON.stringify(record.id)} not taken over: ${(err as Error).message}`);
+      }
+    }
+    return problems;
   }
 
   async create(input: CreateTaskInput): Promise<{ pid: number }> {
@@ -94,6 +130,8 @@ export class TaskService {
         execs: () => task.execProcesses().flatMap((e) => (e.isAttached ? [e.handle] : [])),
       };
       task.init.attach(await this.runtime.create(spec, watch));
+      this.records.track(originOf(spec, this.runtime.name, this.clock.now()));
+      await this.records.save(task);
       const { stdin, stdout, stderr, terminal } = input;
       this.events.publish({
         topic: '/tasks/create',
@@ -112,8 +150,9 @@ export class TaskService {
   }
 
   async start(ref: ProcessRef): Promise<{ pid: number }> {
-    const process = this.process(ref);
-    return this.transition(process, 'start', async () => {
+    const task = this.task(ref.id);
+    const process = task.process(ref.execId);
+    return this.recorded(task, process, 'start', async () => {
       const pid = await process.handle.start();
       process.assignPid(pid);
       this.events.publish(
@@ -132,11 +171,20 @@ export class TaskService {
     return this.transition(process, 'delete', async () => {
       const execs = task.execProcesses();
       if (process.isInit) {
-        // No pid namespace holds a native task's execs together: end them with the task.
-        await stopAll(execs, SIGKILL);
-        await Promise.allSettled(execs.map((e) => e.handle.delete()));
+        // The runtime removes the task's directory: no record may land in it meanwhile.
+        await this.records.closing(ref.id);
+        try {
+          // No pid namespace holds a native task's execs together: end them with the task.
+          await stopAll(execs, SIGKILL);
+          await Promise.allSettled(execs.map((e) => e.handle.delete()));
+          await process.handle.delete();
+        } catch (err) {
+          this.records.reopen(task);
+          throw err;
+        }
+      } else {
+        await process.handle.delete();
       }
-      await process.handle.delete();
       const view = { pid: process.pid, ...exitView(process) };
       if (process.isInit) {
         for (const exec of execs) {
@@ -146,10 +194,13 @@ export class TaskService {
         this.exitEvents.deleted(ref.id, '');
         process.markDeleted();
         this.tasks.delete(ref.id);
+        await this.records.forget(ref.id);
         this.events.publish({ topic: '/tasks/delete', id: ref.id, ...view });
       } else {
         this.exitEvents.deleted(ref.id, ref.execId);
         task.removeExec(ref.execId);
+        this.records.execDeleted(ref.id, ref.execId);
+        void this.records.save(task);
       }
       return view;
     });
@@ -167,6 +218,8 @@ export class TaskService {
         const oci = parseOciProcess(json, what);
         const spec = { execId: input.execId, stdio: input, process: oci, processJson: json as Record<string, unknown> };
         exec.attach(await task.init.handle.exec(spec, (exit) => this.onExit(exec, exit)));
+        this.records.execSpec(input.id, input.execId, spec.processJson);
+        void this.records.save(task);
         this.events.publish({ topic: '/tasks/exec-added', id: input.id, execId: input.execId });
       } catch (err) {
         task.removeExec(input.execId);
@@ -215,14 +268,14 @@ export class TaskService {
   }
 
   async pause(id: string): Promise<void> {
-    const init = this.task(id).init;
-    await this.transition(init, 'pause', () => init.handle.pause());
+    const task = this.task(id);
+    await this.recorded(task, task.init, 'pause', () => task.init.handle.pause());
     this.events.publish({ topic: '/tasks/paused', id });
   }
 
   async resume(id: string): Promise<void> {
-    const init = this.task(id).init;
-    await this.transition(init, 'resume', () => init.handle.resume());
+    const task = this.task(id);
+    await this.recorded(task, task.init, 'resume', () => task.init.handle.resume());
     this.events.publish({ topic: '/tasks/resumed', id });
   }
 
@@ -297,6 +350,7 @@ export class TaskService {
   async stopEverything(graceMs: number): Promise<void> {
     const tasks = [...this.tasks.values()].filter((t) => t.init.isAttached);
     const processes = tasks.flatMap((t) => t.processes());
+    await Promise.all(tasks.map((t) => this.records.closing(t.id)));
     if (graceMs > 0) {
       // A stopped (paused) process would hold SIGTERM pending: continue it first.
       await Promise.allSettled(tasks.filter((t) => t.init.status === 'paused').map((t) => t.init.handle.resume()));
@@ -304,6 +358,7 @@ export class TaskService {
     }
     await stopAll(processes, SIGKILL);
     await Promise.allSettled(processes.map((p) => p.handle.delete()));
+    await Promise.allSettled(tasks.map((t) => this.records.forget(t.id)));
     this.tasks.clear();
   }
 
@@ -313,9 +368,25 @@ export class TaskService {
 
   /** The runtime saw the process exit: record it (waking every Wait), then publish it once. */
   private onExit(process: ShimProcess, exit: ProcessExit): void {
+    // A process taken over with its exit recorded already was reported before the restart.
+    if (process.exit !== undefined || process.status === 'deleted') return;
     const status = exitStatusOf(exit, this.clock.now());
     process.markExited(status);
     this.exitEvents.exited(process.taskId, process.execId, process.pid, status);
+    const task = this.tasks.get(process.taskId);
+    if (task !== undefined) void this.records.save(task);
+  }
+
+  /**
+   * A transition whose outcome goes into the task's record. The reply does not wait for
+   * the write: a crash in between leaves the record one change behind (docs/failure-domains.md).
+   */
+  private async recorded<R>(task: ShimTask, process: ShimProcess, op: Operation, effect: () => Promise<R>): Promise<R> {
+    try {
+      return await this.transition(process, op, effect);
+    } finally {
+      void this.records.save(task);
+    }
   }
 
   /**

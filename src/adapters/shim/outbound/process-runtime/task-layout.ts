@@ -15,6 +15,10 @@ export const SKIFF_DIR = 'skiff';
 export const TASKS_DIR = 'tasks';
 /** In the task dir: the init's pid, written by the OCI runtime (create, restore). */
 export const INIT_PID_FILE = 'init.pid';
+/** In the task dir: the serving process's record of the task, from which a new one takes it over. */
+export const TASK_RECORD_FILE = 'task.json';
+/** In the task dir: where the next record is written before it is renamed over TASK_RECORD_FILE. */
+export const TASK_RECORD_TEMP = '.task.json.tmp';
 /** In the task dir: the OCI runtime that made the task's container, written before it does. */
 export const OCI_RUNTIME_FILE = 'oci-runtime.json';
 

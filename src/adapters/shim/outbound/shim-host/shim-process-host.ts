@@ -5,7 +5,14 @@ export class ShimProcessHost implements ShimHost {
   readonly pid = process.pid;
   private onExit: () => void = () => undefined;
 
-  constructor(readonly version: string) {}
+  constructor(
+    readonly version: string,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+  ) {}
+
+  warn(line: string): void {
+    this.log(line);
+  }
 
   whenExitRequested(listener: () => void): void {
     this.onExit = listener;

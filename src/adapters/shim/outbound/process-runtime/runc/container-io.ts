@@ -19,13 +19,21 @@ export class ContainerIo {
   private readonly terminal: TerminalStdio | undefined;
   private readonly console: ConsoleSocket | undefined;
   private pty: PtyMaster | undefined;
+  /** A process taken over from a previous serving process: its terminal's master went with that process. */
+  private readonly terminalLost: boolean;
 
   constructor(
     stdio: Stdio,
     private readonly subject: string,
     /** The process spec sets consoleSize, which runc applies itself. */
     private readonly sized = false,
+    adopted = false,
   ) {
+    this.terminalLost = adopted && stdio.terminal;
+    if (this.terminalLost) {
+      this.runcStdio = ['ignore', 'ignore', 'ignore'];
+      return;
+    }
     if (!stdio.terminal) {
       this.direct = new DirectStdio(stdio, subject);
       this.runcStdio = this.direct.child;
@@ -60,6 +68,11 @@ export class ContainerIo {
   }
 
   resize(width: number, height: number): void {
+    if (this.terminalLost)
+      throw new FailedPreconditionError(
+        `${this.subject}: its terminal was held by the serving process that made it, which is gone`,
+        'PTY.LOST',
+      );
     if (this.pty === undefined)
       throw new FailedPreconditionError(`${this.subject} has no terminal to resize`, 'PTY.NONE');
     this.pty.resize(width, height);

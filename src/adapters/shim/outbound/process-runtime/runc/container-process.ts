@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { InternalError } from '../../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
 import { Stdio } from '../../../../../domain/shim/task-process';
-import { ExitListener } from '../../../../../application/shim/ports/process-runtime.port';
+import { AdoptedProcess, ExitListener } from '../../../../../application/shim/ports/process-runtime.port';
 import { watchExit } from '../../../os/exit-watch';
+import { readProcStat } from '../../../os/proc-fs';
 import { Reaper } from '../../../os/reaper';
+import { watchAdoptedExit } from './adopted-exit';
 import { ContainerIo } from './container-io';
 
 /** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */
@@ -17,6 +19,7 @@ export type BeforeExitReport = () => Promise<void>;
 export class ContainerProcess {
   readonly io: ContainerIo;
   private currentPid = 0;
+  private started = 0;
   private exitSeen: Promise<void> | undefined;
   private readonly beforeExitReport: BeforeExitReport;
 
@@ -25,14 +28,31 @@ export class ContainerProcess {
     readonly subject: string,
     private readonly reaper: Reaper,
     private readonly onExit: ExitListener,
-    options: { beforeExitReport?: BeforeExitReport; consoleSized?: boolean } = {},
+    options: { beforeExitReport?: BeforeExitReport; consoleSized?: boolean; adopted?: boolean } = {},
   ) {
-    this.io = new ContainerIo(stdio, subject, options.consoleSized);
+    this.io = ContainerProcess.openIo(stdio, subject, options);
     this.beforeExitReport = options.beforeExitReport ?? (async () => undefined);
   }
 
   get pid(): number {
     return this.currentPid;
+  }
+
+  /** The process's start time (/proc/<pid>/stat), which a record keeps to tell it from a reused pid. */
+  get startTime(): number {
+    return this.started;
+  }
+
+  /**
+   * Takes over a process a previous serving process made: its stdio is opened again as
+   * the shim holds it (FIFO holders, the stdin writer), and its exit is watched from outside.
+   */
+  adopt(process: AdoptedProcess): void {
+    this.currentPid = process.pid;
+    this.started = process.startTime;
+    this.exitSeen = new Promise((resolve) =>
+      watchAdoptedExit(process.pid, process.startTime, (exit) => void this.report(exit).then(resolve)),
+    );
   }
 
   /** Resolves once the exit has been reported; undefined while no process was made. */
@@ -50,6 +70,7 @@ export class ContainerProcess {
       await this.reaper.adopting(async () => {
         await makeProcess(this.io);
         this.currentPid = readPidFile(pidFile, this.subject);
+        this.started = readProcStat(this.currentPid)?.startTicks ?? 0;
         this.exitSeen = new Promise((resolve) =>
           watchExit(this.currentPid, (exit) => void this.report(exit).then(resolve)),
         );
@@ -61,6 +82,27 @@ export class ContainerProcess {
       throw err;
     }
     return this.currentPid;
+  }
+
+  /**
+   * An adopted process's stdio as the shim held it; when its FIFOs or files are gone
+   * (the client went away meanwhile) it is taken over without them.
+   */
+  private static openIo(
+    stdio: Stdio,
+    subject: string,
+    options: { consoleSized?: boolean; adopted?: boolean },
+  ): ContainerIo {
+    if (!options.adopted) return new ContainerIo(stdio, subject, options.consoleSized);
+    let io: ContainerIo;
+    try {
+      io = new ContainerIo(stdio, subject, options.consoleSized, true);
+    } catch {
+      io = new ContainerIo({ stdin: '', stdout: '', stderr: '', terminal: stdio.terminal }, subject, false, true);
+    }
+    // What would have been the process's own descriptors: it has its copies already.
+    io.afterRunc();
+    return io;
   }
 
   private async report(exit: ProcessExit): Promise<void> {

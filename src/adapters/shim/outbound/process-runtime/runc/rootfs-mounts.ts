@@ -33,6 +33,13 @@ export class RootfsMounts {
     return stack;
   }
 
+  /** The stack a previous serving process mounted for a task it made: taken off at Delete the same way. */
+  static adopted(mounts: readonly RootfsMount[], bundle: string): RootfsMounts {
+    const stack = new RootfsMounts(join(bundle, 'rootfs'));
+    stack.mounted = mounts.length;
+    return stack;
+  }
+
   /** Unmounts what was mounted, newest first; a busy mount is detached lazily so none is left behind. */
   async unmount(): Promise<void> {
     const addon = nativeAddon();

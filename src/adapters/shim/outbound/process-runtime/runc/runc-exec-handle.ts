@@ -1,6 +1,11 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ExecSpec, ExitListener, ProcessHandle } from '../../../../../application/shim/ports/process-runtime.port';
+import {
+  AdoptedProcess,
+  ExecSpec,
+  ExitListener,
+  ProcessHandle,
+} from '../../../../../application/shim/ports/process-runtime.port';
 import { signalProcess } from '../signal-process';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
 import { ContainerProcess } from './container-process';
@@ -43,14 +48,24 @@ export class RuncExecHandle implements ProcessHandle {
     spec: ExecSpec,
     private readonly processJson: Record<string, unknown>,
     onExit: ExitListener,
+    /** An exec a previous serving process started, taken over. */
+    adopted?: AdoptedProcess,
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
-    this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, { consoleSized: true });
+    this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
+      consoleSized: true,
+      adopted: adopted !== undefined,
+    });
+    if (adopted !== undefined) this.process.adopt(adopted);
     this.files = join(container.taskDir, `exec-${spec.execId}`);
   }
 
   get pid(): number {
     return this.process.pid;
+  }
+
+  get startTime(): number {
+    return this.process.startTime;
   }
 
   async start(): Promise<number> {

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import {
+  AdoptSpec,
   CreateSpec,
   ProcessRuntime,
   TaskHandle,
@@ -18,6 +19,7 @@ import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE, runtimeRoot, taskDir as taskDirOf, writeOciRuntimeRecord } from '../task-layout';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
+import { isSameLiveProcess } from './adopted-exit';
 import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
@@ -56,23 +58,10 @@ export class RuncRuntime implements ProcessRuntime {
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
-    const options = readRuncOptions(spec.options, subject);
-    const taskDir = taskDirOf(this.stateDir, spec.id);
-    makeDirs(taskDir, 0o700);
-    const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
-    const cli =
-      options.binary === undefined && !systemdCgroup
-        ? this.cli
-        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
-    writeOciRuntimeRecord(taskDir, { binary: cli.binary, root: cli.root });
-    const container = new RuncContainer(
-      spec.id,
-      spec.bundle,
-      taskDir,
-      hasOwnPidNamespace(config.json),
-      cli,
-      this.reaper,
-    );
+    const cli = this.cliFor(spec, config, subject);
+    const container = this.container(spec, config, cli);
+    makeDirs(container.taskDir, 0o700);
+    writeOciRuntimeRecord(container.taskDir, { binary: cli.binary, root: cli.root });
     let mounts: RootfsMounts | undefined;
     let init: ContainerProcess | undefined;
     try {
@@ -101,6 +90,53 @@ export class RuncRuntime implements ProcessRuntime {
       container.removeFiles();
       throw err;
     }
+  }
+
+  /**
+   * Takes over a task a previous serving process made (docs/failure-domains.md): the same
+   * container, mounts and files; its init watched if it is still the process that was made
+   * (same pid and start time), else reported exited. Its exit status can be read only while
+   * it is a zombie its new parent has not reaped (adopted-exit.ts).
+   */
+  async adopt(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle> {
+    const subject = `task ${JSON.stringify(spec.id)}`;
+    const config = readBundleConfig(spec.id, spec.bundle);
+    const container = this.container(spec, config, this.cliFor(spec, config, subject));
+    const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
+    const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
+      beforeExitReport: () => container.killRemaining(),
+      consoleSized: configProcess.consoleSize !== undefined,
+      adopted: true,
+    });
+    if (spec.init.pid > 0) {
+      if (isSameLiveProcess(spec.init.pid, spec.init.startTime)) {
+        container.cgroup = ContainerCgroup.of(spec.init.pid);
+        if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
+      }
+      init.adopt(spec.init);
+    }
+    return new RuncTaskHandle(container, {
+      init,
+      mounts: RootfsMounts.adopted(spec.rootfs, spec.bundle),
+      configProcess,
+      // A task restored from a checkpoint whose Start never came restores at Start still.
+      restoreFrom: spec.init.pid > 0 ? '' : spec.checkpoint,
+      criu: () => this.criuStatus(),
+    });
+  }
+
+  /** The runc a task's spec asks for: its options' binary, and the cgroup driver. */
+  private cliFor(spec: CreateSpec, config: BundleConfig, subject: string): RuncCli {
+    const options = readRuncOptions(spec.options, subject);
+    const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
+    return options.binary === undefined && !systemdCgroup
+      ? this.cli
+      : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
+  }
+
+  private container(spec: CreateSpec, config: BundleConfig, cli: RuncCli): RuncContainer {
+    const dir = taskDirOf(this.stateDir, spec.id);
+    return new RuncContainer(spec.id, spec.bundle, dir, hasOwnPidNamespace(config.json), cli, this.reaper);
   }
 
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
 import {
+  AdoptedProcess,
   ExecSpec,
   ExitListener,
   ProcessPid,
@@ -46,6 +47,10 @@ export class RuncTaskHandle implements TaskHandle {
 
   get pid(): number {
     return this.init.pid;
+  }
+
+  get startTime(): number {
+    return this.init.startTime;
   }
 
   private get id(): string {
@@ -118,8 +123,16 @@ export class RuncTaskHandle implements TaskHandle {
   }
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
+    return this.makeExec(spec, onExit);
+  }
+
+  adoptExec(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle {
+    return this.makeExec(spec, onExit, process);
+  }
+
+  private makeExec(spec: ExecSpec, onExit: ExitListener, adopted?: AdoptedProcess): RuncExecHandle {
     const json = execProcessJson(this.parts.configProcess, spec);
-    return new RuncExecHandle(this.container, spec, json, onExit);
+    return new RuncExecHandle(this.container, spec, json, onExit, adopted);
   }
 
   async pause(): Promise<void> {

@@ -1,0 +1,173 @@
+import { FailedPreconditionError } from '../../../../src/domain/shared/errors';
+import { OCI_PROCESS_TYPE_URL } from '../../../../src/application/shim/task/any-payload';
+import { CreateTaskInput } from '../../../../src/application/shim/task/task-messages';
+import { FakeProcessRuntime } from '../../../../src/adapters/fakes/shim/fake-process-runtime';
+import { InMemoryTaskJournal } from '../../../../src/adapters/fakes/shim/in-memory-task-journal';
+import { BundleFactory } from '../../../support/bundles';
+import { shimWithFakes } from '../../../support/test-container';
+
+const bundles = new BundleFactory();
+afterAll(() => bundles.cleanup());
+
+const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
+const init = (id: string) => ({ id, execId: '' });
+
+function createInput(id: string, args: string[]): CreateTaskInput {
+  return { id, bundle: bundles.make(args), rootfs: [], checkpoint: '', parentCheckpoint: '', ...NO_STDIO };
+}
+
+function spec(args: string[]) {
+  return { typeUrl: OCI_PROCESS_TYPE_URL, value: new TextEncoder().encode(JSON.stringify({ args, cwd: '/' })) };
+}
+
+/** Lets the records written without awaiting (start, exit, pause...) land. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('TaskService records every transition in the journal', () => {
+  it('from Create to Delete, execs included, and forgets the task at Delete', async () => {
+    const { service, journal, runtime, clock } = shimWithFakes();
+    const { pid } = await service.create(createInput('t1', ['sleep', '100']));
+    // Create waits for its record: the pid it hands out is on disk first.
+    expect(journal.get('t1')).toMatchObject({ id: 't1', runtime: 'fake', init: { pid, status: 'created' }, execs: [] });
+
+    await service.start(init('t1'));
+    await settle();
+    expect(journal.get('t1')?.init.status).toBe('running');
+
+    await service.exec({ id: 't1', execId: 'e1', spec: spec(['sleep', '5']), ...NO_STDIO });
+    await settle();
+    expect(journal.get('t1')?.execs).toEqual([
+      expect.objectContaining({ execId: 'e1', pid: 0, status: 'created', spec: { args: ['sleep', '5'], cwd: '/' } }),
+    ]);
+    const { pid: execPid } = await service.start({ id: 't1', execId: 'e1' });
+    await settle();
+    expect(journal.get('t1')?.execs[0]).toMatchObject({ pid: execPid, status: 'running' });
+    runtime.task('t1').execs.get('e1')?.exit({ code: 3, signal: null });
+    await settle();
+    expect(journal.get('t1')?.execs[0]).toMatchObject({
+      status: 'stopped',
+      exit: { status: 3, exitedAt: clock.current },
+    });
+    await service.delete({ id: 't1', execId: 'e1' });
+    await settle();
+    expect(journal.get('t1')?.execs).toEqual([]);
+
+    await service.pause('t1');
+    await settle();
+    expect(journal.get('t1')?.init.status).toBe('paused');
+    await service.resume('t1');
+    await settle();
+    expect(journal.get('t1')?.init.status).toBe('running');
+
+    await service.kill({ id: 't1', execId: '', signal: 9, all: false });
+    await service.wait(init('t1'));
+    await settle();
+    expect(journal.get('t1')?.init).toMatchObject({ status: 'stopped', exit: { status: 137 } });
+    await service.delete(init('t1'));
+    expect(journal.size).toBe(0);
+  });
+
+  it('writes changes that come quicker than the writes once, the newest last', async () => {
+    const { service, journal } = shimWithFakes();
+    await service.create(createInput('t1', ['sleep', '100']));
+    const before = journal.writes;
+    await service.start(init('t1'));
+    await service.pause('t1');
+    await service.resume('t1');
+    await settle();
+    expect(journal.writes - before).toBeLessThanOrEqual(3);
+    expect(journal.get('t1')?.init.status).toBe('running');
+  });
+
+  it('forgets every task it ends when told to stop', async () => {
+    const { service, journal } = shimWithFakes();
+    await service.create(createInput('t1', ['sleep', '100']));
+    await service.start(init('t1'));
+    await service.stopEverything(0);
+    await settle();
+    expect(journal.size).toBe(0);
+  });
+});
+
+describe('TaskService.recover: a new serving process takes over what the last one recorded', () => {
+  /** A first server that made `running` (with a running exec) and `gone`, both started, then died. */
+  async function previousServer() {
+    const journal = new InMemoryTaskJournal();
+    const { service } = shimWithFakes(journal);
+    const running = await service.create(createInput('running', ['sleep', '100']));
+    await service.start(init('running'));
+    await service.exec({ id: 'running', execId: 'sh', spec: spec(['sleep', '100']), ...NO_STDIO });
+    const exec = await service.start({ id: 'running', execId: 'sh' });
+    const gone = await service.create(createInput('gone', ['sleep', '100']));
+    await service.start(init('gone'));
+    await service.create(createInput('fresh', ['sleep', '100']));
+    await settle();
+    return { journal, pids: { running: running.pid, exec: exec.pid, gone: gone.pid } };
+  }
+
+  it('answers State as before, learns exits after, and forgets at Delete', async () => {
+    const { journal, pids } = await previousServer();
+    const runtime = new FakeProcessRuntime();
+    runtime.exitedMeanwhile.add(pids.gone);
+    const { service, events } = shimWithFakes(journal, runtime);
+    expect(await service.recover()).toEqual([]);
+    await settle();
+
+    expect(service.state(init('running'))).toMatchObject({ status: 'running', pid: pids.running });
+    expect(service.state({ id: 'running', execId: 'sh' })).toMatchObject({ status: 'running', pid: pids.exec });
+    expect(service.state(init('fresh'))).toMatchObject({ status: 'created' });
+    // Exited while no server ran: STOPPED with the status nobody could read, published once.
+    expect(service.state(init('gone'))).toMatchObject({ status: 'stopped', exitStatus: 255 });
+    expect(events.published.filter((e) => e.topic === '/tasks/exit')).toEqual([
+      expect.objectContaining({ id: 'gone', execId: '', pid: pids.gone, exitStatus: 255 }),
+    ]);
+    expect(journal.get('gone')?.init).toMatchObject({ status: 'stopped', exit: { status: 255 } });
+
+    await service.kill({ id: 'running', execId: '', signal: 15, all: false });
+    expect(await service.wait(init('running'))).toMatchObject({ exitStatus: 143 });
+    await service.start(init('fresh'));
+    for (const id of ['running', 'gone']) await service.delete(init(id));
+    expect(journal.get('running')).toBeUndefined();
+    expect(journal.get('gone')).toBeUndefined();
+  });
+
+  it('publishes an exit learnt once only, even across a second restart', async () => {
+    const { journal, pids } = await previousServer();
+    const second = new FakeProcessRuntime();
+    second.exitedMeanwhile.add(pids.gone);
+    await shimWithFakes(journal, second).service.recover();
+    await settle();
+    const thirdRuntime = new FakeProcessRuntime();
+    thirdRuntime.exitedMeanwhile.add(pids.gone);
+    const third = shimWithFakes(journal, thirdRuntime);
+    await third.service.recover();
+    await settle();
+    expect(third.service.state(init('gone'))).toMatchObject({ status: 'stopped', exitStatus: 255 });
+    expect(third.events.topics().filter((t) => t === '/tasks/exit')).toEqual([]);
+  });
+
+  it('skips what it cannot take over with one line each, and takes over the rest', async () => {
+    const { journal } = await previousServer();
+    journal.unreadable.push('skipped /state/tasks/bad/task.json: not JSON (a partial or corrupt write)');
+    const other = journal.get('fresh');
+    await journal.record({ ...(other as NonNullable<typeof other>), id: 'made-by-native', runtime: 'native' });
+    const { service } = shimWithFakes(journal, new FakeProcessRuntime());
+    const problems = await service.recover();
+    expect(problems).toEqual([
+      'skipped /state/tasks/bad/task.json: not JSON (a partial or corrupt write)',
+      'task "made-by-native" not taken over: task "made-by-native" was made by the native runtime, which this server (--runtime fake) cannot take over',
+    ]);
+    expect(service.taskCount).toBe(3);
+    expect(() => service.state(init('made-by-native'))).toThrow(/not found/);
+  });
+
+  it('refuses what its state rules refuse, as if it had made the task', async () => {
+    const { journal } = await previousServer();
+    const { service } = shimWithFakes(journal, new FakeProcessRuntime());
+    await service.recover();
+    await expect(service.start(init('running'))).rejects.toThrow(FailedPreconditionError);
+    await expect(service.delete(init('running'))).rejects.toThrow(FailedPreconditionError);
+  });
+});
