@@ -75,8 +75,11 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const host = new ShimProcessHost(skiffVersion(), logged);
   const container = buildContainer({ shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events } });
   const service = container.get(TaskService);
-  // The tasks a previous server of this namespace left running (docs/failure-domains.md).
-  for (const line of await service.recover()) logged(line);
+  // The tasks a previous server of this namespace left running (docs/failure-domains.md), only
+  // behind pod keepers: without one, containerd saw the old server's connections close and
+  // runs `delete` for each of its tasks, so a task taken over here would be killed under it
+  // and kept STOPPED with nobody left to Delete it.
+  if (process.env.SKIFF_KEEPER === '1') for (const line of await service.recover()) logged(line);
   const handlers = taskHandlers(service, taskCodec('containerd'));
   // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address.
   const onKeeper = ({ fields }: KeeperPreamble) => {
