@@ -5,7 +5,7 @@
 // pause images imported offline. stop() removes everything it made (see teardown.js); an
 // instance whose owner died without stop() is removed by the next start() on the machine.
 // See docs/containerd-testing.md.
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -55,7 +55,9 @@ class PrivateContainerd {
    * Starts an instance. Options: cri (enable the CRI plugin, default false), logLevel
    * ('info'; 'debug' also passes -debug to shims), shimDirs (dirs put first on containerd's
    * PATH, default [<repo>/bin]), systemPath (the rest of its PATH, default this process's), env
-   * (extra environment for containerd and its shims), skiffSection (see config.js).
+   * (extra environment for containerd and its shims), skiffSection (see config.js),
+   * stateOnTmpfs (containerd's state dir on a tmpfs of its own, as /run/containerd is on a
+   * node: the shims' task files then cost what they cost there; default false).
    */
   static async start(options = {}) {
     const stale = await sweepStale();
@@ -80,6 +82,11 @@ class PrivateContainerd {
     this.namespaces = new Set();
     const p = this.paths;
     for (const sub of [p.fifoDir, p.cniBinDir, p.cniConfDir]) fs.mkdirSync(sub, { recursive: true, mode: 0o700 });
+    if (options.stateOnTmpfs) {
+      fs.mkdirSync(p.state, { mode: 0o711 });
+      // Unmounted with everything else under the instance's dir by stop() (teardown.js).
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'mode=0711', 'tmpfs', p.state]);
+    }
     fs.writeFileSync(p.config, containerdConfig(dir, options), { mode: 0o600 });
     this.writeOwner();
   }
