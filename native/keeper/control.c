@@ -234,7 +234,8 @@ void control_on_event(uint32_t events) {
   if (events & EPOLLOUT) flush();
   if (c.fd < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
   if (receive() != 0) {
-    keeper_say("the control connection closed");
+    /* Every connection while the serving process does not take control connections: only with -debug. */
+    if (c.config->debug) keeper_say("the control connection closed");
     lost();
     return;
   }
