@@ -1,8 +1,10 @@
 import { constants, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeControl } from '../../../src/adapters/shim/outbound/keeper/control-message';
 import { nativeAddon } from '../../../src/adapters/shim/os/native-addon';
+import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
 import { waitFor } from '../../support/wait-for';
 import { closeAll, drain, fifo, PYTHON, ServingSide, TERMINAL_HELPER } from './control-support';
 import { alive, keeperPids, layout, Layout, openFds, serverPids } from './keeper-support';
@@ -223,5 +225,72 @@ if (LINUX)
       }
       expect(alive(launched.pid)).toBe(true);
       expect(keeperPids(l.address)).toHaveLength(1);
+    });
+  });
+
+/** `runc create` itself through the keeper, as the runc runtime will launch it (SKIFF_RUNC_TESTS=1). */
+if (LINUX && runcTestsEnabled())
+  describe("the pod keeper's control connection with runc", () => {
+    let l: Layout;
+    let side: ServingSide;
+    let bundles: RuncBundleFactory;
+    const fds: number[] = [];
+    beforeEach(async () => {
+      l = layout(NS);
+      bundles = new RuncBundleFactory();
+      side = new ServingSide(l);
+      await side.start(NS, 'r1');
+    });
+    afterEach(async () => {
+      side.close();
+      closeAll(fds);
+      const pids = keeperPids(l.address);
+      pids.forEach((pid) => process.kill(pid, 'SIGKILL'));
+      await waitFor('the keepers to end', () => pids.every((pid) => !alive(pid)));
+      rmSync(l.root, { recursive: true, force: true });
+      bundles.cleanup();
+    });
+
+    it('keeps the init runc create leaves behind, with its terminal, and tells its exit', async () => {
+      const first = await side.next(0);
+      const bundle = bundles.make(['sh', '-c', 'read line; echo got $line; exit 6'], { terminal: true });
+      const root = join(bundles.root, 'runc');
+      const out = fifo(bundles.root, 'out');
+      const input = fifo(bundles.root, 'in');
+      const writeOut = openSync(out.path, constants.O_WRONLY | constants.O_NONBLOCK);
+      fds.push(out.fd, input.fd, writeOut);
+      const pidFile = join(bundle, 'init.pid');
+      const consoleSocket = join(bundles.root, 'console.sock');
+      const runc = execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim();
+      const launched = await first.control.launch({
+        key: 'c1',
+        pidFile,
+        consoleSocket,
+        argv: [
+          runc,
+          '--root',
+          root,
+          'create',
+          '--bundle',
+          bundle,
+          '--pid-file',
+          pidFile,
+          '--console-socket',
+          consoleSocket,
+          'c1',
+        ],
+        fds: [
+          { role: 'O', fd: writeOut },
+          { role: 'N', fd: input.fd },
+        ],
+      });
+      expect(launched).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      expect(await first.control.resize('c1', 120, 30)).toBe('');
+      execFileSync(runc, ['--root', root, 'start', 'c1']);
+      writeSync(input.fd, 'hi\n');
+      await waitFor('the init to exit', () => first.exits.length === 1);
+      expect([first.exits[0].pid, exitCode(first.exits[0].status)]).toEqual([launched.pid, 6]);
+      expect(drain(out.fd)).toContain('got hi');
+      execFileSync(runc, ['--root', root, 'delete', 'c1']);
     });
   });
