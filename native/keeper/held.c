@@ -391,6 +391,24 @@ static void watch_terminal(struct held *e) {
   }
 }
 
+/* Whether `pid` runs (or waits to be reaped) as the keeper's child: only then will its exit come. */
+static int is_child(pid_t pid) {
+  char path[32], stat[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  stat[n] = '\0';
+  /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so from the last ')'. */
+  const char *end = strrchr(stat, ')');
+  char state;
+  int ppid;
+  if (end == NULL || sscanf(end + 1, " %c %d", &state, &ppid) != 2) return 0;
+  return ppid == (int)getpid();
+}
+
 static void program_exited(struct held *e, int status) {
   e->program = 0;
   for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
@@ -414,15 +432,23 @@ static void program_exited(struct held *e, int status) {
     forget(e);
     return;
   }
-  e->pid = pid;
-  reply_launched(e->seq, status, pid, "");
-  for (int i = 0; i < RECENT_MAX; i++) {
+  int reaped = -1;
+  for (int i = 0; i < RECENT_MAX && pid > 0; i++) {
     if (h.recent[i].pid != pid) continue;
-    /* It exited before the program did, and was reaped then: that is the key's exit. */
     h.recent[i].pid = 0;
-    kept_exited(e, h.recent[i].status, &h.recent[i].when);
+    /* A process that runs under this pid now is the pid file's: the reap was of an older one. */
+    if (!is_child(pid)) reaped = i;
+  }
+  if (reaped < 0 && pid > 0 && !is_child(pid)) {
+    snprintf(error, sizeof error, "pid %d in %s is not a process the keeper can reap", (int)pid, e->pid_file);
+    reply_launched(e->seq, -1, 0, error);
+    forget(e);
     return;
   }
+  e->pid = pid;
+  reply_launched(e->seq, status, pid, "");
+  /* It exited before the program did, and was reaped then: that is the key's exit. */
+  if (reaped >= 0) kept_exited(e, h.recent[reaped].status, &h.recent[reaped].when);
 }
 
 void held_reaped(int pid, int status) {

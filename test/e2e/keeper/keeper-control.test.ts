@@ -108,6 +108,25 @@ if (LINUX)
       expect(failed).toEqual({ status: 256, pid: 0, error: '' });
       const nopid = await first.control.launch({ key: 'd3', pidFile: join(dir, 'none'), argv: ['/bin/true'] });
       expect(nopid.error).toMatch(/^\/bin\/true exited 0 without a pid in .*none$/);
+      // A daemon that died before its program exited (the keeper reaped it then): told at once after l.
+      const early = join(dir, 'early.pid');
+      const died = await first.control.launch({
+        key: 'd5',
+        pidFile: early,
+        argv: ['/bin/sh', '-c', `sh -c '(sleep 0.1; exit 9) & echo $! > ${early}'; sleep 0.4`],
+      });
+      expect(died).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      await waitFor('the early exit', () => first.exits.some((e) => e.key === 'd5'));
+      expect(exitCode(first.exits.find((e) => e.key === 'd5')?.status ?? 0)).toBe(9);
+      // A pid that is not the keeper's child (this test's own): its exit would never come.
+      const foreign = join(dir, 'foreign.pid');
+      writeFileSync(foreign, String(process.pid));
+      const notChild = await first.control.launch({ key: 'd4', pidFile: foreign, argv: ['/bin/true'] });
+      expect(notChild).toEqual({
+        status: -1,
+        pid: 0,
+        error: `pid ${process.pid} in ${foreign} is not a process the keeper can reap`,
+      });
     });
 
     it('says hello with what runs on each new connection, and tells an exit that happened while disconnected until it is acked', async () => {
