@@ -1,5 +1,15 @@
-import { constants, existsSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encodeControl } from '../../../src/adapters/shim/outbound/keeper/control-message';
@@ -190,6 +200,36 @@ if (LINUX)
       expect(drain(q.fd)).toBe('left');
       await waitFor('the drained H to close', () => openFds(keeper) === baseline);
       expect(done.pid).toBeGreaterThan(0);
+    });
+
+    it('leaks no descriptor and no key over many launches, exits, acks and releases', async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const baseline = openFds(keeper);
+      const rss = () => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${keeper}/status`, 'utf8'))?.[1]);
+      const round = async (i: number) => {
+        const out = fifo(dir, `o${i}`);
+        const w = openSync(out.path, constants.O_WRONLY | constants.O_NONBLOCK);
+        const launched = await first.control.launch({
+          key: `m${i}`,
+          argv: ['/bin/sh', '-c', 'echo x'],
+          fds: [
+            { role: '1', fd: w },
+            { role: 'H', fd: out.fd },
+          ],
+        });
+        closeSync(w);
+        await waitFor('the exit', () => first.exits.some((e) => e.key === `m${i}`));
+        first.control.ack(`m${i}`);
+        first.control.release(`m${i}`);
+        closeSync(out.fd);
+        return launched.pid;
+      };
+      for (let i = 0; i < 10; i++) await round(i);
+      const warm = rss();
+      for (let i = 10; i < 60; i++) await round(i);
+      await waitFor('the descriptors back to the baseline', () => openFds(keeper) === baseline);
+      expect(rss() - warm).toBeLessThan(256); // KiB
     });
 
     it('copies a terminal both ways, resizes it, and tells the exit after its last output', async () => {
