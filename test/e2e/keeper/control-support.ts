@@ -81,6 +81,11 @@ export class ServingSide {
     return this.controls[this.controls.length - 1];
   }
 
+  /** Closes the containerd connection that made the keeper connect (it made no call). */
+  closeContainerd(): void {
+    this.containerd?.destroy();
+  }
+
   close(): void {
     this.containerd?.destroy();
     this.held.forEach((s) => s.destroy());

@@ -27,6 +27,7 @@ import { alive, keeperPids, layout, Layout, openFds, serverPids } from './keeper
  */
 const LINUX = process.platform === 'linux';
 const NS = 'cns';
+const IDLE_MS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const exitCode = (status: number) => (status >> 8) & 0xff;
 
@@ -43,7 +44,8 @@ if (LINUX)
       l = layout(NS);
       dir = mkdtempSync(join(tmpdir(), 'skiff-control-'));
       side = new ServingSide(l);
-      await side.start(NS, 'p1');
+      // Its idle time short: only a test that closes containerd's connection meets it.
+      await side.start(NS, 'p1', undefined, { SKIFF_KEEPER_IDLE_MS: String(IDLE_MS) });
     });
     afterEach(async () => {
       side.close();
@@ -262,6 +264,22 @@ if (LINUX)
       const text = drain(out.fd);
       expect(text).toContain('40 100');
       expect(text).toContain('got hello');
+    });
+
+    it('stays past its idle time and through SIGTERM while it holds a key, without any containerd connection; leaves once it is released', async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const launched = await first.control.launch({ key: 'i1', argv: ['/bin/sleep', '30'] });
+      kept.push(launched.pid);
+      side.closeContainerd();
+      await sleep(IDLE_MS * 2);
+      process.kill(keeper, 'SIGTERM');
+      await sleep(100);
+      expect(alive(keeper)).toBe(true);
+      process.kill(launched.pid, 'SIGKILL');
+      await waitFor('the exit', () => first.exits.length === 1);
+      first.control.release('i1');
+      await waitFor('the keeper to leave after its idle time', () => !alive(keeper), IDLE_MS * 5);
     });
 
     it('closes only the control connection on a malformed message, and says hello again on the next', async () => {
