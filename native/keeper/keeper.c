@@ -170,7 +170,7 @@ static void maybe_shut_down(struct relay *r) {
   if (!r->shutdown_ok || r->to_down.head != NULL) return;
   r->shutdown_ok = 0;
   r->said_goodbye = 1;
-  /* Until the keeper holds the pod's processes, its other connections are the tasks it serves. */
+  /* Its other connections, and the keys it holds, are tasks it still serves (docs/keeper-protocol.md, "Built so far"). */
   if (k.relay_count == 1 && held_count() == 0) leave(0);
 }
 
