@@ -2,8 +2,8 @@
  * The pod keeper's life (docs/keeper-protocol.md, "The keeper's own rules"): started by
  * `start` with the pod listener as fd 3 and a readiness pipe as fd 4, it leaves `start`
  * (a second fork, its own session), becomes a subreaper, and runs one epoll loop over the
- * listener, its signals and every relay. Built so far: the relay; not yet the control
- * connection and the processes it will hold.
+ * listener, its signals, every relay, the control connection (control.c) and the
+ * processes it holds (held.c).
  */
 #define _GNU_SOURCE
 #include "keeper.h"
@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
+#include "held.h"
 #include "relay.h"
 #include "serving.h"
 
@@ -51,9 +53,9 @@ static struct {
 } k;
 
 /* epoll's tags for what is not a relay side. */
-static struct side listener_tag, signal_tag;
+static struct side listener_tag = {.kind = SIDE_OTHER}, signal_tag = {.kind = SIDE_OTHER};
 
-static void say(const char *format, ...) {
+void keeper_say(const char *format, ...) {
   char line[1024];
   va_list args;
   va_start(args, format);
@@ -82,7 +84,7 @@ static void leave(int status) {
  * restarting, say: it comes back to its tasks, and a keeper gone by then would lose them).
  */
 static int may_hold_tasks(void) {
-  return k.relay_count > 0 || k.tasks_unknown;
+  return k.relay_count > 0 || k.tasks_unknown || held_count() > 0;
 }
 
 static void watch(int op, int fd, uint32_t events, struct side *tag) {
@@ -117,6 +119,8 @@ static void end_relay(struct relay *r) {
 
 /* Connects the relay to the serving process (starting one if none answers), preamble first. */
 static void connect_upstream(struct relay *r) {
+  /* The control connection first: the serving process hears what the keeper holds before any call. */
+  control_ensure();
   char why[PATH_MAX + 160];
   int fd = serving_connect(k.config, why, sizeof why);
   if (fd >= 0 && serving_preamble(fd, ROLE_RELAY, k.fields, k.fields_len) != 0) {
@@ -126,7 +130,7 @@ static void connect_upstream(struct relay *r) {
     return;
   }
   if (fd < 0) {
-    say("%s", why);
+    keeper_say("%s", why);
     char message[sizeof why + 64]; /* the line below, why whole */
     snprintf(message, sizeof message, "skiff's serving process is not running and cannot be started: %s", why);
     relay_refuse_waiting(r, message);
@@ -157,7 +161,7 @@ static void accept_all(void) {
 }
 
 static void after_upstream_loss(struct relay *r) {
-  if (k.config->debug) say("the serving process went away; %s", r->to_up.head ? "sending again" : "nothing in flight");
+  if (k.config->debug) keeper_say("the serving process went away; %s", r->to_up.head ? "sending again" : "nothing in flight");
   relay_lose_upstream(r);
 }
 
@@ -166,8 +170,8 @@ static void maybe_shut_down(struct relay *r) {
   if (!r->shutdown_ok || r->to_down.head != NULL) return;
   r->shutdown_ok = 0;
   r->said_goodbye = 1;
-  /* Until the keeper holds the pod's processes, its other connections are the tasks it serves. */
-  if (k.relay_count == 1) leave(0);
+  /* Its other connections, and the keys it holds, are tasks it still serves (docs/keeper-protocol.md, "Built so far"). */
+  if (k.relay_count == 1 && held_count() == 0) leave(0);
 }
 
 static void on_relay(struct side *s, uint32_t events) {
@@ -208,11 +212,12 @@ static void on_signal(void) {
   while (read(k.sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
     /* Only with nothing to keep (may_hold_tasks): a keeper with running containers ignores it. */
     if (info.ssi_signo == SIGTERM && !may_hold_tasks()) leave(0);
-    if (info.ssi_signo == SIGTERM && may_hold_tasks()) say("SIGTERM ignored: containerd may still have tasks here");
+    if (info.ssi_signo == SIGTERM && may_hold_tasks()) keeper_say("SIGTERM ignored: containerd may still have tasks here");
   }
-  /* Orphans of what the keeper starts (a subreaper inherits them): reaped, nothing kept yet. */
-  while (waitpid(-1, NULL, WNOHANG) > 0) {
-  }
+  /* What it launched, what those left behind (a subreaper inherits them): each exit goes to its key. */
+  int status;
+  pid_t pid;
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) held_reaped(pid, status);
 }
 
 static int idle_timeout(void) {
@@ -221,13 +226,22 @@ static int idle_timeout(void) {
   return left > 0 ? (int)left : 0;
 }
 
+/* The soonest of the idle exit, a control reconnect and the held processes' timers. */
+static int next_timeout(void) {
+  int soonest = -1;
+  const int each[] = {idle_timeout(), control_timeout(), held_timeout()};
+  for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
+    if (each[i] >= 0 && (soonest < 0 || each[i] < soonest)) soonest = each[i];
+  return soonest;
+}
+
 /* fd 4: one byte \0 for ready, else a line of why (docs/keeper-protocol.md, `start`). */
 static void tell_start(const char *error) {
   if (error == NULL) {
-    if (write(READY_FD, "", 1) < 0) say("start went away before the keeper was ready");
+    if (write(READY_FD, "", 1) < 0) keeper_say("start went away before the keeper was ready");
     close(READY_FD);
   } else if (write(READY_FD, error, strlen(error)) < 0) {
-    say("%s", error);
+    keeper_say("%s", error);
   }
   /* After an error the pipe closes as the keeper exits: `start` returns once it is gone. */
 }
@@ -309,6 +323,8 @@ static int setup(const struct keeper_config *config) {
   close(probe);
   tell_start(NULL);
   clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
+  control_init(k.epfd, config, k.fields, k.fields_len);
+  held_init(k.epfd);
   return 0;
 }
 
@@ -317,21 +333,30 @@ int keeper_main(const struct keeper_config *config) {
   if (status != 0) return status;
   struct epoll_event events[MAX_EVENTS];
   for (;;) {
-    int n = epoll_wait(k.epfd, events, MAX_EVENTS, idle_timeout());
+    int busy = may_hold_tasks();
+    int n = epoll_wait(k.epfd, events, MAX_EVENTS, next_timeout());
     if (n < 0 && errno != EINTR) {
-      say("epoll_wait: %s", strerror(errno));
+      keeper_say("epoll_wait: %s", strerror(errno));
       leave(1);
     }
-    if (n == 0 && !may_hold_tasks()) {
-      if (config->debug) say("no connection for %ld ms: leaving", k.idle_ms);
+    if (n == 0 && idle_timeout() == 0) {
+      if (config->debug) keeper_say("no connection for %ld ms: leaving", k.idle_ms);
       leave(0);
     }
     for (int i = 0; i < n; i++) {
       struct side *s = events[i].data.ptr;
       if (s == &listener_tag) accept_all();
       else if (s == &signal_tag) on_signal();
+      else if (s->kind == SIDE_CONTROL) control_on_event(events[i].events);
+      else if (s->kind == SIDE_MASTER || s->kind == SIDE_INPUT) held_on_fd(s, events[i].events);
       else on_relay(s, events[i].events);
     }
+    held_tick();
+    control_tick();
+    /* Nothing held and no containerd connection: nothing to tell the serving process. */
+    if (k.relay_count == 0 && held_count() == 0) control_close();
+    if (busy && !may_hold_tasks()) clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
+    held_collect();
     while (k.dead != NULL) {
       struct relay *r = k.dead;
       k.dead = r->next;

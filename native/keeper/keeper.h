@@ -17,6 +17,9 @@ struct keeper_config {
   char node[PATH_MAX], script[PATH_MAX];
 };
 
+/* One line on the keeper's stderr (the first bundle's log), prefixed with its name and pid. */
+void keeper_say(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
 /* Runs the keeper on the pod listener (fd 3), telling its readiness on fd 4. Returns the exit status. */
 int keeper_main(const struct keeper_config *config);
 

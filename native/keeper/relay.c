@@ -54,8 +54,8 @@ struct relay *relay_new(int down) {
   if (r == NULL) return NULL;
   r->down = down;
   r->up = -1;
-  r->down_side = (struct side){r, 0};
-  r->up_side = (struct side){r, 1};
+  r->down_side = (struct side){.relay = r, .is_up = 0, .kind = SIDE_RELAY};
+  r->up_side = (struct side){.relay = r, .is_up = 1, .kind = SIDE_RELAY};
   return r;
 }
 

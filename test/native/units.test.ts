@@ -14,6 +14,7 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'flags.test.c', sources: ['native/containerd-shim/flags.c'] },
   { test: 'delete-response.test.c', sources: ['native/containerd-shim/delete-response.c'] },
   { test: 'ttrpc-wire.test.c', sources: ['native/keeper/ttrpc-wire.c'] },
+  { test: 'control-wire.test.c', sources: ['native/keeper/control-wire.c'] },
 ];
 
 describe('the C units', () => {

@@ -1,5 +1,10 @@
 import { connect } from 'node:net';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync, writeSync, openSync, constants, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeControl } from '../../../src/adapters/shim/outbound/keeper/control-message';
+import { nativeAddon } from '../../../src/adapters/shim/os/native-addon';
+import { drain, fifo, PYTHON, ServingSide, TERMINAL_HELPER } from '../../e2e/keeper/control-support';
 import { waitFor } from '../../support/wait-for';
 import { frame } from '../../e2e/support/ttrpc-wire';
 import {
@@ -18,10 +23,13 @@ import { SanitizedProgram } from '../support/sanitized-program';
 /**
  * containerd-shim-skiff-v2's `keep` mode, the pod keeper (docs/keeper-protocol.md): start, relay,
  * the serving process killed with calls in flight and restarted, a bad frame, odd requests, many
- * connections, its exit after Shutdown (LeakSanitizer runs then).
+ * connections, its exit after Shutdown (LeakSanitizer runs then); the control connection: launches,
+ * a pid file, a terminal, release, a malformed message, and its exit on SIGTERM once nothing is held.
  */
 const NS = 'sns';
 const l = layout(NS);
+const lc = layout(NS);
+const dir = mkdtempSync(join(tmpdir(), 'skiff-sanitized-control-'));
 
 export const podKeeper: SanitizedProgram = {
   target: 'containerd-shim-skiff-v2',
@@ -72,9 +80,92 @@ export const podKeeper: SanitizedProgram = {
         await waitFor('the sanitized keeper to leave', () => !alive(keeper));
       },
     },
+    {
+      name: 'the control connection: launches, a daemon by pid file, a terminal, exits, release, a bad message, SIGTERM',
+      async run(binary, runs) {
+        const side = new ServingSide(lc);
+        const fds: number[] = [];
+        try {
+          await side.start(NS, 'c1', binary, runs.env({}));
+          const [keeper] = keeperPids(lc.address);
+          const first = await side.next(0);
+          const out = fifo(dir, 'out');
+          fds.push(out.fd);
+          const w = openSync(out.path, constants.O_WRONLY | constants.O_NONBLOCK);
+          fds.push(w);
+          const direct = await first.control.launch({
+            key: 'a',
+            argv: ['/bin/sh', '-c', 'echo out; exit 3'],
+            fds: [
+              { role: '1', fd: w },
+              { role: 'H', fd: out.fd },
+            ],
+          });
+          expect(direct.error).toBe('');
+          const pidFile = join(dir, 'b.pid');
+          const daemon = await first.control.launch({
+            key: 'b',
+            pidFile,
+            argv: ['/bin/sh', '-c', `(sleep 0.2; exit 7) & echo $! > ${pidFile}`],
+          });
+          expect(daemon.error).toBe('');
+          expect(await first.control.launch({ key: 'c', argv: ['/nonexistent'] })).toMatchObject({ status: -1 });
+          expect(await first.control.launch({ key: 'd', pidFile, argv: ['/bin/false'] })).toMatchObject({ pid: 0 });
+          if (PYTHON !== undefined) {
+            const helper = join(dir, 'helper.py');
+            writeFileSync(helper, TERMINAL_HELPER);
+            const tin = fifo(dir, 'tin');
+            const tout = fifo(dir, 'tout');
+            fds.push(tin.fd, tout.fd);
+            const tw = openSync(tout.path, constants.O_WRONLY | constants.O_NONBLOCK);
+            fds.push(tw);
+            const consoleSocket = join(dir, 'console.sock');
+            const tty = await first.control.launch({
+              key: 't',
+              pidFile: join(dir, 't.pid'),
+              consoleSocket,
+              argv: [PYTHON, helper, consoleSocket, join(dir, 't.pid'), 'read line; echo got $line'],
+              fds: [
+                { role: 'O', fd: tw },
+                { role: 'N', fd: tin.fd },
+              ],
+            });
+            expect(tty.error).toBe('');
+            expect(await first.control.resize('t', 80, 24)).toBe('');
+            writeSync(tin.fd, 'x\n');
+            await waitFor('the terminal exit', () => first.exits.some((e) => e.key === 't'));
+            expect(drain(tout.fd)).toContain('got x');
+          }
+          await waitFor('the exits', () => ['a', 'b'].every((k) => first.exits.some((e) => e.key === k)));
+          first.control.ack('a');
+          const fd = (first.control as unknown as { socket: { _handle: { fd: number } } }).socket._handle.fd;
+          nativeAddon().sendWithFds(fd, encodeControl('Q', []), []);
+          const second = await side.next(1);
+          await waitFor('the unacked exits again', () => second.exits.length >= 1);
+          expect(second.exits.map((e) => e.key)).not.toContain('a');
+          // Holding processes, it ignores SIGTERM; once every key is released and containerd's
+          // connection closed, SIGTERM ends it (and LeakSanitizer looks).
+          process.kill(keeper, 'SIGTERM');
+          await new Promise((r) => setTimeout(r, 100));
+          expect(alive(keeper)).toBe(true);
+          ['a', 'b', 't'].forEach((k) => second.control.release(k));
+          await new Promise((r) => setTimeout(r, 100));
+          side.close();
+          await waitFor('the keeper to close its control connection', () => openFds(keeper) === 6);
+          process.kill(keeper, 'SIGTERM');
+          await waitFor('the sanitized keeper to leave', () => !alive(keeper));
+        } finally {
+          side.close();
+          fds.forEach((fd) => closeSync(fd));
+        }
+      },
+    },
   ],
   cleanUp() {
-    [...keeperPids(l.address), ...serverPids(l)].forEach((pid) => process.kill(pid, 'SIGKILL'));
-    rmSync(l.root, { recursive: true, force: true });
+    [l, lc].forEach((each) => {
+      [...keeperPids(each.address), ...serverPids(each)].forEach((pid) => process.kill(pid, 'SIGKILL'));
+      rmSync(each.root, { recursive: true, force: true });
+    });
+    rmSync(dir, { recursive: true, force: true });
   },
 };

@@ -7,15 +7,17 @@ const MAX_PREAMBLE = 8 + 0xffff;
 /**
  * Reads a connection's first bytes and hands it to `serve` when it speaks ttrpc: plainly
  * (containerd, `skiff task --address`, tests), or after a keeper's relay preamble. A
- * keeper's control and forget connections are not served yet (docs/keeper-protocol.md,
- * "built so far"), nor a preamble version this server does not know: they are closed, and
- * the keeper reconnects. `serve` gets the bytes read past the preamble, the socket paused;
- * `onKeeper` hears each relay's preamble first.
+ * keeper's control connection goes to `control` (closed when there is none: the runtime does
+ * not use it yet, docs/keeper-protocol.md, "Built so far"); forget connections and a preamble
+ * version this server does not know are closed, and the keeper reconnects. `serve` and
+ * `control` get the bytes read past the preamble, the socket paused; `onKeeper` hears each
+ * relay's preamble first.
  */
 export function admitConnection(
   socket: Socket,
   serve: (first: Buffer) => void,
   onKeeper: (preamble: KeeperPreamble) => void = () => undefined,
+  control?: (socket: Socket, preamble: KeeperPreamble, first: Buffer) => void,
 ): void {
   let seen: Buffer = Buffer.alloc(0);
   const onData = (chunk: Buffer) => {
@@ -28,7 +30,9 @@ export function admitConnection(
     else if (first.kind === 'keeper' && first.preamble.role === KeeperRole.Relay) {
       onKeeper(first.preamble);
       serve(first.rest);
-    } else socket.destroy();
+    } else if (first.kind === 'keeper' && first.preamble.role === KeeperRole.Control && control)
+      control(socket, first.preamble, first.rest);
+    else socket.destroy();
   };
   // A peer that resets before its first bytes must not crash the server.
   socket.on('error', () => undefined);

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, Socket } from 'node:net';
+import { connect, createServer, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -7,6 +7,7 @@ import {
   KeeperRole,
   readFirstBytes,
 } from '../../../../../src/adapters/shim/inbound/ttrpc/keeper-preamble';
+import { admitConnection } from '../../../../../src/adapters/shim/inbound/ttrpc/connection-admission';
 import { MethodTable } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-dispatch';
 import { TtrpcServer } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
 import { decodeResponse, frame, requestMessage } from '../../../../e2e/support/ttrpc-wire';
@@ -95,11 +96,39 @@ describe('TtrpcServer and the keeper preamble', () => {
   });
 
   it.each([
-    ['a control connection (not served yet)', preamble(KeeperRole.Control, ['pid=7'])],
+    ['a control connection (the runtime does not use it yet)', preamble(KeeperRole.Control, ['pid=7'])],
     ['a forget connection (not served yet)', preamble(KeeperRole.Forget, ['task=t1'])],
     ['a preamble version it does not know', preamble(KeeperRole.Relay, ['pid=7'], 2)],
   ])('closes %s without an answer', async (_, bytes) => {
     const { reply, closed } = await exchange([Buffer.concat([bytes, echo])]);
     expect({ closed, bytes: reply.length }).toEqual({ closed: true, bytes: 0 });
+  });
+});
+
+describe('admitConnection and a control connection', () => {
+  it('hands a control preamble, its socket and the bytes after it to the control handler', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-admit-'));
+    const path = join(dir, 'c.sock');
+    const seen = new Promise<{ role: number; fields: Readonly<Record<string, string>>; first: string }>((resolve) => {
+      const server = createServer((socket) =>
+        admitConnection(
+          socket,
+          () => undefined,
+          () => undefined,
+          (s, p, first) => {
+            resolve({ role: p.role, fields: p.fields, first: first.toString() });
+            s.destroy();
+            server.close();
+          },
+        ),
+      ).listen(path);
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const client = connect(path);
+    client.on('error', () => undefined);
+    client.write(Buffer.concat([preamble(KeeperRole.Control, ['keeper=/k.sock', 'pid=7']), Buffer.from('more')]));
+    expect(await seen).toEqual({ role: 1, fields: { keeper: '/k.sock', pid: '7' }, first: 'more' });
+    client.destroy();
+    rmSync(dir, { recursive: true, force: true });
   });
 });

@@ -1,0 +1,268 @@
+/*
+ * The control connection (docs/keeper-protocol.md, "The control connection"). Descriptors
+ * arrive as SCM_RIGHTS on the bytes of their message; they wait in arrival order until a
+ * whole `L` takes as many as its roles say. A peer that breaks a rule loses the connection,
+ * and every descriptor not yet taken; the keeper connects again (after a pause that grows
+ * while connections keep failing).
+ */
+#define _GNU_SOURCE
+#include "control.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control-wire.h"
+#include "held.h"
+#include "relay.h"
+#include "serving.h"
+
+#define READ_CHUNK 65536
+#define FDS_MAX 64 /* waiting for their message: more than any one launch's roles */
+#define RETRY_FIRST_MS 50
+#define RETRY_MAX_MS 2000
+
+static struct {
+  int epfd;
+  const struct keeper_config *config;
+  const char *fields;
+  size_t fields_len;
+  int fd;
+  unsigned char *in, *out;
+  size_t in_len, in_cap, out_len, out_cap, out_done;
+  int fds[FDS_MAX];
+  int fd_count;
+  int out_watched;
+  long retry_ms;
+  struct timespec retry_at; /* no connect before this */
+} c = {.fd = -1};
+
+static struct side control_side = {.kind = SIDE_CONTROL};
+
+static long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+void control_init(int epfd, const struct keeper_config *config, const char *fields, size_t fields_len) {
+  c.epfd = epfd;
+  c.config = config;
+  c.fields = fields;
+  c.fields_len = fields_len;
+}
+
+int control_connected(void) {
+  return c.fd >= 0;
+}
+
+static void drop_fds(void) {
+  for (int i = 0; i < c.fd_count; i++) close(c.fds[i]);
+  c.fd_count = 0;
+}
+
+void control_close(void) {
+  if (c.fd < 0) return;
+  close(c.fd);
+  c.fd = -1;
+  c.in_len = c.out_len = c.out_done = 0;
+  c.out_watched = 0;
+  drop_fds();
+  free(c.in);
+  free(c.out);
+  c.in = c.out = NULL;
+  c.in_cap = c.out_cap = 0;
+}
+
+/* A lost or refused connection: the next one waits, longer each time it fails again soon. */
+static void lost(void) {
+  control_close();
+  c.retry_ms = c.retry_ms ? c.retry_ms * 2 : RETRY_FIRST_MS;
+  if (c.retry_ms > RETRY_MAX_MS) c.retry_ms = RETRY_MAX_MS;
+  clock_gettime(CLOCK_MONOTONIC, &c.retry_at);
+  c.retry_at.tv_sec += c.retry_ms / 1000;
+  c.retry_at.tv_nsec += (c.retry_ms % 1000) * 1000000;
+  if (c.retry_at.tv_nsec >= 1000000000) {
+    c.retry_at.tv_sec++;
+    c.retry_at.tv_nsec -= 1000000000;
+  }
+}
+
+static long retry_left(void) {
+  long at = c.retry_at.tv_sec * 1000 + c.retry_at.tv_nsec / 1000000;
+  return at - now_ms();
+}
+
+static void flush(void) {
+  while (c.out_done < c.out_len) {
+    ssize_t n = write(c.fd, c.out + c.out_done, c.out_len - c.out_done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      /* A broken connection: its read side reports it (EPOLLHUP, EOF) and closes it there. */
+      if (errno != EAGAIN) c.out_done = c.out_len = 0;
+      break;
+    }
+    c.out_done += (size_t)n;
+  }
+  if (c.out_done == c.out_len) c.out_done = c.out_len = 0;
+  int want = c.out_len > 0;
+  if (want != c.out_watched) {
+    struct epoll_event ev = {.events = EPOLLIN | (want ? EPOLLOUT : 0), .data.ptr = &control_side};
+    epoll_ctl(c.epfd, EPOLL_CTL_MOD, c.fd, &ev);
+    c.out_watched = want;
+  }
+}
+
+void control_send(char type, const char *const *fields, int count) {
+  if (c.fd < 0) return;
+  size_t size;
+  unsigned char *message = control_message(type, fields, count, &size);
+  if (message == NULL) return;
+  if (c.out_len + size > c.out_cap) {
+    size_t cap = c.out_cap ? c.out_cap : 4096;
+    while (cap < c.out_len + size) cap *= 2;
+    unsigned char *out = realloc(c.out, cap);
+    if (out == NULL) {
+      free(message);
+      return;
+    }
+    c.out = out;
+    c.out_cap = cap;
+  }
+  memcpy(c.out + c.out_len, message, size);
+  c.out_len += size;
+  free(message);
+  flush();
+}
+
+void control_ensure(void) {
+  if (c.fd >= 0 || retry_left() > 0) return;
+  char why[PATH_MAX + 160];
+  int fd = serving_connect(c.config, why, sizeof why);
+  if (fd < 0) {
+    keeper_say("control connection: %s", why);
+    lost();
+    return;
+  }
+  if (serving_preamble(fd, ROLE_CONTROL, c.fields, c.fields_len) != 0) {
+    close(fd);
+    lost();
+    return;
+  }
+  c.fd = fd;
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &control_side};
+  epoll_ctl(c.epfd, EPOLL_CTL_ADD, fd, &ev);
+  held_greet();
+}
+
+/* One whole message; 0, or -1 when it breaks the protocol. */
+static int dispatch(const unsigned char *message, size_t size) {
+  static const char *fields[CONTROL_FIELDS_MAX];
+  char type = (char)message[4];
+  int count = control_fields((const char *)message + 5, size - 5, fields, CONTROL_FIELDS_MAX);
+  if (count < 0 || !control_request_ok(type, count)) return -1;
+  switch (type) {
+  case 'L': {
+    int roles = (int)strlen(fields[4]);
+    if (roles > c.fd_count) return -1;
+    int fds[FDS_MAX];
+    memcpy(fds, c.fds, sizeof(int) * (size_t)roles);
+    memmove(c.fds, c.fds + roles, sizeof(int) * (size_t)(c.fd_count - roles));
+    c.fd_count -= roles;
+    held_launch(fields, count, fds);
+    return 0;
+  }
+  case 'C':
+    held_close_stdin(fields[0]);
+    return 0;
+  case 'R':
+    held_resize(fields[0], fields[1], fields[2], fields[3]);
+    return 0;
+  case 'A':
+    held_ack(fields[0]);
+    return 0;
+  default: /* 'D' */
+    held_release(fields[0]);
+    return 0;
+  }
+}
+
+/* Reads with the descriptors that come along; -1 when the connection is gone. */
+static int receive(void) {
+  if (c.in_cap - c.in_len < READ_CHUNK) {
+    size_t cap = c.in_cap ? c.in_cap * 2 : READ_CHUNK * 2;
+    unsigned char *in = realloc(c.in, cap);
+    if (in == NULL) return -1;
+    c.in = in;
+    c.in_cap = cap;
+  }
+  struct iovec iov = {c.in + c.in_len, READ_CHUNK};
+  char control[CMSG_SPACE(sizeof(int) * FDS_MAX)];
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n = recvmsg(c.fd, &msg, MSG_CMSG_CLOEXEC);
+  if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
+  int overflow = 0;
+  for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h != NULL; h = CMSG_NXTHDR(&msg, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+    size_t got = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < got; i++) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
+      if (c.fd_count < FDS_MAX) c.fds[c.fd_count++] = fd;
+      else {
+        close(fd);
+        overflow = 1;
+      }
+    }
+  }
+  if (n == 0 || overflow || (msg.msg_flags & MSG_CTRUNC)) return -1;
+  c.in_len += (size_t)n;
+  return 0;
+}
+
+void control_on_event(uint32_t events) {
+  if (c.fd < 0) return;
+  if (events & EPOLLOUT) flush();
+  if (c.fd < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
+  if (receive() != 0) {
+    /* Every connection while the serving process does not take control connections: only with -debug. */
+    if (c.config->debug) keeper_say("the control connection closed");
+    lost();
+    return;
+  }
+  size_t off = 0, size = 0;
+  int whole;
+  while ((whole = control_frame(c.in + off, c.in_len - off, &size)) == 1) {
+    if (dispatch(c.in + off, size) != 0) break;
+    off += size;
+    if (c.fd < 0) return;
+  }
+  if (whole != 0) {
+    keeper_say("the serving process sent a malformed control message: closing the control connection");
+    lost();
+    return;
+  }
+  /* The peer speaks the protocol: the next failure starts with a short pause again. */
+  c.retry_ms = 0;
+  memmove(c.in, c.in + off, c.in_len - off);
+  c.in_len -= off;
+}
+
+int control_timeout(void) {
+  if (c.fd >= 0 || held_count() == 0) return -1;
+  long left = retry_left();
+  return left > 0 ? (int)left : 0;
+}
+
+void control_tick(void) {
+  if (c.fd < 0 && held_count() > 0) control_ensure();
+}

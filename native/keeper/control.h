@@ -1,0 +1,33 @@
+/*
+ * The keeper's one control connection to the serving process (docs/keeper-protocol.md,
+ * "The control connection"): opened before the first relay and whenever the keeper holds a
+ * process, `H` then the unacked `E`s first on each, requests in (with their descriptors),
+ * replies and exits out. A malformed message closes it; the keeper opens another.
+ */
+#ifndef SKIFF_KEEPER_CONTROL_H
+#define SKIFF_KEEPER_CONTROL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "keeper.h"
+
+void control_init(int epfd, const struct keeper_config *config, const char *fields, size_t fields_len);
+
+/* Connects when not connected (starting a serving process if none answers), unless a retry is not due yet. */
+void control_ensure(void);
+
+/* Closes the connection (nothing held, no containerd connection: nothing to say). */
+void control_close(void);
+
+int control_connected(void);
+
+void control_on_event(uint32_t events);
+
+/* Queues a message for the serving process; dropped when not connected (what must arrive is sent again on the next connection). */
+void control_send(char type, const char *const *fields, int count);
+
+/* Milliseconds until a due reconnect (-1: none due), and the reconnect itself. */
+int control_timeout(void);
+void control_tick(void);
+
+#endif

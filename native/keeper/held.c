@@ -1,0 +1,604 @@
+/*
+ * The processes the keeper holds for the serving process, by key (docs/keeper-protocol.md,
+ * "The control connection"): `L` runs a program as the keeper's child and keeps what it
+ * leaves behind (its pid file's process: the keeper is a subreaper, so that process is its
+ * child too); every reap is matched to a key, and an exit is told (`E`) until it is acked.
+ */
+#define _GNU_SOURCE
+#include "held.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "control-wire.h"
+#include "keeper.h"
+
+#define ROLES_MAX 16
+#define DRAIN_CHECK_MS 20
+#define TERMINAL_GRACE_MS 2000
+#define RECENT_MAX 64
+#define COPY_CHUNK 65536
+#define ERROR_MAX (PATH_MAX + 160)
+
+struct held {
+  struct held *next;
+  char *key;
+  int dead;
+  /* The launch: the program's pid until it exits, what it was given, what `l` needs. */
+  pid_t program;
+  char seq[24];
+  char *pid_file, *console, *argv0;
+  int listener, report;
+  int stdio[3];
+  int hold[ROLES_MAX], hold_count;
+  int keep_open[ROLES_MAX], keep_open_count; /* I */
+  int out, in, master;
+  struct side master_side, input_side;
+  /* The process kept, and its exit. */
+  pid_t pid;
+  int exited, status, exit_told, acked, terminal_done;
+  struct timespec when;
+  long exit_deadline; /* monotonic ms; 0 when none */
+};
+
+static struct {
+  int epfd;
+  struct held *list, *dead;
+  struct {
+    pid_t pid;
+    int status;
+    struct timespec when;
+  } recent[RECENT_MAX]; /* reaps no key claimed yet: a pid file may name one of them */
+  int recent_next;
+} h;
+
+static long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static void close_fd(int *fd) {
+  if (*fd >= 0) close(*fd);
+  *fd = -1;
+}
+
+void held_init(int epfd) {
+  h.epfd = epfd;
+}
+
+int held_count(void) {
+  int n = 0;
+  for (struct held *e = h.list; e != NULL; e = e->next) n++;
+  return n;
+}
+
+static struct held *find(const char *key) {
+  for (struct held *e = h.list; e != NULL; e = e->next)
+    if (strcmp(e->key, key) == 0) return e;
+  return NULL;
+}
+
+static void close_all(struct held *e) {
+  for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
+  for (int i = 0; i < e->hold_count; i++) close_fd(&e->hold[i]);
+  for (int i = 0; i < e->keep_open_count; i++) close_fd(&e->keep_open[i]);
+  e->hold_count = e->keep_open_count = 0;
+  close_fd(&e->out);
+  close_fd(&e->in);
+  close_fd(&e->master);
+  close_fd(&e->report);
+  if (e->listener >= 0) {
+    close_fd(&e->listener);
+    unlink(e->console);
+  }
+}
+
+/* Forgets the key; freed at the end of the round (an event of this round may still point at it). */
+static void forget(struct held *e) {
+  close_all(e);
+  struct held **at = &h.list;
+  while (*at != e) at = &(*at)->next;
+  *at = e->next;
+  e->dead = 1;
+  e->next = h.dead;
+  h.dead = e;
+}
+
+void held_collect(void) {
+  while (h.dead != NULL) {
+    struct held *e = h.dead;
+    h.dead = e->next;
+    free(e->key);
+    free(e->pid_file);
+    free(e->console);
+    free(e->argv0);
+    free(e);
+  }
+}
+
+static void reply_launched(const char *seq, int status, pid_t pid, const char *error) {
+  char status_text[16], pid_text[16];
+  snprintf(status_text, sizeof status_text, "%d", status);
+  snprintf(pid_text, sizeof pid_text, "%d", (int)pid);
+  const char *fields[] = {seq, status_text, pid_text, error};
+  control_send('l', fields, 4);
+}
+
+static void tell_exit(struct held *e) {
+  e->exit_told = 1;
+  e->exit_deadline = 0;
+  if (e->acked) return;
+  char pid[16], status[16], sec[24], nsec[16];
+  snprintf(pid, sizeof pid, "%d", (int)e->pid);
+  snprintf(status, sizeof status, "%d", e->status);
+  snprintf(sec, sizeof sec, "%lld", (long long)e->when.tv_sec);
+  snprintf(nsec, sizeof nsec, "%ld", e->when.tv_nsec);
+  const char *fields[] = {e->key, pid, status, sec, nsec};
+  control_send('E', fields, 5);
+}
+
+static void kept_exited(struct held *e, int status, const struct timespec *when) {
+  e->exited = 1;
+  e->status = status;
+  e->when = *when;
+  for (int i = 0; i < e->keep_open_count; i++) close_fd(&e->keep_open[i]);
+  e->keep_open_count = 0;
+  /* With a terminal, after its last output; a child that outlived the process may hold it. */
+  if (e->master >= 0 && !e->terminal_done) e->exit_deadline = now_ms() + TERMINAL_GRACE_MS;
+  else tell_exit(e);
+}
+
+/* Every other descriptor closed, default signals, an empty mask: the program starts clean. */
+static void exec_program(struct held *e, char **argv, int report) {
+  int null = open("/dev/null", O_RDWR);
+  for (int i = 0; i < 3; i++) dup2(e->stdio[i] >= 0 ? e->stdio[i] : null, i);
+  int max = (int)sysconf(_SC_OPEN_MAX);
+  if (max < 0 || max > 65536) max = 65536;
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3, report - 1, 0) != 0 || syscall(SYS_close_range, report + 1, ~0U, 0) != 0)
+#endif
+    for (int fd = 3; fd < max; fd++)
+      if (fd != report) close(fd);
+  sigset_t none;
+  sigemptyset(&none);
+  for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  execv(argv[0], argv);
+  int err = errno;
+  if (write(report, &err, sizeof err) < 0) _exit(127);
+  _exit(127);
+}
+
+static int listen_console(const char *path) {
+  struct sockaddr_un sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  if (strlen(path) >= sizeof sa.sun_path) return errno = ENAMETOOLONG, -1;
+  strcpy(sa.sun_path, path);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return -1;
+  unlink(path);
+  mode_t old = umask(0177); /* 0600 from the start */
+  int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 1) == 0;
+  int err = errno;
+  umask(old);
+  if (!ok) {
+    close(fd);
+    return errno = err, -1;
+  }
+  return fd;
+}
+
+/* Places each role's descriptor; -1 with `error` when a role is not one. */
+static int take_roles(struct held *e, const char *roles, int *fds, char *error) {
+  int n = (int)strlen(roles);
+  for (int i = 0; i < n; i++) {
+    int *slot = NULL;
+    switch (roles[i]) {
+    case '0':
+    case '1':
+    case '2':
+      slot = &e->stdio[roles[i] - '0'];
+      break;
+    case 'H':
+      slot = e->hold_count < ROLES_MAX ? &e->hold[e->hold_count++] : NULL;
+      break;
+    case 'I':
+      slot = e->keep_open_count < ROLES_MAX ? &e->keep_open[e->keep_open_count++] : NULL;
+      break;
+    case 'O':
+      slot = &e->out;
+      break;
+    case 'N':
+      slot = &e->in;
+      break;
+    default:
+      break;
+    }
+    if (slot == NULL || *slot >= 0) {
+      snprintf(error, ERROR_MAX, "role '%c' is not one of 0 1 2 H I O N, or comes twice", roles[i]);
+      for (int j = i; j < n; j++) close(fds[j]);
+      return -1;
+    }
+    *slot = fds[i];
+  }
+  return 0;
+}
+
+/* Why a launch cannot go on, before the fork ("" when it can); the roles' descriptors are e's or closed. */
+static void check_launch(struct held *e, const char *const *fields, int *fds, char *error) {
+  if (find(fields[1]) != NULL) {
+    snprintf(error, ERROR_MAX, "key %s is held already: release it first", fields[1]);
+  } else if (e->key == NULL || e->pid_file == NULL || e->console == NULL || e->argv0 == NULL) {
+    snprintf(error, ERROR_MAX, "the keeper is out of memory");
+  } else {
+    /* Placed now: from here on, forgetting e closes them. */
+    if (take_roles(e, fields[4], fds, error) != 0) return;
+    if (e->argv0[0] != '/')
+      snprintf(error, ERROR_MAX, "the program %s is not an absolute path", e->argv0);
+    else if ((e->out >= 0 || e->in >= 0) && e->console[0] == '\0')
+      snprintf(error, ERROR_MAX, "roles O and N need a console socket");
+    else if (e->console[0] != '\0' && e->pid_file[0] == '\0')
+      snprintf(error, ERROR_MAX, "a console socket needs a pid file: the program's exit says when the terminal came");
+    else if (e->console[0] != '\0' && (e->listener = listen_console(e->console)) < 0)
+      snprintf(error, ERROR_MAX, "cannot listen on the console socket %s: %s", e->console, strerror(errno));
+    return;
+  }
+  int n = (int)strlen(fields[4]);
+  for (int i = 0; i < n; i++) close(fds[i]);
+}
+
+void held_launch(const char *const *fields, int count, int *fds) {
+  const char *seq = fields[0];
+  char error[ERROR_MAX] = "";
+  struct held *e = calloc(1, sizeof *e);
+  char **argv = calloc((size_t)(count - 5 + 1), sizeof *argv);
+  if (e == NULL || argv == NULL) {
+    free(e);
+    free(argv);
+    int n = (int)strlen(fields[4]);
+    for (int i = 0; i < n; i++) close(fds[i]);
+    reply_launched(seq, -1, 0, "the keeper is out of memory");
+    return;
+  }
+  e->stdio[0] = e->stdio[1] = e->stdio[2] = -1;
+  for (int i = 0; i < ROLES_MAX; i++) e->hold[i] = e->keep_open[i] = -1;
+  e->out = e->in = e->master = e->listener = e->report = -1;
+  e->master_side = (struct side){.kind = SIDE_MASTER, .owner = e};
+  e->input_side = (struct side){.kind = SIDE_INPUT, .owner = e};
+  snprintf(e->seq, sizeof e->seq, "%s", seq);
+  e->key = strdup(fields[1]);
+  e->pid_file = strdup(fields[2]);
+  e->console = strdup(fields[3]);
+  e->argv0 = strdup(fields[5]);
+  for (int i = 5; i < count; i++) argv[i - 5] = (char *)fields[i];
+  check_launch(e, fields, fds, error);
+  int report[2] = {-1, -1};
+  if (error[0] == '\0' && pipe2(report, O_CLOEXEC) != 0)
+    snprintf(error, sizeof error, "cannot make a pipe: %s", strerror(errno));
+  pid_t pid = -1;
+  if (error[0] == '\0') {
+    pid = fork();
+    if (pid == 0) exec_program(e, argv, report[1]);
+    close(report[1]);
+    if (pid < 0) {
+      snprintf(error, sizeof error, "cannot fork: %s", strerror(errno));
+      close(report[0]);
+    }
+  }
+  free(argv);
+  e->next = h.list;
+  h.list = e;
+  if (error[0] != '\0') {
+    forget(e);
+    reply_launched(seq, -1, 0, error);
+    return;
+  }
+  if (e->pid_file[0] != '\0') {
+    /* Its exit says what to keep (held_reaped). */
+    e->program = pid;
+    e->report = report[0];
+    return;
+  }
+  /* No pid file: the program itself is kept, from its exec on (EOF on the pipe; an errno if the exec failed). */
+  int err = 0;
+  ssize_t n;
+  do n = read(report[0], &err, sizeof err);
+  while (n < 0 && errno == EINTR);
+  close(report[0]);
+  if (n == (ssize_t)sizeof err) {
+    snprintf(error, sizeof error, "cannot run %s: %s", e->argv0, strerror(err));
+    forget(e);
+    reply_launched(seq, -1, 0, error);
+    return;
+  }
+  /* The program has its copies: a reader of its output meets EOF once the program's side closes. */
+  for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
+  e->pid = pid;
+  reply_launched(seq, 0, pid, "");
+}
+
+/* The pid in a pid file (runc writes it without a newline); 0 when there is none. */
+static pid_t read_pid_file(const char *path) {
+  char text[32] = "";
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  long pid = strtol(text, NULL, 10);
+  return pid > 0 && pid < 1L << 30 ? (pid_t)pid : 0;
+}
+
+/* The pty master runc sends on the console socket (SCM_RIGHTS); -1 with `error`. */
+static int receive_master(struct held *e, char *error) {
+  int conn = accept4(e->listener, NULL, NULL, SOCK_CLOEXEC);
+  if (conn < 0) {
+    snprintf(error, ERROR_MAX, "the program made no connection to the console socket %s", e->console);
+    return -1;
+  }
+  char byte[256];
+  struct iovec iov = {byte, sizeof byte};
+  char control[CMSG_SPACE(sizeof(int) * 4)];
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  ssize_t n = recvmsg(conn, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  close(conn);
+  int master = -1;
+  for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    size_t got = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < got; i++) {
+      int fd;
+      memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+      if (master < 0) master = fd;
+      else close(fd);
+    }
+  }
+  if (master < 0) snprintf(error, ERROR_MAX, "no terminal came on the console socket %s", e->console);
+  return master;
+}
+
+static void watch_terminal(struct held *e) {
+  fcntl(e->master, F_SETFL, fcntl(e->master, F_GETFL) | O_NONBLOCK);
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &e->master_side};
+  epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->master, &ev);
+  if (e->in >= 0) {
+    struct epoll_event in = {.events = EPOLLIN, .data.ptr = &e->input_side};
+    /* A regular file cannot be watched: a terminal's input is a FIFO or a socket. */
+    if (epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->in, &in) != 0) close_fd(&e->in);
+  }
+}
+
+/* Whether `pid` runs (or waits to be reaped) as the keeper's child: only then will its exit come. */
+static int is_child(pid_t pid) {
+  char path[32], stat[512];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, stat, sizeof stat - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  stat[n] = '\0';
+  /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so from the last ')'. */
+  const char *end = strrchr(stat, ')');
+  char state;
+  int ppid;
+  if (end == NULL || sscanf(end + 1, " %c %d", &state, &ppid) != 2) return 0;
+  return ppid == (int)getpid();
+}
+
+static void program_exited(struct held *e, int status) {
+  e->program = 0;
+  for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
+  char error[ERROR_MAX] = "";
+  int err = 0;
+  if (read(e->report, &err, sizeof err) == (ssize_t)sizeof err)
+    snprintf(error, sizeof error, "cannot run %s: %s", e->argv0, strerror(err));
+  close_fd(&e->report);
+  pid_t pid = 0;
+  int ok = error[0] == '\0' && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  if (ok && e->pid_file[0] != '\0' && (pid = read_pid_file(e->pid_file)) == 0)
+    snprintf(error, sizeof error, "%s exited 0 without a pid in %s", e->argv0, e->pid_file);
+  if (pid > 0 && e->listener >= 0 && (e->master = receive_master(e, error)) >= 0) watch_terminal(e);
+  if (e->listener >= 0) {
+    close_fd(&e->listener);
+    unlink(e->console);
+  }
+  if (error[0] != '\0' || pid == 0) {
+    /* Nothing to keep: a one-shot program, a failure, or the keeper's part failed. */
+    reply_launched(e->seq, error[0] != '\0' ? -1 : status, 0, error);
+    forget(e);
+    return;
+  }
+  int reaped = -1;
+  for (int i = 0; i < RECENT_MAX && pid > 0; i++) {
+    if (h.recent[i].pid != pid) continue;
+    h.recent[i].pid = 0;
+    /* A process that runs under this pid now is the pid file's: the reap was of an older one. */
+    if (!is_child(pid)) reaped = i;
+  }
+  if (reaped < 0 && pid > 0 && !is_child(pid)) {
+    snprintf(error, sizeof error, "pid %d in %s is not a process the keeper can reap", (int)pid, e->pid_file);
+    reply_launched(e->seq, -1, 0, error);
+    forget(e);
+    return;
+  }
+  e->pid = pid;
+  reply_launched(e->seq, status, pid, "");
+  /* It exited before the program did, and was reaped then: that is the key's exit. */
+  if (reaped >= 0) kept_exited(e, h.recent[reaped].status, &h.recent[reaped].when);
+}
+
+void held_reaped(int pid, int status) {
+  struct timespec when;
+  clock_gettime(CLOCK_REALTIME, &when);
+  for (struct held *e = h.list; e != NULL; e = e->next) {
+    if (e->program == pid) {
+      program_exited(e, status);
+      return;
+    }
+    if (e->pid == pid && !e->exited) {
+      kept_exited(e, status, &when);
+      return;
+    }
+  }
+  h.recent[h.recent_next].pid = pid;
+  h.recent[h.recent_next].status = status;
+  h.recent[h.recent_next].when = when;
+  h.recent_next = (h.recent_next + 1) % RECENT_MAX;
+}
+
+void held_greet(void) {
+  const char *fields[CONTROL_FIELDS_MAX];
+  char pids[CONTROL_FIELDS_MAX / 2][16];
+  int n = 0;
+  for (struct held *e = h.list; e != NULL && n < CONTROL_FIELDS_MAX; e = e->next) {
+    if (e->pid == 0 || e->exited) continue;
+    snprintf(pids[n / 2], sizeof pids[n / 2], "%d", (int)e->pid);
+    fields[n] = e->key;
+    fields[n + 1] = pids[n / 2];
+    n += 2;
+  }
+  control_send('H', fields, n);
+  for (struct held *e = h.list; e != NULL; e = e->next)
+    if (e->exit_told && !e->acked) tell_exit(e);
+}
+
+void held_close_stdin(const char *key) {
+  struct held *e = find(key);
+  if (e == NULL) return;
+  for (int i = 0; i < e->keep_open_count; i++) close_fd(&e->keep_open[i]);
+  e->keep_open_count = 0;
+}
+
+void held_resize(const char *seq, const char *key, const char *width, const char *height) {
+  struct held *e = find(key);
+  const char *error = "";
+  long w = 0, hgt = 0;
+  struct winsize size;
+  memset(&size, 0, sizeof size);
+  if (e == NULL) error = "no such key";
+  else if (e->master < 0) error = "the key has no terminal";
+  else if (control_number(width, &w) != 0 || control_number(height, &hgt) != 0 || w < 0 || hgt < 0 ||
+           w > 0xffff || hgt > 0xffff)
+    error = "width and height are numbers from 0 to 65535";
+  else {
+    size.ws_col = (unsigned short)w;
+    size.ws_row = (unsigned short)hgt;
+    if (ioctl(e->master, TIOCSWINSZ, &size) != 0) error = strerror(errno);
+  }
+  const char *fields[] = {seq, error};
+  control_send('r', fields, 2);
+}
+
+void held_ack(const char *key) {
+  struct held *e = find(key);
+  if (e != NULL) e->acked = 1;
+}
+
+void held_release(const char *key) {
+  struct held *e = find(key);
+  if (e != NULL) forget(e);
+}
+
+/* All of `len` to `fd`, a non-blocking FIFO possibly: waited out a little, then dropped (nobody reads). */
+static void write_all(int fd, const char *buf, size_t len) {
+  int waits = 0;
+  while (len > 0 && fd >= 0) {
+    ssize_t n = write(fd, buf, len);
+    if (n > 0) {
+      buf += n;
+      len -= (size_t)n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno == EAGAIN && waits++ < 10) {
+      struct pollfd p = {.fd = fd, .events = POLLOUT};
+      poll(&p, 1, 100);
+      continue;
+    }
+    return;
+  }
+}
+
+static void terminal_finished(struct held *e) {
+  e->terminal_done = 1;
+  close_fd(&e->master);
+  close_fd(&e->in);
+  close_fd(&e->out);
+  if (e->exited && !e->exit_told) tell_exit(e);
+}
+
+void held_on_fd(struct side *s, uint32_t events) {
+  struct held *e = s->owner;
+  if (e->dead) return;
+  static char buf[COPY_CHUNK];
+  if (s->kind == SIDE_MASTER) {
+    if (e->master < 0) return;
+    for (int round = 0; round < 16; round++) {
+      ssize_t n = read(e->master, buf, sizeof buf);
+      if (n > 0) {
+        write_all(e->out, buf, (size_t)n);
+        continue;
+      }
+      /* EIO: no writer is left on the terminal. */
+      if (n == 0 || (errno != EAGAIN && errno != EINTR)) terminal_finished(e);
+      return;
+    }
+    return;
+  }
+  if (e->in < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
+  ssize_t n = read(e->in, buf, sizeof buf);
+  if (n > 0) write_all(e->master, buf, (size_t)n);
+  else if (n == 0 || (errno != EAGAIN && errno != EINTR)) close_fd(&e->in);
+}
+
+int held_timeout(void) {
+  long soonest = -1, now = now_ms();
+  for (struct held *e = h.list; e != NULL; e = e->next) {
+    long left = -1;
+    if (e->exited && e->hold_count > 0) left = DRAIN_CHECK_MS;
+    if (e->exit_deadline > 0 && (left < 0 || e->exit_deadline - now < left))
+      left = e->exit_deadline - now > 0 ? e->exit_deadline - now : 0;
+    if (left >= 0 && (soonest < 0 || left < soonest)) soonest = left;
+  }
+  return (int)soonest;
+}
+
+void held_tick(void) {
+  long now = now_ms();
+  for (struct held *e = h.list; e != NULL; e = e->next) {
+    if (e->exit_deadline > 0 && now >= e->exit_deadline) tell_exit(e);
+    if (!e->exited || e->hold_count == 0) continue;
+    /* What the process wrote is read out before the FIFO loses its last writer. */
+    int open = 0;
+    for (int i = 0; i < e->hold_count; i++) {
+      int queued = 0;
+      if (e->hold[i] >= 0 && ioctl(e->hold[i], FIONREAD, &queued) == 0 && queued == 0) close_fd(&e->hold[i]);
+      if (e->hold[i] >= 0) open++;
+    }
+    if (open == 0) e->hold_count = 0;
+  }
+}

@@ -1,0 +1,37 @@
+/*
+ * What the keeper holds for the serving process (docs/keeper-protocol.md, "The control
+ * connection"): per key, the program it launched, the process it keeps, their descriptors,
+ * a terminal's copying, and the exit until it is acked.
+ */
+#ifndef SKIFF_KEEPER_HELD_H
+#define SKIFF_KEEPER_HELD_H
+
+#include <stdint.h>
+#include "relay.h"
+
+void held_init(int epfd);
+
+/* Keys held (launching, running, or exited and not released). */
+int held_count(void);
+
+/* `L`: fields as received (seq, key, pid file, console, roles, argv...), fds one per role (taken). */
+void held_launch(const char *const *fields, int count, int *fds);
+void held_close_stdin(const char *key);
+void held_resize(const char *seq, const char *key, const char *width, const char *height);
+void held_ack(const char *key);
+void held_release(const char *key);
+
+/* A child the keeper reaped. */
+void held_reaped(int pid, int status);
+
+/* On each new control connection: `H`, then every exit not acked. */
+void held_greet(void);
+
+void held_on_fd(struct side *s, uint32_t events);
+
+/* Milliseconds until held_tick has work (-1: none), the work (pipe drains, terminal deadlines), and freeing what was released. */
+int held_timeout(void);
+void held_tick(void);
+void held_collect(void);
+
+#endif

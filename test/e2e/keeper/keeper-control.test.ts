@@ -1,0 +1,373 @@
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { encodeControl } from '../../../src/adapters/shim/outbound/keeper/control-message';
+import { nativeAddon } from '../../../src/adapters/shim/os/native-addon';
+import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
+import { waitFor } from '../../support/wait-for';
+import { closeAll, drain, fifo, PYTHON, ServingSide, TERMINAL_HELPER } from './control-support';
+import { alive, keeperPids, layout, Layout, openFds, serverPids } from './keeper-support';
+
+/**
+ * The pod keeper's control connection (docs/keeper-protocol.md, "The control connection"): a
+ * real keeper started by `start`, and this test as the serving process with its side of the
+ * protocol (src/adapters/shim/outbound/keeper/keeper-control.ts): launches, exits told until
+ * acked across reconnections, release, a terminal, and malformed messages.
+ */
+const LINUX = process.platform === 'linux';
+const NS = 'cns';
+const IDLE_MS = 300;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const exitCode = (status: number) => (status >> 8) & 0xff;
+
+if (!LINUX) process.stderr.write('keeper control suite not run: containerd-shim-skiff-v2 is Linux-only\n');
+
+if (LINUX)
+  describe("the pod keeper's control connection", () => {
+    let l: Layout;
+    let side: ServingSide;
+    let dir: string;
+    const fds: number[] = [];
+    const kept: number[] = [];
+    beforeEach(async () => {
+      l = layout(NS);
+      dir = mkdtempSync(join(tmpdir(), 'skiff-control-'));
+      side = new ServingSide(l);
+      // Its idle time short: only a test that closes containerd's connection meets it.
+      await side.start(NS, 'p1', undefined, { SKIFF_KEEPER_IDLE_MS: String(IDLE_MS) });
+    });
+    afterEach(async () => {
+      side.close();
+      closeAll(fds);
+      kept.splice(0).forEach((pid) => alive(pid) && process.kill(pid, 'SIGKILL'));
+      const pids = [...keeperPids(l.address), ...serverPids(l)];
+      pids.forEach((pid) => process.kill(pid, 'SIGKILL'));
+      await waitFor('the keepers to end', () => pids.every((pid) => !alive(pid)));
+      rmSync(l.root, { recursive: true, force: true });
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const writer = (path: string) => {
+      const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
+      fds.push(fd);
+      return fd;
+    };
+    const held = (name: string) => {
+      const f = fifo(dir, name);
+      fds.push(f.fd);
+      return f;
+    };
+
+    it('launches a program with its stdout, replies l with its pid, then tells its exit with status and time', async () => {
+      const first = await side.next(0);
+      expect(first.hellos).toEqual([[]]);
+      const out = held('out');
+      const before = Date.now() / 1000;
+      const launched = await first.control.launch({
+        key: 't1',
+        argv: ['/bin/sh', '-c', 'echo out; exit 3'],
+        fds: [{ role: '1', fd: writer(out.path) }],
+      });
+      expect(launched).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      await waitFor('the exit', () => first.exits.length === 1);
+      const [exit] = first.exits;
+      expect({ key: exit.key, pid: exit.pid, code: exitCode(exit.status) }).toEqual({
+        key: 't1',
+        pid: launched.pid,
+        code: 3,
+      });
+      expect(exit.at.seconds + exit.at.nanoseconds / 1e9).toBeGreaterThanOrEqual(before - 1);
+      expect(exit.at.seconds).toBeLessThanOrEqual(Date.now() / 1000);
+      expect(drain(out.fd)).toBe('out\n');
+      // No such program, and a relative argv[0]: the keeper's part failed, the text says which.
+      const missing = await first.control.launch({ key: 't2', argv: ['/nonexistent/prog'] });
+      expect(missing).toEqual({ status: -1, pid: 0, error: 'cannot run /nonexistent/prog: No such file or directory' });
+      const relative = await first.control.launch({ key: 't3', argv: ['sh'] });
+      expect(relative.error).toBe('the program sh is not an absolute path');
+    });
+
+    it('keeps the daemon a program leaves behind with its pid file, as runc create does, and tells its exit', async () => {
+      const first = await side.next(0);
+      const pidFile = join(dir, 'init.pid');
+      const launched = await first.control.launch({
+        key: 'd1',
+        pidFile,
+        argv: ['/bin/sh', '-c', `(sleep 0.3; exit 7) & echo $! > ${pidFile}`],
+      });
+      expect(launched.status).toBe(0);
+      expect(launched.pid).toBeGreaterThan(0);
+      kept.push(launched.pid);
+      expect(alive(launched.pid)).toBe(true);
+      await waitFor('the daemon exit', () => first.exits.length === 1);
+      expect([first.exits[0].key, first.exits[0].pid, exitCode(first.exits[0].status)]).toEqual([
+        'd1',
+        launched.pid,
+        7,
+      ]);
+      // A program that fails is forgotten: its status, nothing kept, no exit told.
+      const failed = await first.control.launch({ key: 'd2', pidFile, argv: ['/bin/sh', '-c', 'exit 1'] });
+      expect(failed).toEqual({ status: 256, pid: 0, error: '' });
+      const nopid = await first.control.launch({ key: 'd3', pidFile: join(dir, 'none'), argv: ['/bin/true'] });
+      expect(nopid.error).toMatch(/^\/bin\/true exited 0 without a pid in .*none$/);
+      // A daemon that died before its program exited (the keeper reaped it then): told at once after l.
+      const early = join(dir, 'early.pid');
+      const died = await first.control.launch({
+        key: 'd5',
+        pidFile: early,
+        argv: ['/bin/sh', '-c', `sh -c '(sleep 0.1; exit 9) & echo $! > ${early}'; sleep 0.4`],
+      });
+      expect(died).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      await waitFor('the early exit', () => first.exits.some((e) => e.key === 'd5'));
+      expect(exitCode(first.exits.find((e) => e.key === 'd5')?.status ?? 0)).toBe(9);
+      // A pid that is not the keeper's child (this test's own): its exit would never come.
+      const foreign = join(dir, 'foreign.pid');
+      writeFileSync(foreign, String(process.pid));
+      const notChild = await first.control.launch({ key: 'd4', pidFile: foreign, argv: ['/bin/true'] });
+      expect(notChild).toEqual({
+        status: -1,
+        pid: 0,
+        error: `pid ${process.pid} in ${foreign} is not a process the keeper can reap`,
+      });
+    });
+
+    it('says hello with what runs on each new connection, and tells an exit that happened while disconnected until it is acked', async () => {
+      const first = await side.next(0);
+      const launched = await first.control.launch({ key: 'k1', argv: ['/bin/sh', '-c', 'sleep 0.6; exit 5'] });
+      kept.push(launched.pid);
+      first.control.close(); // the serving process's end of it is gone, as after a SIGKILL
+      const second = await side.next(1);
+      expect(second.hellos).toEqual([[{ key: 'k1', pid: launched.pid }]]);
+      side.accepting = false;
+      second.control.close();
+      await waitFor('the kept process to exit', () => !alive(launched.pid));
+      await sleep(100);
+      side.accepting = true;
+      const count = side.controls.length;
+      const third = await side.next(count);
+      await waitFor('the exit on the new connection', () => third.exits.length === 1);
+      expect(third.hellos).toEqual([[]]);
+      expect([third.exits[0].key, exitCode(third.exits[0].status)]).toEqual(['k1', 5]);
+      third.control.close();
+      const fourth = await side.next(count + 1);
+      await waitFor('the exit again', () => fourth.exits.length === 1);
+      expect(fourth.exits[0]).toEqual(third.exits[0]);
+      fourth.control.ack('k1');
+      await sleep(50);
+      fourth.control.close();
+      const fifth = await side.next(count + 2);
+      await sleep(200);
+      expect([fifth.hellos, fifth.exits]).toEqual([[[]], []]);
+    });
+
+    it('D closes every descriptor of a key: its held FIFO, its stdin keep-alive', async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const baseline = openFds(keeper);
+      const out = held('o');
+      const input = held('i');
+      const launched = await first.control.launch({
+        key: 'r1',
+        argv: ['/bin/sleep', '30'],
+        fds: [
+          { role: '1', fd: writer(out.path) },
+          { role: 'H', fd: out.fd },
+          { role: 'I', fd: writer(input.path) },
+        ],
+      });
+      kept.push(launched.pid);
+      expect(launched.error).toBe('');
+      expect(openFds(keeper)).toBe(baseline + 2);
+      first.control.closeStdin('r1');
+      await waitFor('C to close the stdin keep-alive', () => openFds(keeper) === baseline + 1);
+      first.control.release('r1');
+      await waitFor('D to close the rest', () => openFds(keeper) === baseline);
+      // An exited key's H stays until its FIFO is read empty, then closes by itself.
+      const q = held('q');
+      writeSync(writer(q.path), 'left');
+      const done = await first.control.launch({ key: 'r2', argv: ['/bin/true'], fds: [{ role: 'H', fd: q.fd }] });
+      await waitFor('the exit', () => first.exits.some((e) => e.key === 'r2'));
+      await sleep(100);
+      expect(openFds(keeper)).toBe(baseline + 1);
+      expect(drain(q.fd)).toBe('left');
+      await waitFor('the drained H to close', () => openFds(keeper) === baseline);
+      expect(done.pid).toBeGreaterThan(0);
+    });
+
+    it('leaks no descriptor and no key over many launches, exits, acks and releases', async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const baseline = openFds(keeper);
+      const rss = () => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${keeper}/status`, 'utf8'))?.[1]);
+      const round = async (i: number) => {
+        const out = fifo(dir, `o${i}`);
+        const w = openSync(out.path, constants.O_WRONLY | constants.O_NONBLOCK);
+        const launched = await first.control.launch({
+          key: `m${i}`,
+          argv: ['/bin/sh', '-c', 'echo x'],
+          fds: [
+            { role: '1', fd: w },
+            { role: 'H', fd: out.fd },
+          ],
+        });
+        closeSync(w);
+        await waitFor('the exit', () => first.exits.some((e) => e.key === `m${i}`));
+        first.control.ack(`m${i}`);
+        first.control.release(`m${i}`);
+        closeSync(out.fd);
+        return launched.pid;
+      };
+      for (let i = 0; i < 10; i++) await round(i);
+      const warm = rss();
+      for (let i = 10; i < 60; i++) await round(i);
+      await waitFor('the descriptors back to the baseline', () => openFds(keeper) === baseline);
+      expect(rss() - warm).toBeLessThan(256); // KiB
+    });
+
+    it('copies a terminal both ways, resizes it, and tells the exit after its last output', async () => {
+      if (PYTHON === undefined) throw new Error('python3 is needed to stand in for runc with a console socket');
+      const first = await side.next(0);
+      const helper = join(dir, 'helper.py');
+      writeFileSync(helper, TERMINAL_HELPER);
+      const out = held('tty-out');
+      const input = held('tty-in');
+      const consoleSocket = join(dir, 'console.sock');
+      const pidFile = join(dir, 'tty.pid');
+      const launched = await first.control.launch({
+        key: 'tty',
+        pidFile,
+        consoleSocket,
+        argv: [PYTHON, helper, consoleSocket, pidFile, 'read line; stty size; echo got $line; exit 4'],
+        fds: [
+          { role: 'O', fd: writer(out.path) },
+          { role: 'N', fd: input.fd },
+        ],
+      });
+      expect(launched).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      kept.push(launched.pid);
+      expect(existsSync(consoleSocket)).toBe(false);
+      expect(await first.control.resize('tty', 100, 40)).toBe('');
+      expect(await first.control.resize('nokey', 1, 1)).toBe('no such key');
+      writeSync(writer(input.path), 'hello\n');
+      await waitFor('the exit', () => first.exits.length === 1);
+      expect(exitCode(first.exits[0].status)).toBe(4);
+      const text = drain(out.fd);
+      expect(text).toContain('40 100');
+      expect(text).toContain('got hello');
+    });
+
+    it('stays past its idle time and through SIGTERM while it holds a key, without any containerd connection; leaves once it is released', async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const launched = await first.control.launch({ key: 'i1', argv: ['/bin/sleep', '30'] });
+      kept.push(launched.pid);
+      side.closeContainerd();
+      await sleep(IDLE_MS * 2);
+      process.kill(keeper, 'SIGTERM');
+      await sleep(100);
+      expect(alive(keeper)).toBe(true);
+      process.kill(launched.pid, 'SIGKILL');
+      await waitFor('the exit', () => first.exits.length === 1);
+      first.control.release('i1');
+      await waitFor('the keeper to leave after its idle time', () => !alive(keeper), IDLE_MS * 5);
+    });
+
+    it('closes only the control connection on a malformed message, and says hello again on the next', async () => {
+      const first = await side.next(0);
+      const launched = await first.control.launch({ key: 'b1', argv: ['/bin/sleep', '30'] });
+      kept.push(launched.pid);
+      const bad = [
+        encodeControl('X', ['k']), // a type it does not know
+        encodeControl('A', ['k', 'extra']), // a wrong field count
+        Buffer.from([0x00, 0x20, 0x00, 0x00, 0x41]), // over 1 MiB
+        encodeControl('L', ['1', 'k', '', '', '01', '/bin/true']), // roles without their descriptors
+      ];
+      for (const [i, message] of bad.entries()) {
+        const seen = side.controls[i];
+        const fd = (seen.control as unknown as { socket: { _handle: { fd: number } } }).socket._handle.fd;
+        nativeAddon().sendWithFds(fd, message, []);
+        await waitFor(`malformed message ${i + 1} to close the connection`, () => seen.closed);
+        const next = await side.next(i + 1);
+        expect(next.hellos).toEqual([[{ key: 'b1', pid: launched.pid }]]);
+      }
+      expect(alive(launched.pid)).toBe(true);
+      expect(keeperPids(l.address)).toHaveLength(1);
+    });
+  });
+
+/** `runc create` itself through the keeper, as the runc runtime will launch it (SKIFF_RUNC_TESTS=1). */
+if (LINUX && runcTestsEnabled())
+  describe("the pod keeper's control connection with runc", () => {
+    let l: Layout;
+    let side: ServingSide;
+    let bundles: RuncBundleFactory;
+    const fds: number[] = [];
+    beforeEach(async () => {
+      l = layout(NS);
+      bundles = new RuncBundleFactory();
+      side = new ServingSide(l);
+      await side.start(NS, 'r1');
+    });
+    afterEach(async () => {
+      side.close();
+      closeAll(fds);
+      const pids = keeperPids(l.address);
+      pids.forEach((pid) => process.kill(pid, 'SIGKILL'));
+      await waitFor('the keepers to end', () => pids.every((pid) => !alive(pid)));
+      rmSync(l.root, { recursive: true, force: true });
+      bundles.cleanup();
+    });
+
+    it('keeps the init runc create leaves behind, with its terminal, and tells its exit', async () => {
+      const first = await side.next(0);
+      const bundle = bundles.make(['sh', '-c', 'read line; echo got $line; exit 6'], { terminal: true });
+      const root = join(bundles.root, 'runc');
+      const out = fifo(bundles.root, 'out');
+      const input = fifo(bundles.root, 'in');
+      const writeOut = openSync(out.path, constants.O_WRONLY | constants.O_NONBLOCK);
+      fds.push(out.fd, input.fd, writeOut);
+      const pidFile = join(bundle, 'init.pid');
+      const consoleSocket = join(bundles.root, 'console.sock');
+      const runc = execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim();
+      const launched = await first.control.launch({
+        key: 'c1',
+        pidFile,
+        consoleSocket,
+        argv: [
+          runc,
+          '--root',
+          root,
+          'create',
+          '--bundle',
+          bundle,
+          '--pid-file',
+          pidFile,
+          '--console-socket',
+          consoleSocket,
+          'c1',
+        ],
+        fds: [
+          { role: 'O', fd: writeOut },
+          { role: 'N', fd: input.fd },
+        ],
+      });
+      expect(launched).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      expect(await first.control.resize('c1', 120, 30)).toBe('');
+      execFileSync(runc, ['--root', root, 'start', 'c1']);
+      writeSync(input.fd, 'hi\n');
+      await waitFor('the init to exit', () => first.exits.length === 1);
+      expect([first.exits[0].pid, exitCode(first.exits[0].status)]).toEqual([launched.pid, 6]);
+      expect(drain(out.fd)).toContain('got hi');
+      execFileSync(runc, ['--root', root, 'delete', 'c1']);
+    });
+  });
