@@ -12,8 +12,8 @@ const productRules = PRODUCTS.flatMap((from) =>
     name: `${from}-not-${to}`,
     comment: `The ${from} product never imports the ${to} product (put what both need in shared/).`,
     severity: 'error',
-    from: { path: `^src/(domain|application|adapters)/${from}/` },
-    to: { path: `^src/(domain|application|adapters|infrastructure)/${to}/` },
+    from: { path: `^src/(domain|application|adapters|adapters/fakes)/${from}/` },
+    to: { path: `^src/(domain|application|adapters|adapters/fakes|infrastructure)/${to}/` },
   })),
 );
 
@@ -39,8 +39,8 @@ module.exports = {
       name: 'shared-is-shared',
       comment: 'shared/ rooms serve both products, so they import neither.',
       severity: 'error',
-      from: { path: '^src/(domain|application|adapters)/shared/' },
-      to: { path: '^src/(domain|application|adapters)/(shim|login)/' },
+      from: { path: '^src/(domain|application|adapters|adapters/fakes)/shared/' },
+      to: { path: '^src/(domain|application|adapters|adapters/fakes)/(shim|login)/' },
     },
     ...productRules,
     {

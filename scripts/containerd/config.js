@@ -96,4 +96,4 @@ function criSection(p, options) {
   ];
 }
 
-module.exports = { containerdConfig, RUNTIMES };
+module.exports = { containerdConfig };

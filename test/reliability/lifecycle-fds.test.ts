@@ -20,7 +20,7 @@ const WARM_UP = 10;
  * <name>` in a loop gives. The runc containers have no cgroupsPath, so runc names their
  * cgroup after that id: the cgroup v1 OOM watch once took a removal's late signal for the
  * next container's, and kept an eventfd and memory.oom_control open for about one
- * lifecycle in four (issue 22). This machine's cgroup version is the one tested: every
+ * lifecycle in four. This machine's cgroup version is the one tested: every
  * controller is on v1 here, and on a cgroup v2 host the same test runs the v2 watch.
  */
 describe.each(runtimes())('descriptors of the serving process after %s lifecycles', (name, bundleOf) => {

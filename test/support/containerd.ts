@@ -15,7 +15,6 @@ const impl = require('../../scripts/containerd/private-containerd.js') as {
 };
 const config = require('../../scripts/containerd/config.js') as {
   containerdConfig(dir: string, options?: ContainerdOptions): string;
-  RUNTIMES: Record<string, string>;
 };
 const teardownJs = require('../../scripts/containerd/teardown.js') as {
   runcShimSocket(address: string, key: string): string;
@@ -27,7 +26,6 @@ const procfs = require('../../scripts/containerd/procfs.js') as { alive(pid: num
 
 export const BUSYBOX_IMAGE = impl.BUSYBOX_IMAGE;
 export const PAUSE_IMAGE = impl.PAUSE_IMAGE;
-export const CRI_RUNTIMES = config.RUNTIMES;
 export const containerdConfig = config.containerdConfig;
 export const runcShimSocket = teardownJs.runcShimSocket;
 export const sweepStaleContainerds = impl.sweepStale;

@@ -1,7 +1,7 @@
 /**
  * Every runtime `--runtime` takes, in one place: the flags' choices, the shim module's
  * factory (shim.module.ts) and containerd's serving process read it. Pure data, so the
- * small bundle that binds the socket first (listen-first.ts) can check a name.
+ * small bundle that binds the socket first (entry/shim-listen.ts) can check a name.
  *
  * `oci` runtimes are OCI containers through a runc-compatible binary (same commands and
  * flags as runc); a binary such as crun is one more entry naming it.

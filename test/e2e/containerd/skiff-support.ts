@@ -31,8 +31,9 @@ export function groupServerPids(dir: string): number[] {
   return groupServersUnder(dir).map((s) => s.pid);
 }
 
-export function groupServersUnder(dir: string): Array<{ pid: number; socket: string }> {
-  const servers: Array<{ pid: number; socket: string }> = [];
+/** skiff's serving processes whose group socket is under `dir`, with their command lines. */
+export function groupServersUnder(dir: string): Array<{ pid: number; socket: string; argv: string[] }> {
+  const servers: Array<{ pid: number; socket: string; argv: string[] }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let argv: string[];
@@ -43,7 +44,7 @@ export function groupServersUnder(dir: string): Array<{ pid: number; socket: str
     }
     const socket = argv[argv.indexOf('--socket') + 1];
     if (argv.some((a) => a.endsWith('containerd-daemon.js')) && socket?.startsWith(dir))
-      servers.push({ pid: Number(entry), socket });
+      servers.push({ pid: Number(entry), socket, argv });
   }
   return servers;
 }

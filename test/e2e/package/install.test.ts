@@ -7,7 +7,6 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readdirSync,
   readFileSync,
   readSync,
   rmSync,
@@ -25,6 +24,7 @@ import { CliHome } from '../support/skiff-home';
 import { OidcServer } from '../support/oidc';
 import { signInWithSso, useProvider } from '../support/sign-in';
 import { waitFor } from '../../support/wait-for';
+import { groupServersUnder } from '../containerd/skiff-support';
 import { readCriLog, startCriEnv, waitForState } from '../cri/support';
 import { BUILD_TOOLS, failure, npm, packageTestsRunHere, Ran, ROOT, tarball, toolDir } from './support';
 
@@ -310,7 +310,7 @@ if (RUN)
           await waitFor('the pod to log', () =>
             readCriLog(join(ctx.logDir, 'pkg', 'c_0.log')).some((l) => l.text === 'hello from a pod'),
           );
-          const servers = serverCommands(ctx.env.paths.dir);
+          const servers = groupServersUnder(ctx.env.paths.dir).map((s) => s.argv);
           expect(servers.length).toBeGreaterThan(0);
           for (const argv of servers) {
             // node [its options] <the installed skiff's daemon script> ...
@@ -340,23 +340,6 @@ function copyCheckout(dest: string): void {
     cpSync(join(ROOT, file), join(dest, file), { verbatimSymlinks: true });
   }
   symlinkSync(join(ROOT, 'node_modules'), join(dest, 'node_modules'));
-}
-
-/** The command lines of skiff's serving processes whose group socket is under `dir`. */
-function serverCommands(dir: string): string[][] {
-  const found: string[][] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let argv: string[];
-    try {
-      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-    } catch {
-      continue;
-    }
-    const socket = argv[argv.indexOf('--socket') + 1];
-    if (argv.some((a) => a.endsWith('containerd-daemon.js')) && socket?.startsWith(dir)) found.push(argv);
-  }
-  return found;
 }
 
 if (RUN)

@@ -85,7 +85,8 @@ export function httpRequest(
   });
 }
 
-function formOf(html: string, base: string): { action: string; fields: Record<string, string> } | undefined {
+/** The page's first form: where it posts and its hidden fields. */
+export function formOf(html: string, base: string): { action: string; fields: Record<string, string> } | undefined {
   const form = /<form[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/.exec(html);
   if (form === null) return undefined;
   const fields: Record<string, string> = {};
@@ -95,16 +96,12 @@ function formOf(html: string, base: string): { action: string; fields: Record<st
 }
 
 /**
- * Plays the user in the browser: follows the provider's redirects and submits its
- * login and consent pages (with cookies), up to the redirect to the CLI's callback.
- * Returns that callback URL without requesting it.
+ * A browser without the rendering: each request sends the cookies it was given before
+ * (the provider's interaction pages need them). A body is sent as a posted form.
  */
-export async function completeAuthorization(authorizationUrl: string, login = 'alice'): Promise<string> {
+export function browser(): (url: string, method: string, body?: string) => Promise<RawReply> {
   const jar = new Map<string, string>();
-  let url = authorizationUrl;
-  let method = 'GET';
-  let body: string | undefined;
-  for (let step = 0; step < 20; step++) {
+  return async (url, method, body) => {
     const headers: Record<string, string> = { Cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') };
     if (body !== undefined) headers['Content-Type'] = 'application/x-www-form-urlencoded';
     const reply = await httpRequest(url, { method, body, headers });
@@ -114,6 +111,22 @@ export async function completeAuthorization(authorizationUrl: string, login = 'a
       const eq = pair.indexOf('=');
       jar.set(pair.slice(0, eq), pair.slice(eq + 1));
     }
+    return reply;
+  };
+}
+
+/**
+ * Plays the user in the browser: follows the provider's redirects and submits its
+ * login and consent pages (with cookies), up to the redirect to the CLI's callback.
+ * Returns that callback URL without requesting it.
+ */
+export async function completeAuthorization(authorizationUrl: string, login = 'alice'): Promise<string> {
+  const send = browser();
+  let url = authorizationUrl;
+  let method = 'GET';
+  let body: string | undefined;
+  for (let step = 0; step < 20; step++) {
+    const reply = await send(url, method, body);
     if (reply.status >= 300 && reply.status < 400) {
       const next = new URL(String(reply.headers.location), url);
       if (next.pathname === '/callback') return next.toString();

@@ -1,6 +1,6 @@
 import { Events, TaskEvent } from '../../../application/shim/ports/events.port';
 
-/** Events kept in the order published (held to ForwardedEvents by test/contract/events.contract.ts). */
+/** Events kept in the order published (held to ForwardedEvents by test/contract/shim/events.contract.ts). */
 export class RecordingEvents implements Events {
   readonly published: TaskEvent[] = [];
 

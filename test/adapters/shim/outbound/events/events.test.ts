@@ -6,7 +6,7 @@ import { TtrpcServer } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrp
 import { ForwardedEvents } from '../../../../../src/adapters/shim/outbound/events/forwarded-events';
 import { containerd as eventsPb } from '../../../../../src/adapters/shim/wire/proto/generated/events/task';
 import { containerd } from '../../../../../src/adapters/shim/wire/proto/generated/events/ttrpc/v1/events';
-import { eventsContract } from '../../../../contract/events.contract';
+import { eventsContract } from '../../../../contract/shim/events.contract';
 import { RecordingEvents } from '../../../../../src/adapters/fakes/shim/recording-events';
 
 eventsContract('RecordingEvents (the fake)', async () => {

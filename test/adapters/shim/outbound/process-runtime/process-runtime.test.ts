@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NativeRuntime } from '../../../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
-import { processRuntimeContract } from '../../../../contract/process-runtime.contract';
+import { processRuntimeContract } from '../../../../contract/shim/process-runtime.contract';
 import { FakeProcessRuntime } from '../../../../../src/adapters/fakes/shim/fake-process-runtime';
 import { RuncBundleFactory, runcTestsEnabled } from '../../../../support/runc-bundles';
 

@@ -10,7 +10,7 @@ import { GrpcTaskClientFactory } from '../../../../../src/adapters/shim/outbound
 import { TtrpcTaskClientFactory } from '../../../../../src/adapters/shim/outbound/task-client/ttrpc-task-client';
 import { NativeRuntime } from '../../../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
 import { buildContainer } from '../../../../../src/infrastructure/shared/container';
-import { taskClientContract } from '../../../../contract/task-client.contract';
+import { taskClientContract } from '../../../../contract/shim/task-client.contract';
 import { startShim } from '../../../../e2e/support/shim-process';
 import { FakeShimHost } from '../../../../../src/adapters/fakes/shim/fake-shim-host';
 import { InProcessTaskClient } from '../../../../../src/adapters/fakes/shim/in-process-task-client';

@@ -1,5 +1,5 @@
-import { Events, TaskEvent } from '../../src/application/shim/ports/events.port';
-import { waitFor } from '../support/wait-for';
+import { Events, TaskEvent } from '../../../src/application/shim/ports/events.port';
+import { waitFor } from '../../support/wait-for';
 
 export interface EventsSubject {
   readonly events: Events;

@@ -1,5 +1,5 @@
-import { InvalidArgumentError, NotFoundError } from '../../src/domain/shared/errors';
-import { ProcessExit } from '../../src/domain/shim/exit-status';
+import { InvalidArgumentError, NotFoundError } from '../../../src/domain/shared/errors';
+import { ProcessExit } from '../../../src/domain/shim/exit-status';
 import {
   CreateSpec,
   ExecSpec,
@@ -7,8 +7,8 @@ import {
   ProcessHandle,
   ProcessRuntime,
   TaskHandle,
-} from '../../src/application/shim/ports/process-runtime.port';
-import { BundleFactory } from '../support/bundles';
+} from '../../../src/application/shim/ports/process-runtime.port';
+import { BundleFactory } from '../../support/bundles';
 
 const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
 

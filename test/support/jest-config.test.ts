@@ -4,7 +4,7 @@ import { join } from 'node:path';
 // Files holding nothing but containerd suites are not collected where those suites are left
 // out: jest would fail each as holding no test, and `npm test` with it on a machine without
 // containerd. Read in a Node process of its own, as jest reads its config, for each setting.
-const CONFIG = join(__dirname, '../../../jest.config.js');
+const CONFIG = join(__dirname, '../../jest.config.js');
 
 function ignoredWith(flag: string): string[] {
   const script = `process.stdout.write(JSON.stringify(require(${JSON.stringify(CONFIG)}).testPathIgnorePatterns))`;

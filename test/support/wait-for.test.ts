@@ -1,4 +1,4 @@
-import { waitFor } from '../../support/wait-for';
+import { waitFor } from './wait-for';
 
 describe('waitFor (the one polling helper of the suites)', () => {
   it('rejects after the timeout, naming what it waited for', async () => {

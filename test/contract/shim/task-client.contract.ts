@@ -3,10 +3,10 @@ import {
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
-} from '../../src/domain/shared/errors';
-import { OCI_PROCESS_TYPE_URL } from '../../src/application/shim/task/any-payload';
-import { TaskClient } from '../../src/application/shim/ports/task-client.port';
-import { BundleFactory } from '../support/bundles';
+} from '../../../src/domain/shared/errors';
+import { OCI_PROCESS_TYPE_URL } from '../../../src/application/shim/task/any-payload';
+import { TaskClient } from '../../../src/application/shim/ports/task-client.port';
+import { BundleFactory } from '../../support/bundles';
 
 const NO_STDIO = { stdin: '', stdout: '', stderr: '', terminal: false };
 

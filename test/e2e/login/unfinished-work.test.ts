@@ -1,14 +1,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CliHome, CliResult } from './support/skiff-home';
-import { viaOclif } from './support/via-oclif';
+import { CliHome, CliResult } from '../support/skiff-home';
+import { viaOclif } from '../support/via-oclif';
 
 // A command whose work is still pending when the event loop empties must fail
 // loudly (exit 1, one line), through the fast path and through oclif alike. The
 // stand-in for such a bug: every timer unreferenced (a preloaded script), while
 // `auth token` waits for a refresh lock held by a live process (this one).
 
-const PRELOAD = join(__dirname, 'support', 'unreferenced-timers.js');
+const PRELOAD = join(__dirname, '..', 'support', 'unreferenced-timers.js');
 const EXPIRED = {
   access_token: 'old',
   refresh_token: 'refresh-1',
