@@ -23,6 +23,15 @@ const COUNTER = 'i=0; while true; do echo $i; i=$((i+1)); usleep 20000; done';
 /** Exits 7 at SIGTERM: the real status, which the 255 fallback would hide. */
 const TRAPPED = 'trap "exit 7" TERM; while true; do usleep 20000; done';
 
+/** The command line of `pid`'s parent. */
+function parentArgv(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+  return readFileSync(`/proc/${ppid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((a) => a !== '');
+}
+
 if (containerdTestsEnabled())
   describe('containerd 1.6 with skiff behind pod keepers: a SIGKILL of the serving process', () => {
     let env: PrivateContainerd;
@@ -59,6 +68,9 @@ if (containerdTestsEnabled())
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, ending, 'sh', '-c', TRAPPED]);
       const before = await taskList(env, ns);
       for (const id of [counter, lasting, ending]) expect(before.get(id)?.status).toBe('RUNNING');
+      // Each init is its pod keeper's child, not the serving process's: its exit status is the keeper's to read.
+      for (const id of [counter, lasting, ending])
+        expect(parentArgv((before.get(id) as { pid: number }).pid).at(-1)).toBe('keep');
       const exits = () => forwardedTopics(env, ns).filter((t) => t === '/tasks/exit').length;
       const exitsBefore = exits();
       const servers = groupServers(env);
@@ -76,6 +88,7 @@ if (containerdTestsEnabled())
       expect(servedMs).toBeLessThan(200);
       expect(after.get(counter)).toEqual(before.get(counter));
       expect(after.get(lasting)).toEqual(before.get(lasting));
+      expect(parentArgv((after.get(lasting) as { pid: number }).pid).at(-1)).toBe('keep');
       expect(groupServers(env).map((s) => s.pid)).not.toContain(servers[0].pid);
 
       // The exit is reported once, with its real status.
