@@ -23,11 +23,14 @@ const COUNTER = 'i=0; while true; do echo $i; i=$((i+1)); usleep 20000; done';
 /** Exits 7 at SIGTERM: the real status, which the 255 fallback would hide. */
 const TRAPPED = 'trap "exit 7" TERM; while true; do usleep 20000; done';
 
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 /** The command line of `pid`'s parent. */
 function parentArgv(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
-  return readFileSync(`/proc/${ppid}/cmdline`, 'utf8')
+  return readFileSync(`/proc/${parentOf(pid)}/cmdline`, 'utf8')
     .split('\0')
     .filter((a) => a !== '');
 }
@@ -89,6 +92,7 @@ if (containerdTestsEnabled())
       expect(after.get(counter)).toEqual(before.get(counter));
       expect(after.get(lasting)).toEqual(before.get(lasting));
       expect(parentArgv((after.get(lasting) as { pid: number }).pid).at(-1)).toBe('keep');
+      console.log('skiff behind pod keepers: 0 of 3 containers lost to the SIGKILL of the process serving them');
       expect(groupServers(env).map((s) => s.pid)).not.toContain(servers[0].pid);
 
       // The exit is reported once, with its real status.
@@ -122,5 +126,29 @@ if (containerdTestsEnabled())
       await ok(env, ns, ['containers', 'rm', counter, lasting, ending]);
       // ending, the exec, lasting, counter: each once.
       expect(exits()).toBe(exitsBefore + 4);
+    });
+
+    it("beside it, containerd's runc shim: the SIGKILL of a container's shim loses that container (1 of 3)", async () => {
+      const ids = ['r0', 'r1', 'r2'];
+      for (const id of ids)
+        await ok(env, ns, ['run', '-d', '--runtime', 'io.containerd.runc.v2', BUSYBOX_IMAGE, id, 'sleep', '1000']);
+      const before = await taskList(env, ns);
+      const shim = parentOf((before.get('r0') as { pid: number }).pid);
+      expect(readFileSync(`/proc/${shim}/cmdline`, 'utf8')).toContain('containerd-shim-runc-v2');
+      process.kill(shim, 'SIGKILL');
+      // containerd sees its connection close and cleans the task up.
+      await waitFor('r0 gone from ctr', async () => (await taskList(env, ns)).get('r0')?.status !== 'RUNNING');
+      const after = await taskList(env, ns);
+      const lost = ids.filter((id) => after.get(id)?.status !== 'RUNNING').length;
+      console.log(
+        `containerd's runc shim: ${lost} of ${ids.length} containers lost to the SIGKILL of the process serving one`,
+      );
+      expect(lost).toBe(1);
+      for (const id of ids) {
+        if (after.get(id)?.status === 'RUNNING') await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
+        await waitFor(`${id} stopped`, async () => (await taskList(env, ns)).get(id)?.status !== 'RUNNING');
+        if ((await taskList(env, ns)).has(id)) await ok(env, ns, ['tasks', 'rm', id]);
+      }
+      await ok(env, ns, ['containers', 'rm', ...ids]);
     });
   });
