@@ -50,7 +50,7 @@ describe('PodKeepers', () => {
     sockets.push(socket);
     await new Promise((resolve) => socket.on('connect', resolve));
     const got: string[] = [];
-    let buffered = Buffer.alloc(0);
+    let buffered: Buffer = Buffer.alloc(0);
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       const decoded = decodeControl(buffered);
