@@ -12,6 +12,8 @@ import { STOP_GRACE_MS } from '../shim/serve-shim';
 import { CONTAINERD_RUNTIME } from '../shim/runtimes';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
 import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
+import { PodKeepers } from '../../adapters/shim/outbound/keeper/pod-keepers';
+import { nativeAddon } from '../../adapters/shim/os/native-addon';
 import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
@@ -73,13 +75,20 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const log = config.debug ? logged : () => undefined;
   const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
   const host = new ShimProcessHost(skiffVersion(), logged);
-  const container = buildContainer({ shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events } });
+  // Behind pod keepers the containers' processes are the keepers' children (docs/keeper-protocol.md).
+  const keepers =
+    process.env.SKIFF_KEEPER === '1'
+      ? new PodKeepers((fd, data, fds) => nativeAddon().sendWithFds(fd, data, fds), logged)
+      : undefined;
+  const container = buildContainer({
+    shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events, keepers },
+  });
   const service = container.get(TaskService);
   // The tasks a previous server of this namespace left running (docs/failure-domains.md), only
   // behind pod keepers: without one, containerd saw the old server's connections close and
   // runs `delete` for each of its tasks, so a task taken over here would be killed under it
   // and kept STOPPED with nobody left to Delete it.
-  if (process.env.SKIFF_KEEPER === '1') for (const line of await service.recover()) logged(line);
+  if (keepers !== undefined) for (const line of await service.recover()) logged(line);
   const handlers = taskHandlers(service, taskCodec('containerd'));
   // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address.
   const onKeeper = ({ fields }: KeeperPreamble) => {
@@ -87,6 +96,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   };
   const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers, {
     onKeeper,
+    onControl: keepers && ((socket, preamble, first) => keepers.accept(socket, preamble.fields.keeper, first)),
   });
   log(`serving namespace ${config.namespace} on ${config.socket}`);
 

@@ -10,6 +10,7 @@ import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { DiscardedEvents } from '../../adapters/shim/outbound/events/discarded-events';
 import { NativeRuntime } from '../../adapters/shim/outbound/process-runtime/native/native-runtime';
 import { RuntimeName, runtimeEntry } from './runtimes';
+import type { PodKeepers } from '../../adapters/shim/outbound/keeper/pod-keepers';
 
 export interface ShimModuleConfig {
   readonly runtime: RuntimeName;
@@ -17,6 +18,8 @@ export interface ShimModuleConfig {
   readonly host: ShimHost;
   /** Where task events go: containerd's events service for the containerd shim; nowhere by default. */
   readonly events?: Events;
+  /** containerd's serving process with SKIFF_KEEPER=1: the pod keepers that launch the containers' processes. */
+  readonly keepers?: PodKeepers;
 }
 
 /** The registry's entry made real: host processes, or OCI containers through the entry's binary. */
@@ -26,7 +29,7 @@ function makeRuntime(config: ShimModuleConfig): ProcessRuntime {
   // Loaded only for OCI containers, so the native shim's start-up never evaluates it.
   const { RuncRuntime } =
     require('../../adapters/shim/outbound/process-runtime/runc/runc-runtime') as typeof import('../../adapters/shim/outbound/process-runtime/runc/runc-runtime');
-  return new RuncRuntime(config.stateDir, { name: config.runtime, binary: entry.binary });
+  return new RuncRuntime(config.stateDir, { name: config.runtime, binary: entry.binary }, config.keepers);
 }
 
 /** OCI containers are recorded beside their files, `<state>/tasks/<id>/` (docs/on-disk-layout.md); host processes are not. */

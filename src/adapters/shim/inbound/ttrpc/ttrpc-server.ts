@@ -8,6 +8,8 @@ import { TtrpcServices } from './ttrpc-dispatch';
 export interface TtrpcServerOptions {
   /** Hears the preamble of each pod keeper's relay connection (docs/keeper-protocol.md). */
   readonly onKeeper?: (preamble: KeeperPreamble) => void;
+  /** Takes each pod keeper's control connection; without it they are closed (docs/keeper-protocol.md). */
+  readonly onControl?: (socket: Socket, preamble: KeeperPreamble, first: Buffer) => void;
 }
 
 /** Calls in flight get this long to finish when the server stops. */
@@ -39,6 +41,11 @@ export class TtrpcServer {
           socket.once('close', () => this.connections.delete(connection));
         },
         options.onKeeper,
+        options.onControl &&
+          ((socket, preamble, first) => {
+            this.admitting.delete(socket);
+            options.onControl?.(socket, preamble, first);
+          }),
       );
     });
   }

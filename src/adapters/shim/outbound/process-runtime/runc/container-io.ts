@@ -4,6 +4,7 @@ import { ChildStdio, DirectStdio } from '../stdio/direct-stdio';
 import { TerminalStdio } from '../stdio/terminal-stdio';
 import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
 import { ConsoleSocket } from './console-socket';
+import { LaunchFd } from '../../keeper/keeper-control';
 
 /**
  * The stdio of one container process, shared by the init and execs
@@ -52,6 +53,16 @@ export class ContainerIo {
   /** runc's flags for this stdio. */
   get runcArgs(): string[] {
     return this.console === undefined ? [] : ['--console-socket', this.console.path];
+  }
+
+  /** The descriptors a pod keeper's launch hands on by role: the process's 0/1/2 and the FIFO holders. */
+  get keptFds(): LaunchFd[] {
+    const fds: LaunchFd[] = [];
+    this.runcStdio.forEach((fd, i) => {
+      if (fd !== 'ignore') fds.push({ role: String(i) as '0' | '1' | '2', fd });
+    });
+    for (const fd of this.direct?.holderFds ?? []) fds.push({ role: 'H', fd });
+    return fds;
   }
 
   /** runc made the process: close what only the process should hold, take the terminal. */

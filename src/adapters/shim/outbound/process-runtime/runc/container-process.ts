@@ -8,6 +8,7 @@ import { readProcStat } from '../../../os/proc-fs';
 import { Reaper } from '../../../os/reaper';
 import { watchAdoptedExit } from './adopted-exit';
 import { ContainerIo } from './container-io';
+import { KeptExitListener } from '../../keeper/pod-keepers';
 
 /** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */
 export type BeforeExitReport = () => Promise<void>;
@@ -47,12 +48,33 @@ export class ContainerProcess {
    * Takes over a process a previous serving process made: its stdio is opened again as
    * the shim holds it (FIFO holders, the stdin writer), and its exit is watched from outside.
    */
-  adopt(process: AdoptedProcess): void {
+  adopt(process: AdoptedProcess, watchKept?: (listener: KeptExitListener) => void): void {
     this.currentPid = process.pid;
     this.started = process.startTime;
-    this.exitSeen = new Promise((resolve) =>
-      watchAdoptedExit(process.pid, process.startTime, (exit) => void this.report(exit).then(resolve)),
-    );
+    this.exitSeen = new Promise((resolve) => {
+      // Its pod keeper is its parent: its `E` has the real status, even of an exit during the outage.
+      if (watchKept !== undefined) watchKept((exit) => this.report(exit).then(resolve));
+      else watchAdoptedExit(process.pid, process.startTime, (exit) => void this.report(exit).then(resolve));
+    });
+  }
+
+  /**
+   * Makes the process through the task's pod keeper (runc-container.ts, launchKept): the
+   * keeper is its parent and tells its exit, so nothing is re-parented here.
+   */
+  async launchKept(makeProcess: (io: ContainerIo, onExit: KeptExitListener) => Promise<number>): Promise<number> {
+    let exited!: () => void;
+    const seen = new Promise<void>((resolve) => (exited = resolve));
+    try {
+      this.currentPid = await makeProcess(this.io, (exit) => this.report(exit).then(exited));
+      this.started = readProcStat(this.currentPid)?.startTicks ?? 0;
+      this.exitSeen = seen;
+      this.io.afterRunc();
+    } catch (err) {
+      this.io.release();
+      throw err;
+    }
+    return this.currentPid;
   }
 
   /** Resolves once the exit has been reported; undefined while no process was made. */

@@ -62,15 +62,23 @@ export class RuncCli {
     readonly systemdCgroup = false,
   ) {}
 
+  /** The whole command line of one call, and its log: a pod keeper runs it (docs/keeper-protocol.md, `L`). */
+  commandLine(call: RuncCall): { argv: string[]; log: string } {
+    const log = join(call.bundle, 'log.json');
+    const systemd = this.systemdCgroup ? ['--systemd-cgroup'] : [];
+    return {
+      argv: [this.binary, '--root', this.root, ...systemd, '--log', log, '--log-format', 'json', ...call.args],
+      log,
+    };
+  }
+
   /** Runs one call; resolves with its stdout, or rejects with a RuncFailure carrying runc's message. */
   async run(call: RuncCall): Promise<string> {
-    const log = join(call.bundle, 'log.json');
+    const { argv, log } = this.commandLine(call);
     const offset = logOffset(log);
-    const systemd = this.systemdCgroup ? ['--systemd-cgroup'] : [];
-    const argv = ['--root', this.root, ...systemd, '--log', log, '--log-format', 'json', ...call.args];
     let result;
     try {
-      result = await runProgram(this.binary, argv, { stdio: call.stdio, input: call.input });
+      result = await runProgram(this.binary, argv.slice(1), { stdio: call.stdio, input: call.input });
     } catch (err) {
       throw (err as NodeJS.ErrnoException).code === 'ENOENT'
         ? runcMissingError(`was not found at ${this.binary}`)

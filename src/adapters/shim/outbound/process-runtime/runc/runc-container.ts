@@ -4,7 +4,16 @@ import { NotFoundError } from '../../../../../domain/shared/errors';
 import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
 import { ChildStdio } from '../stdio/direct-stdio';
-import { RuncCli } from './runc-cli';
+import { RuncCli, RuncFailure } from './runc-cli';
+import { lastLogError, logOffset } from './runc-log';
+import { LaunchFd } from '../../keeper/keeper-control';
+import { exitOfWaitStatus, KeptExitListener, PodKeepers } from '../../keeper/pod-keepers';
+
+/** A task served through a pod keeper: the keepers' connections and its pod socket. */
+export interface KeeperLink {
+  readonly keepers: PodKeepers;
+  readonly pod: string;
+}
 import { fromRuncFailure, RuncAction } from './runc-errors';
 import { INIT_PID_FILE, OCI_RUNTIME_FILE } from '../task-layout';
 
@@ -24,8 +33,38 @@ export class RuncContainer {
     readonly ownPidNamespace: boolean,
     private readonly cli: RuncCli,
     readonly reaper: Reaper,
+    /** The task's pod keeper, when its `runc create` and `runc exec` run there (SKIFF_KEEPER=1). */
+    readonly keeper?: KeeperLink,
   ) {
     this.subject = `task ${JSON.stringify(id)}`;
+  }
+
+  /**
+   * Runs `runc <args>` (create, exec --detach) as a child of the task's pod keeper, which keeps
+   * the process the pid file names under `key` and tells its exit to `onExit`; resolves with its pid.
+   */
+  async launchKept(
+    action: RuncAction,
+    key: string,
+    args: readonly string[],
+    launch: { pidFile: string; fds: readonly LaunchFd[]; subject?: string; onExit: KeptExitListener },
+  ): Promise<number> {
+    const keeper = this.keeper as KeeperLink;
+    const { argv, log } = this.cli.commandLine({ args, bundle: this.bundle });
+    const offset = logOffset(log);
+    const launched = await keeper.keepers.launch(
+      keeper.pod,
+      { key, argv, pidFile: launch.pidFile, fds: launch.fds },
+      launch.onExit,
+    );
+    if (launched.error === '' && launched.status === 0 && launched.pid > 0) return launched.pid;
+    const exit = launched.status >= 0 ? exitOfWaitStatus(launched.status) : undefined;
+    const detail =
+      launched.error !== ''
+        ? launched.error
+        : `runc exited with ${exit?.signal != null ? `signal ${exit.signal}` : `code ${exit?.code ?? -1}`}`;
+    const message = launched.error !== '' ? detail : (lastLogError(log, offset) ?? detail);
+    throw fromRuncFailure(new RuncFailure(args[0], message), action, launch.subject ?? this.subject);
   }
 
   /** Runs `runc <args>` for this container; a failure becomes the domain error `action` implies. */

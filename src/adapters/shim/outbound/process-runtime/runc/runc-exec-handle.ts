@@ -9,7 +9,7 @@ import {
 import { signalProcess } from '../signal-process';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
 import { ContainerProcess } from './container-process';
-import { RuncContainer } from './runc-container';
+import { KeeperLink, RuncContainer } from './runc-container';
 
 /** Fields of the container's own process an exec does not inherit. */
 const NOT_INHERITED = ['args', 'terminal', 'consoleSize', 'commandLine'];
@@ -42,6 +42,10 @@ export function execProcessJson(
 export class RuncExecHandle implements ProcessHandle {
   private readonly process: ContainerProcess;
   private readonly files: string;
+  /** The pod keeper's key: `<task id>/<exec id>` (docs/keeper-protocol.md). */
+  private readonly key: string;
+  /** The task's pod keeper, which launches and keeps this exec (not with a terminal: its master stays here). */
+  private readonly keeper: KeeperLink | undefined;
 
   constructor(
     private readonly container: RuncContainer,
@@ -56,7 +60,14 @@ export class RuncExecHandle implements ProcessHandle {
       consoleSized: true,
       adopted: adopted !== undefined,
     });
-    if (adopted !== undefined) this.process.adopt(adopted);
+    this.key = `${container.id}/${spec.execId}`;
+    this.keeper = spec.stdio.terminal ? undefined : container.keeper;
+    const keeper = this.keeper;
+    if (adopted !== undefined)
+      this.process.adopt(
+        adopted,
+        keeper && ((listener) => keeper.keepers.watchAdopted(keeper.pod, this.key, listener)),
+      );
     this.files = join(container.taskDir, `exec-${spec.execId}`);
   }
 
@@ -72,6 +83,15 @@ export class RuncExecHandle implements ProcessHandle {
     const processFile = `${this.files}.json`;
     const pidFile = `${this.files}.pid`;
     writeFileSync(processFile, JSON.stringify(this.processJson), { mode: 0o600 });
+    if (this.keeper !== undefined)
+      return this.process.launchKept((io, onExit) =>
+        this.container.launchKept(
+          'exec',
+          this.key,
+          ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, this.container.id],
+          { pidFile, fds: io.keptFds, subject: this.process.subject, onExit },
+        ),
+      );
     return this.process.launch(pidFile, (io) =>
       this.container.run(
         'exec',
@@ -94,11 +114,13 @@ export class RuncExecHandle implements ProcessHandle {
 
   async closeStdin(): Promise<void> {
     this.process.io.closeStdin();
+    this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
   }
 
   async delete(): Promise<void> {
     await this.process.exited;
     this.process.io.release();
+    this.keeper?.keepers.release(this.keeper.pod, this.key);
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
   }

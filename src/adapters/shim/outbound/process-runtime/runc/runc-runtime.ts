@@ -22,6 +22,7 @@ import { watchOom } from './oom-watch';
 import { isSameLiveProcess } from './adopted-exit';
 import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
+import { PodKeepers, podSocketOfBundle } from '../../keeper/pod-keepers';
 
 /**
  * Real OCI containers through runc or a runc-compatible binary (`--runtime runc`; the
@@ -38,6 +39,8 @@ export class RuncRuntime implements ProcessRuntime {
   constructor(
     private readonly stateDir: string,
     runtime: OciRuntimeBinary = RUNC,
+    /** With SKIFF_KEEPER=1: the pod keepers that launch the containers' processes (docs/keeper-protocol.md). */
+    private readonly keepers?: PodKeepers,
   ) {
     this.name = runtime.name;
     if (process.getuid?.() !== 0) {
@@ -71,7 +74,7 @@ export class RuncRuntime implements ProcessRuntime {
         beforeExitReport: () => container.killRemaining(),
         consoleSized: configProcess.consoleSize !== undefined,
       });
-      if (spec.checkpoint === '') await this.createContainer(container, init);
+      if (spec.checkpoint === '') await this.createContainer(container, init, spec.stdio.terminal);
       if (init.pid > 0) {
         container.cgroup = ContainerCgroup.of(init.pid);
         if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
@@ -103,6 +106,7 @@ export class RuncRuntime implements ProcessRuntime {
     const config = readBundleConfig(spec.id, spec.bundle);
     const container = this.container(spec, config, this.cliFor(spec, config, subject));
     const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
+    const keeper = spec.stdio.terminal ? undefined : container.keeper;
     const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
       beforeExitReport: () => container.killRemaining(),
       consoleSized: configProcess.consoleSize !== undefined,
@@ -113,7 +117,7 @@ export class RuncRuntime implements ProcessRuntime {
         container.cgroup = ContainerCgroup.of(spec.init.pid);
         if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
       }
-      init.adopt(spec.init);
+      init.adopt(spec.init, keeper && ((listener) => keeper.keepers.watchAdopted(keeper.pod, spec.id, listener)));
     }
     return new RuncTaskHandle(container, {
       init,
@@ -136,12 +140,28 @@ export class RuncRuntime implements ProcessRuntime {
 
   private container(spec: CreateSpec, config: BundleConfig, cli: RuncCli): RuncContainer {
     const dir = taskDirOf(this.stateDir, spec.id);
-    return new RuncContainer(spec.id, spec.bundle, dir, hasOwnPidNamespace(config.json), cli, this.reaper);
+    // The pod keeper is the one whose socket containerd wrote to the bundle's `address`
+    // (`start` writes it): known from the bundle alone, at Create and after a restart alike.
+    const pod = this.keepers === undefined ? undefined : podSocketOfBundle(spec.bundle);
+    const keeper = pod === undefined || this.keepers === undefined ? undefined : { keepers: this.keepers, pod };
+    return new RuncContainer(spec.id, spec.bundle, dir, hasOwnPidNamespace(config.json), cli, this.reaper, keeper);
   }
 
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */
-  private async createContainer(container: RuncContainer, init: ContainerProcess): Promise<void> {
+  private async createContainer(container: RuncContainer, init: ContainerProcess, terminal: boolean): Promise<void> {
     const pidFile = join(container.taskDir, INIT_PID_FILE);
+    // A terminal's master stays the serving process's (docs/keeper-protocol.md, "Built so far").
+    if (container.keeper !== undefined && !terminal) {
+      await init.launchKept((io, onExit) =>
+        container.launchKept(
+          'create',
+          container.id,
+          ['create', '--bundle', container.bundle, '--pid-file', pidFile, container.id],
+          { pidFile, fds: io.keptFds, onExit },
+        ),
+      );
+      return;
+    }
     await init.launch(pidFile, (io) =>
       container.run(
         'create',

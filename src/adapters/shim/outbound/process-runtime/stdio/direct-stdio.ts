@@ -61,6 +61,11 @@ export class DirectStdio {
     return fd;
   }
 
+  /** The FIFO holders' read-write descriptors (a keeper holds copies: docs/keeper-protocol.md, role `H`). */
+  get holderFds(): number[] {
+    return this.holders.map((holder) => holder.fd);
+  }
+
   /** The child has its copies: drop the shim's copies it must not hold. */
   afterSpawn(): void {
     for (const fd of this.closeAfterSpawn.splice(0)) closeSync(fd);

@@ -1,0 +1,159 @@
+import { Socket } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FailedPreconditionError } from '../../../../domain/shared/errors';
+import { ProcessExit } from '../../../../domain/shim/exit-status';
+import { KeeperControl, KeptExit, Launched, LaunchRequest, SendWithFds } from './keeper-control';
+
+/** containerd's reaper status for an exit nobody could read (adopted-exit.ts says why 255). */
+const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
+/** A Create may come on a relay a moment before its keeper's control connection is admitted. */
+const CONTROL_WAIT_MS = 2000;
+/** After a hello that does not list an adopted key, its exit (sent right after the hello) gets this long. */
+const EXIT_AFTER_HELLO_MS = 1000;
+
+/** Told a kept process's exit once; the exit is acked to the keeper when the returned promise settles. */
+export type KeptExitListener = (exit: ProcessExit) => Promise<void>;
+
+interface Watcher {
+  readonly pod: string;
+  readonly listener: KeptExitListener;
+  /** Made by a previous serving process: its key may be one the keeper no longer holds. */
+  readonly adopted: boolean;
+}
+
+/** waitpid's raw status as a ProcessExit (WIFSIGNALED: the low 7 bits; else WEXITSTATUS). */
+export function exitOfWaitStatus(status: number): ProcessExit {
+  const signal = status & 0x7f;
+  return signal === 0 ? { code: (status >> 8) & 0xff, signal: null } : { code: null, signal };
+}
+
+/** The pod socket a bundle's task is served through: containerd's `address` file, which `start` wrote. */
+export function podSocketOfBundle(bundle: string): string | undefined {
+  try {
+    const address = readFileSync(join(bundle, 'address'), 'utf8').trim();
+    return address.startsWith('unix://') ? address.slice('unix://'.length) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The pod keepers' control connections of one serving process (docs/keeper-protocol.md, "The
+ * control connection"), by pod socket (the preamble's `keeper=`): launches go to a task's
+ * keeper, and each kept exit goes to whoever watches its key, then is acked. An exit nobody
+ * watches was recorded already (a resent `E`, or a task deleted meanwhile): it is acked at once.
+ */
+export class PodKeepers {
+  private readonly controls = new Map<string, KeeperControl>();
+  private readonly arrivals = new Set<() => void>();
+  private readonly watchers = new Map<string, Watcher>();
+
+  constructor(
+    private readonly sendWithFds: SendWithFds,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
+
+  /** A keeper's control connection, past its preamble (connection-admission.ts). */
+  accept(socket: Socket, pod: string | undefined, first: Buffer): void {
+    if (pod === undefined || pod === '') return void socket.destroy();
+    const control = new KeeperControl(socket, first, this.sendWithFds);
+    const before = this.controls.get(pod);
+    this.controls.set(pod, control);
+    before?.close();
+    control.on('hello', (held) => this.hello(pod, new Set(held.map((h) => h.key))));
+    control.on('exit', (exit) => this.exit(pod, exit));
+    control.on('close', () => {
+      if (this.controls.get(pod) === control) this.controls.delete(pod);
+    });
+    for (const arrived of [...this.arrivals]) arrived();
+  }
+
+  /** Runs a launch through the pod's keeper; `listener` hears the exit of what it keeps. */
+  async launch(pod: string, request: LaunchRequest, listener: KeptExitListener): Promise<Launched> {
+    const control = await this.control(pod);
+    this.watchers.set(request.key, { pod, listener, adopted: false });
+    try {
+      const launched = await control.launch(request);
+      if (launched.pid <= 0) this.watchers.delete(request.key);
+      return launched;
+    } catch (err) {
+      this.watchers.delete(request.key);
+      throw err;
+    }
+  }
+
+  /** A process a previous serving process launched through `pod`'s keeper: its exit comes as that keeper's `E`. */
+  watchAdopted(pod: string, key: string, listener: KeptExitListener): void {
+    this.watchers.set(key, { pod, listener, adopted: true });
+  }
+
+  closeStdin(pod: string, key: string): void {
+    this.tell(pod, (control) => control.closeStdin(key));
+  }
+
+  /** Delete: the keeper forgets the key (docs/keeper-protocol.md, `D`). */
+  release(pod: string, key: string): void {
+    this.watchers.delete(key);
+    this.tell(pod, (control) => control.release(key));
+  }
+
+  private tell(pod: string, send: (control: KeeperControl) => void): void {
+    const control = this.controls.get(pod);
+    if (control === undefined) return;
+    try {
+      send(control);
+    } catch {
+      // Lost meanwhile: the keeper resends what matters (its exits) on its next connection.
+    }
+  }
+
+  private control(pod: string): Promise<KeeperControl> {
+    const present = this.controls.get(pod);
+    if (present !== undefined) return Promise.resolve(present);
+    return new Promise((resolve, reject) => {
+      const arrived = () => {
+        const control = this.controls.get(pod);
+        if (control === undefined) return;
+        this.arrivals.delete(arrived);
+        clearTimeout(timer);
+        resolve(control);
+      };
+      const timer = setTimeout(() => {
+        this.arrivals.delete(arrived);
+        reject(
+          new FailedPreconditionError(
+            `the pod keeper of ${pod} has no control connection to this serving process; try again`,
+            'KEEPER.NO_CONTROL',
+          ),
+        );
+      }, CONTROL_WAIT_MS);
+      this.arrivals.add(arrived);
+    });
+  }
+
+  private exit(pod: string, exit: KeptExit): void {
+    const watcher = this.watchers.get(exit.key);
+    const ack = () => this.tell(pod, (control) => control.ack(exit.key));
+    if (watcher === undefined) return ack();
+    this.watchers.delete(exit.key);
+    watcher
+      .listener(exitOfWaitStatus(exit.status))
+      .then(ack)
+      .catch((err: unknown) =>
+        this.log(`the exit of ${exit.key}: ${err instanceof Error ? err.message : String(err)}`),
+      );
+  }
+
+  /** An adopted key the hello does not list, and whose exit does not follow, is a process the keeper lost: 255. */
+  private hello(pod: string, held: ReadonlySet<string>): void {
+    for (const [key, watcher] of this.watchers) {
+      if (watcher.pod !== pod || !watcher.adopted || held.has(key)) continue;
+      setTimeout(() => {
+        if (this.watchers.get(key) !== watcher) return;
+        this.watchers.delete(key);
+        void watcher.listener(UNKNOWN_EXIT);
+      }, EXIT_AFTER_HELLO_MS).unref();
+    }
+  }
+}
