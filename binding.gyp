@@ -50,6 +50,7 @@
             "native/common/json-read.c",
             "native/common/task-layout.c",
             "native/common/serving-argv.c",
+            "native/common/unix-socket.c",
             "native/keeper/keeper.c",
             "native/keeper/control.c",
             "native/keeper/control-wire.c",

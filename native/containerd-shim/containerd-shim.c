@@ -44,6 +44,7 @@
 #include "keeper.h"
 #include "serving-argv.h"
 #include "task-layout.h"
+#include "unix-socket.h"
 
 #define GROUP_ANNOTATION "io.containerd.runc.v2.group"
 #define SANDBOX_ANNOTATION "io.kubernetes.cri.sandbox-id"
@@ -144,30 +145,10 @@ static void pod_of(const struct flags *f, const char *bundle, char *out, size_t 
   free(json);
 }
 
-/* A unix socket address for path; the caller has checked that it fits sun_path. */
-static struct sockaddr_un unix_address(const char *path) {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  memcpy(sa.sun_path, path, strlen(path) + 1);
-  return sa;
-}
-
-static int connect_unix(const char *path) {
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  struct sockaddr_un sa = unix_address(path);
-  int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-  close(fd);
-  return ok;
-}
-
+/* The group's listener, 0600; without SOCK_CLOEXEC: it becomes the serving process's fd 3. */
 static int listen_unix(const char *path) {
-  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-  struct sockaddr_un sa = unix_address(path);
-  unlink(path);
-  mode_t old = umask(0177); /* 0600 from the start */
-  int ok = fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 128) == 0;
-  umask(old);
-  if (!ok) die("cannot listen on the group socket", strerror(errno));
+  int fd = unix_listen(path, 0, 128);
+  if (fd < 0) die("cannot listen on the group socket", strerror(errno));
   return fd;
 }
 
@@ -432,11 +413,11 @@ static int do_start(const struct flags *f) {
   char address[PATH_MAX + 8];
   snprintf(address, sizeof address, "unix://%s", socket_path);
 
-  if (!connect_unix(socket_path)) {
+  if (!unix_answers(socket_path)) {
     /* Two starts of one group at once: one binds and spawns, the other finds it serving. */
     int lock = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (lock < 0 || flock(lock, LOCK_EX) != 0) die("cannot lock the group", strerror(errno));
-    if (!connect_unix(socket_path)) {
+    if (!unix_answers(socket_path)) {
       /* Found before the socket is bound: a start that fails leaves no socket behind. */
       char pkg[PATH_MAX], node[PATH_MAX];
       package_dir(pkg, sizeof pkg);

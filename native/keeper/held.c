@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include "held.h"
+#include "unix-socket.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -185,26 +186,6 @@ static void exec_program(struct held *e, char **argv, int report) {
   _exit(127);
 }
 
-static int listen_console(const char *path) {
-  struct sockaddr_un sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sun_family = AF_UNIX;
-  if (strlen(path) >= sizeof sa.sun_path) return errno = ENAMETOOLONG, -1;
-  strcpy(sa.sun_path, path);
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  if (fd < 0) return -1;
-  unlink(path);
-  mode_t old = umask(0177); /* 0600 from the start */
-  int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 1) == 0;
-  int err = errno;
-  umask(old);
-  if (!ok) {
-    close(fd);
-    return errno = err, -1;
-  }
-  return fd;
-}
-
 /* Places each role's descriptor; -1 with `error` when a role is not one. */
 static int take_roles(struct held *e, const char *roles, int *fds, char *error) {
   int n = (int)strlen(roles);
@@ -256,7 +237,7 @@ static void check_launch(struct held *e, const char *const *fields, int *fds, ch
       snprintf(error, ERROR_MAX, "roles O and N need a console socket");
     else if (e->console[0] != '\0' && e->pid_file[0] == '\0')
       snprintf(error, ERROR_MAX, "a console socket needs a pid file: the program's exit says when the terminal came");
-    else if (e->console[0] != '\0' && (e->listener = listen_console(e->console)) < 0)
+    else if (e->console[0] != '\0' && (e->listener = unix_listen(e->console, SOCK_CLOEXEC | SOCK_NONBLOCK, 1)) < 0)
       snprintf(error, ERROR_MAX, "cannot listen on the console socket %s: %s", e->console, strerror(errno));
     return;
   }

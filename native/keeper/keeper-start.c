@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "keeper-start.h"
+#include "unix-socket.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,40 +18,6 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-/* `start` made the pod socket's path to fit sun_path (containerd-shim.c); 0 when it does not. */
-static int set_path(struct sockaddr_un *sa, const char *path) {
-  size_t len = strlen(path);
-  if (len >= sizeof sa->sun_path) return errno = ENAMETOOLONG, 0;
-  memcpy(sa->sun_path, path, len + 1);
-  return 1;
-}
-
-static int answers(const char *path) {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  if (!set_path(&sa, path)) return 0;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return 0;
-  int ok = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0;
-  close(fd);
-  return ok;
-}
-
-static int listen_pod(const char *path) {
-  struct sockaddr_un sa = {.sun_family = AF_UNIX};
-  if (!set_path(&sa, path)) return -1;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  unlink(path);
-  mode_t old = umask(0177); /* 0600 from the start */
-  int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 128) == 0;
-  umask(old);
-  if (!ok) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
 
 /* The keeper's first process: stdio, fds 3 and 4, then exec; it forks again and leaves. */
 static void exec_keeper(char *const argv[], int listener, int ready, const char *log_path) {
@@ -69,7 +36,7 @@ static void exec_keeper(char *const argv[], int listener, int ready, const char 
 }
 
 static int spawn(const char *pod_socket, char *const argv[], const char *log_path, char *why, size_t why_size) {
-  int listener = listen_pod(pod_socket);
+  int listener = unix_listen(pod_socket, SOCK_CLOEXEC, 128);
   if (listener < 0) {
     snprintf(why, why_size, "cannot listen on the pod socket %s: %s", pod_socket, strerror(errno));
     return -1;
@@ -105,7 +72,7 @@ static int spawn(const char *pod_socket, char *const argv[], const char *log_pat
 
 int keeper_ensure(const char *pod_socket, const char *pod_lock, char *const argv[], const char *log_path, char *why,
                   size_t why_size) {
-  if (answers(pod_socket)) return 0;
+  if (unix_answers(pod_socket)) return 0;
   int lock = open(pod_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (lock < 0 || flock(lock, LOCK_EX) != 0) {
     snprintf(why, why_size, "cannot lock %s: %s", pod_lock, strerror(errno));
@@ -113,7 +80,7 @@ int keeper_ensure(const char *pod_socket, const char *pod_lock, char *const argv
     return -1;
   }
   /* Two starts of one pod at once: one starts the keeper, the other finds it. */
-  int status = answers(pod_socket) ? 0 : spawn(pod_socket, argv, log_path, why, why_size);
+  int status = unix_answers(pod_socket) ? 0 : spawn(pod_socket, argv, log_path, why, why_size);
   close(lock);
   return status;
 }

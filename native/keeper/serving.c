@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "serving.h"
+#include "unix-socket.h"
 #include "serving-argv.h"
 
 #include <errno.h>
@@ -21,48 +22,9 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-/* 0, or -1 with ENAMETOOLONG: a cut path names another socket (`keep` made it to fit). */
-static int set_path(struct sockaddr_un *sa, const char *path) {
-  memset(sa, 0, sizeof *sa);
-  sa->sun_family = AF_UNIX;
-  size_t len = strlen(path);
-  if (len >= sizeof sa->sun_path) return errno = ENAMETOOLONG, -1;
-  memcpy(sa->sun_path, path, len + 1);
-  return 0;
-}
-
-/* A connected descriptor, or -1 with errno (ECONNREFUSED, ENOENT: nobody serves). */
+/* A connected, non-blocking descriptor, or -1 with errno (ECONNREFUSED, ENOENT: nobody serves). */
 static int try_connect(const char *path) {
-  struct sockaddr_un sa;
-  if (set_path(&sa, path) != 0) return -1;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
-    int err = errno;
-    close(fd);
-    errno = err;
-    return -1;
-  }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  return fd;
-}
-
-static int listen_group(const char *path) {
-  struct sockaddr_un sa;
-  if (set_path(&sa, path) != 0) return -1;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  unlink(path);
-  mode_t old = umask(0177); /* 0600 from the start */
-  int ok = bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 128) == 0;
-  int err = errno;
-  umask(old);
-  if (!ok) {
-    close(fd);
-    errno = err;
-    return -1;
-  }
-  return fd;
+  return unix_connect(path, SOCK_CLOEXEC | SOCK_NONBLOCK);
 }
 
 /*
@@ -108,7 +70,7 @@ static void exec_server(const struct keeper_config *c, int listener, int report)
 
 /* Binds the group socket and starts Node on it; 0, or -1 with `why` filled. */
 static int start_server(const struct keeper_config *c, char *why, size_t why_size) {
-  int listener = listen_group(c->group_socket);
+  int listener = unix_listen(c->group_socket, SOCK_CLOEXEC, 128);
   if (listener < 0) {
     snprintf(why, why_size, "cannot listen on the group socket %s: %s", c->group_socket, strerror(errno));
     return -1;
