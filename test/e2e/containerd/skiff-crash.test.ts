@@ -13,7 +13,7 @@ import { forwardedTopics, groupServers } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 /**
- * Containers outlive skiff's serving process (issue 22; docs/keeper-protocol.md): behind pod
+ * Containers outlive skiff's serving process (docs/keeper-protocol.md, docs/failure-domains.md): behind pod
  * keepers (SKIFF_KEEPER=1 in containerd's environment) a SIGKILL of the serving process leaves
  * every container running and known to containerd, with the exits and output that follow.
  */
