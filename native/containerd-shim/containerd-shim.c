@@ -12,8 +12,9 @@
  *           died with it: `<OCI runtime> delete --force` with the binary and root the task's
  *           record names (kills what still runs), unmount the rootfs, remove the task's files,
  *           print DeleteResponse{pid, 137, now} as runc's shim does.
- *   keep    the pod keeper (native/keeper/, docs/keeper-protocol.md): `start` runs it, and
- *           prints the pod socket instead, when containerd's environment has SKIFF_KEEPER=1.
+ *   keep    the pod keeper (native/keeper/, docs/keeper-protocol.md): `start` runs one per
+ *           pod and prints the pod socket instead, unless containerd's environment has
+ *           SKIFF_KEEPER=0.
  * The paths it reads and writes are docs/on-disk-layout.md's, through native/common/task-layout.h.
  *
  * Written in C because containerd execs it for every container: Node's start-up would be
@@ -351,10 +352,12 @@ static void group_files(const struct flags *f, const char *state, const char *bu
   path_or_die(layout_group_file(lock_path, PATH_MAX, state, h, ".lock"), state);
 }
 
-/* The pod keeper (docs/keeper-protocol.md) is opt-in while it only relays: SKIFF_KEEPER=1. */
+/* Pod keepers (docs/keeper-protocol.md) are the default; SKIFF_KEEPER=0 serves without them
+ * (docs/failure-domains.md: then the serving process is the failure domain of its group). The
+ * serving process reads the same rule (src/infrastructure/entry/containerd.ts). */
 static int keeper_wanted(void) {
   const char *keeper = getenv("SKIFF_KEEPER");
-  return keeper != NULL && strcmp(keeper, "1") == 0;
+  return keeper == NULL || strcmp(keeper, "0") != 0;
 }
 
 /* `start` with a keeper: containerd dials the pod's keeper, which relays to the serving process. */

@@ -34,6 +34,33 @@ function servingPid(address) {
   return undefined;
 }
 
+/** Whether a shim address is a skiff pod keeper's socket, `<state>/skiff/k-<hash>.sock` (docs/on-disk-layout.md). */
+function isPodKeeper(address) {
+  const file = socketPath(address.trim());
+  return file !== undefined && /^k-[0-9a-f]{16}\.sock$/.test(path.basename(file));
+}
+
+/**
+ * The processes that answer a task's calls: the one listening on its address, or behind a
+ * skiff pod keeper, skiff's serving processes it relays to: the ones listening on the group
+ * sockets beside the pod socket (`<state>/skiff/<hash>.sock`), which are this containerd's.
+ */
+function servingProcesses(address) {
+  if (!isPodKeeper(address)) {
+    const listener = servingPid(address);
+    return listener === undefined ? [] : [listener];
+  }
+  const dir = path.dirname(socketPath(address.trim()));
+  let files = [];
+  try {
+    files = fs.readdirSync(dir).filter((f) => /^[0-9a-f]{16}\.sock$/.test(f));
+  } catch {
+    // No skiff directory: no serving process either.
+  }
+  const servers = files.map((f) => servingPid(`unix://${path.join(dir, f)}`)).filter((pid) => pid !== undefined);
+  return [...new Set(servers)];
+}
+
 /** The address a task's shim wrote into its bundle (`<bundles>/<ns>/<id>/address`), or undefined. */
 function taskAddress(bundles, namespace, id) {
   return read(path.join(bundles, namespace, id, 'address'))?.trim();
@@ -47,12 +74,14 @@ function inContainer(pid, namespaces) {
 
 /**
  * Every live process a runtime runs for the tasks whose shim `addresses` are given: the
- * processes serving them, and their descendants that are not inside a container of
+ * processes serving them (skiff's pod keepers and serving processes alike), and their descendants that are not inside a container of
  * `namespaces` (so a shim's helpers count, the containers it runs do not).
  */
 function runtimeProcesses(addresses, namespaces = ['k8s.io']) {
-  // Tasks of one pod (runc) or namespace (skiff) share an address: find each server once.
-  const roots = new Set([...new Set(addresses)].map(servingPid).filter((pid) => pid !== undefined));
+  // Tasks of one pod share an address (runc's shim, skiff's keeper): find each server once.
+  const roots = new Set(
+    [...new Set(addresses)].flatMap((a) => [servingPid(a), ...servingProcesses(a)]).filter((pid) => pid !== undefined),
+  );
   const children = new Map();
   for (const pid of pids()) {
     const fields = statFields(pid);
@@ -97,4 +126,13 @@ function fdCount(pid) {
   }
 }
 
-module.exports = { servingPid, taskAddress, runtimeProcesses, rssBytes, pssBytes, fdCount };
+module.exports = {
+  servingPid,
+  servingProcesses,
+  isPodKeeper,
+  taskAddress,
+  runtimeProcesses,
+  rssBytes,
+  pssBytes,
+  fdCount,
+};

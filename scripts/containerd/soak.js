@@ -12,7 +12,7 @@ const path = require('node:path');
 const { BUSYBOX_IMAGE } = require('../busybox-image');
 const { describe } = require('./ctr');
 const { startPod, containerConfig } = require('./cri-pods');
-const { servingPid, taskAddress, rssBytes, fdCount } = require('./runtime-processes');
+const { servingProcesses, taskAddress, rssBytes, fdCount } = require('./runtime-processes');
 
 const NS = 'k8s.io';
 const RUNTIME = 'io.containerd.skiff.v2';
@@ -65,7 +65,11 @@ async function soak({ env, cri, logDir, containers, every, onSample = () => unde
     pod: { name: 'soak', logDirectory: podLogs },
     containers: [crash(0)],
   });
-  const servingOf = (id) => servingPid(taskAddress(env.paths.bundles, NS, id) ?? '');
+  // skiff's serving process, behind the pod keeper the task's address names.
+  const servingOf = (id) => {
+    const servers = servingProcesses(taskAddress(env.paths.bundles, NS, id) ?? '');
+    return servers.length === 1 ? servers[0] : undefined;
+  };
   const pid = servingOf(pod.podSandboxId);
   if (pid === undefined) throw new Error('no skiff serving process found for the soak pod');
   const servingPids = new Set([pid]);

@@ -76,10 +76,9 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
   const host = new ShimProcessHost(skiffVersion(), logged);
   // Behind pod keepers the containers' processes are the keepers' children (docs/keeper-protocol.md).
-  const keepers =
-    process.env.SKIFF_KEEPER === '1'
-      ? new PodKeepers((fd, data, fds) => nativeAddon().sendWithFds(fd, data, fds), logged)
-      : undefined;
+  const keepers = keepersWanted(process.env)
+    ? new PodKeepers((fd, data, fds) => nativeAddon().sendWithFds(fd, data, fds), logged)
+    : undefined;
   const container = buildContainer({
     shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events, keepers },
   });
@@ -143,6 +142,15 @@ function traced(handlers: TaskHandlers, log: (line: string) => void): TaskHandle
       },
     ]),
   );
+}
+
+/**
+ * Whether `start` put pod keepers in front of this process: they are the default, and
+ * SKIFF_KEEPER=0 in containerd's environment turns them off (native/containerd-shim/containerd-shim.c
+ * reads the same rule; docs/failure-domains.md says what each choice loses to a crash).
+ */
+export function keepersWanted(env: NodeJS.ProcessEnv): boolean {
+  return env.SKIFF_KEEPER !== '0';
 }
 
 function lingerFromEnv(): number {

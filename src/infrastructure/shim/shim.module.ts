@@ -18,7 +18,7 @@ export interface ShimModuleConfig {
   readonly host: ShimHost;
   /** Where task events go: containerd's events service for the containerd shim; nowhere by default. */
   readonly events?: Events;
-  /** containerd's serving process with SKIFF_KEEPER=1: the pod keepers that launch the containers' processes. */
+  /** containerd's serving process behind pod keepers (the default): the keepers that launch the containers' processes. */
   readonly keepers?: PodKeepers;
 }
 

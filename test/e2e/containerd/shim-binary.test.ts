@@ -33,6 +33,14 @@ function shim(bundle: string, args: string[], env: NodeJS.ProcessEnv = {}) {
   return spawnSync(SHIM, args, { cwd: bundle, encoding: 'buffer', timeout: 10_000, env: { ...process.env, ...env } });
 }
 
+/** The sockets in a directory; none when it was never made. */
+function socketsIn(dir: string): string[] {
+  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.sock')) : [];
+}
+
+/** `start` without pod keepers dials (and starts) the group's serving process itself. */
+const NO_KEEPER = { SKIFF_KEEPER: '0' };
+
 const BUILT = resolve(__dirname, '../../../build/Release/containerd-shim-skiff-v2');
 const LINUX = process.platform === 'linux';
 
@@ -119,7 +127,7 @@ if (LINUX)
           'set it to the path of Node.js 20 or newer (`command -v node` where skiff was installed)\n',
       );
       expect(result.stdout.length).toBe(0);
-      expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
+      expect(socketsIn(join(l.state, 'skiff'))).toEqual([]);
     });
 
     it('start fails in one line, and leaves no socket, when the Node.js it found cannot be run', () => {
@@ -134,7 +142,7 @@ if (LINUX)
         `containerd-shim-skiff-v2: cannot run ${node} (No such file or directory): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment\n`,
       );
       expect(result.stdout.length).toBe(0);
-      expect(readdirSync(join(l.state, 'skiff')).filter((f) => f.endsWith('.sock'))).toEqual([]);
+      expect(socketsIn(join(l.state, 'skiff'))).toEqual([]);
     });
 
     it("-v prints its version, the package's, as containerd's shims do", () => {
@@ -171,7 +179,7 @@ if (LINUX)
     );
 
     if (process.getuid?.() === 0)
-      it('start serves the pods of a namespace together; SKIFF_SHIM_GROUP=pod, or a runc group annotation, keeps them apart', async () => {
+      it('without pod keepers, start serves the pods of a namespace together; SKIFF_SHIM_GROUP=pod, or a runc group annotation, keeps them apart', async () => {
         const pod = (id: string, sandbox: string, extra: Record<string, string> = {}) => {
           const bundle = join(l.state, 'io.containerd.runtime.v2.task/n5', id);
           mkdirSync(bundle, { recursive: true });
@@ -182,7 +190,10 @@ if (LINUX)
         const l = layout('n5', 'first');
         made.push(l.root);
         const start = (id: string, bundle: string, env: NodeJS.ProcessEnv = {}) => {
-          const result = shim(bundle, ['-namespace', 'n5', '-address', l.address, '-id', id, 'start'], env);
+          const result = shim(bundle, ['-namespace', 'n5', '-address', l.address, '-id', id, 'start'], {
+            ...NO_KEEPER,
+            ...env,
+          });
           expect(result.stderr.toString()).toBe('');
           return result.stdout.toString();
         };
@@ -202,7 +213,7 @@ if (LINUX)
       });
 
     if (process.getuid?.() === 0)
-      it('start makes one serving process per group: the same address for its second container, socket 0600 in a 0700 dir', async () => {
+      it('without pod keepers, start makes one serving process per group: the same address for its second container, socket 0600 in a 0700 dir', async () => {
         const group = { annotations: { 'io.containerd.runc.v2.group': 'pod-a' } };
         const a = layout('n3', 'a', group);
         made.push(a.root);
@@ -210,8 +221,8 @@ if (LINUX)
         mkdirSync(bBundle, { recursive: true });
         writeFileSync(join(bBundle, 'config.json'), JSON.stringify(group));
         const args = (id: string) => ['-namespace', 'n3', '-address', a.address, '-id', id, 'start'];
-        const first = shim(a.bundle, args('a'));
-        const second = shim(bBundle, args('b'));
+        const first = shim(a.bundle, args('a'), NO_KEEPER);
+        const second = shim(bBundle, args('b'), NO_KEEPER);
         try {
           expect(first.status).toBe(0);
           const address = first.stdout.toString();

@@ -197,15 +197,15 @@ if (containerdTestsEnabled())
     it("the serving process keeps logging to containerd after its first container is gone (through a served task's log FIFO)", async () => {
       const group = `${GROUP}=log-${process.pid}`;
       const [first, second] = [nextId(), nextId()];
+      const others = new Set(groupServers(env).map((s) => s.pid));
       await ok(env, ns, ['run', '-d', ...SKIFF, '--annotation', group, BUSYBOX_IMAGE, first, 'sleep', '1000']);
       await ok(env, ns, ['run', '-d', ...SKIFF, '--annotation', group, BUSYBOX_IMAGE, second, 'sleep', '1000']);
       await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', first]);
       await waitForStatus(env, ns, first, 'STOPPED');
       await ok(env, ns, ['tasks', 'rm', first]);
       await ok(env, ns, ['containers', 'rm', first]);
-      const server = groupServers(env).find(
-        (s) => s.socket === readFileSync(join(bundle(second), 'address'), 'utf8').replace('unix://', ''),
-      );
+      // The group's own serving process, behind its pod keeper (the group is the pod).
+      const server = groupServers(env).find((s) => !others.has(s.pid));
       expect(server).toBeDefined();
       const pidsLogged = () => readFileSync(env.paths.log, 'utf8').split(`skiff[${server?.pid}]: Pids `).length - 1;
       const before = pidsLogged();
@@ -216,6 +216,29 @@ if (containerdTestsEnabled())
       await waitForStatus(env, ns, second, 'STOPPED');
       await ok(env, ns, ['tasks', 'rm', second]);
       await ok(env, ns, ['containers', 'rm', second]);
+    });
+  });
+
+/**
+ * Without pod keepers (SKIFF_KEEPER=0 in containerd's environment) containerd dials the
+ * group's serving process itself, which is then the failure domain of its group
+ * (docs/failure-domains.md).
+ */
+if (containerdTestsEnabled())
+  describe('containerd 1.6 with the skiff shim without pod keepers (SKIFF_KEEPER=0)', () => {
+    let env: PrivateContainerd;
+    let ns: string;
+    let n = 0;
+    const nextId = () => `w${n++}`;
+    const bundle = (id: string) => join(env.paths.bundles, ns, id);
+
+    beforeAll(async () => {
+      env = await startContainerd({ env: { SKIFF_KEEPER: '0' } });
+      ns = uniqueNamespace('skiff');
+      await env.importImages(ns);
+    });
+    afterAll(async () => {
+      await env?.stop();
     });
 
     it('one serving process per group; when it is killed containerd cleans up its containers, and only those', async () => {

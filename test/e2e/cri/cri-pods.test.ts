@@ -22,6 +22,7 @@ import {
   waitForState,
 } from './support';
 import { waitFor } from '../../support/wait-for';
+import { groupServersUnder } from '../containerd/skiff-support';
 
 const procfs = require('../../../scripts/containerd/procfs.js') as { mountsUnder(dir: string): string[] };
 
@@ -46,7 +47,7 @@ if (containerdTestsEnabled())
     // pods in one (docs/containerd.md, "Grouping and failure domain").
     const perPod = handler === 'runc';
 
-    it(`runs several pods at once, each container with its own output; ${perPod ? 'one serving process per pod' : "one serving process for the namespace's pods"}`, async () => {
+    it(`runs several pods at once, each container with its own output; a shim process per pod${perPod ? '' : ", one serving process behind them for the namespace's pods"}`, async () => {
       const names = ['p0', 'p1', 'p2', 'p3'];
       const pods = await Promise.all(
         names.map((name) =>
@@ -71,7 +72,9 @@ if (containerdTestsEnabled())
           );
         }
       }
-      expect(new Set(podServers(ctx, pods)).size).toBe(perPod ? pods.length : 1);
+      // runc: the pod's shim; skiff: the pod's keeper, relaying to the namespace's serving process.
+      expect(new Set(podServers(ctx, pods)).size).toBe(pods.length);
+      if (!perPod) expect(groupServersUnder(ctx.env.paths.dir)).toHaveLength(1);
     });
 
     it('a crash-looping container restarted 20 times leaks no process, fd, mount, cgroup or memory in the runtime', async () => {
@@ -128,8 +131,8 @@ if (containerdTestsEnabled())
       expect(readCriLog(join(podDir, 'crash_22.log')).map((l) => l.text)).toEqual(['crash']);
     });
 
-    // Last: it ends the serving process the tests above used.
-    it("a killed serving process: containerd reports its containers exited (255, exit unknown) and nothing they ran is left; other processes' pods run on; a new pod starts", async () => {
+    // The native part's failure domain: one pod, as with containerd's runc shim (docs/failure-domains.md).
+    it("a killed pod shim (runc's shim, skiff's pod keeper): containerd reports its containers exited (255, exit unknown) and nothing they ran is left; other pods run on; a new pod starts", async () => {
       const pods = await Promise.all(
         ['k0', 'k1'].map((name) => ctx.startPod(handler, { name }, [{ name: 'a', command: ['sleep', '1000'] }])),
       );
@@ -139,7 +142,8 @@ if (containerdTestsEnabled())
       const killed = servedBy(ctx, pods[0].podSandboxId) as number;
       const victims = containers.filter((id) => servedBy(ctx, id) === killed);
       const survivors = containers.filter((id) => servedBy(ctx, id) !== killed);
-      expect(victims).toHaveLength(perPod ? 1 : 2);
+      expect(victims).toHaveLength(1);
+      const servers = groupServersUnder(ctx.env.paths.dir).map((server) => server.pid);
       process.kill(killed, 'SIGKILL');
       for (const id of victims) {
         const { status } = await waitForState(ctx.cri, id, 'CONTAINER_EXITED', 20_000);
@@ -155,6 +159,8 @@ if (containerdTestsEnabled())
       const next = await ctx.startPod(handler, { name: 'after' }, [{ name: 'a', command: ['sleep', '1000'] }]);
       await waitForState(ctx.cri, next.containerIds[0], 'CONTAINER_RUNNING');
       expect(servedBy(ctx, next.podSandboxId)).not.toBe(killed);
+      // skiff's serving process was not the pod's: it serves on, the new pod included.
+      expect(groupServersUnder(ctx.env.paths.dir).map((server) => server.pid)).toEqual(servers);
     });
   });
 
@@ -168,11 +174,12 @@ if (containerdTestsEnabled())
       await ctx?.close();
     });
 
-    it("serves each pod in a serving process of its own, every container of a pod in its pod's", async () => {
+    it("serves each pod in a serving process of its own, every container of a pod through its pod's keeper", async () => {
       const pods = await Promise.all(
         ['q0', 'q1'].map((name) => ctx.startPod('skiff', { name }, [{ name: 'a', command: ['sleep', '1000'] }])),
       );
       expect(new Set(podServers(ctx, pods)).size).toBe(2);
+      expect(groupServersUnder(ctx.env.paths.dir)).toHaveLength(2);
     });
   });
 
@@ -182,7 +189,7 @@ function servedBy(ctx: CriEnv, id: string): number | undefined {
   return address === undefined ? undefined : servingPid(address);
 }
 
-/** The process serving each pod, checked to serve its sandbox and every one of its containers. */
+/** The process listening on each pod's address (a runc shim, a skiff pod keeper), checked to serve the whole pod. */
 function podServers(ctx: CriEnv, pods: readonly StartedPod[]): number[] {
   return pods.map((pod) => {
     const [sandbox, ...containers] = [pod.podSandboxId, ...pod.containerIds].map((id) => servedBy(ctx, id));

@@ -8,7 +8,7 @@ const MAX_PREAMBLE = 8 + 0xffff;
  * Reads a connection's first bytes and hands it to `serve` when it speaks ttrpc: plainly
  * (containerd, `skiff task --address`, tests), or after a keeper's relay preamble. A
  * keeper's control connection goes to `control` (closed when there is none: only containerd's
- * serving process with SKIFF_KEEPER=1 has one, docs/keeper-protocol.md, "Built so far"); forget connections and a preamble
+ * serving process behind pod keepers has one, docs/keeper-protocol.md, "Built so far"); forget connections and a preamble
  * version this server does not know are closed, and the keeper reconnects. `serve` and
  * `control` get the bytes read past the preamble, the socket paused; `onKeeper` hears each
  * relay's preamble first.

@@ -33,7 +33,7 @@ export class RuncContainer {
     readonly ownPidNamespace: boolean,
     private readonly cli: RuncCli,
     readonly reaper: Reaper,
-    /** The task's pod keeper, when its `runc create` and `runc exec` run there (SKIFF_KEEPER=1). */
+    /** The task's pod keeper, when its `runc create` and `runc exec` run there (under containerd, unless SKIFF_KEEPER=0). */
     readonly keeper?: KeeperLink,
   ) {
     this.subject = `task ${JSON.stringify(id)}`;

@@ -39,7 +39,7 @@ export class RuncRuntime implements ProcessRuntime {
   constructor(
     private readonly stateDir: string,
     runtime: OciRuntimeBinary = RUNC,
-    /** With SKIFF_KEEPER=1: the pod keepers that launch the containers' processes (docs/keeper-protocol.md). */
+    /** Behind pod keepers (containerd's default): the keepers that launch the containers' processes (docs/keeper-protocol.md). */
     private readonly keepers?: PodKeepers,
   ) {
     this.name = runtime.name;
