@@ -55,13 +55,19 @@ export class ContainerIo {
     return this.console === undefined ? [] : ['--console-socket', this.console.path];
   }
 
-  /** The descriptors a pod keeper's launch hands on by role: the process's 0/1/2 and the FIFO holders. */
+  /**
+   * The descriptors a pod keeper's launch hands on by role: the process's 0/1/2, the FIFO
+   * holders, and the stdin writer, so that a crash of the serving process before the client
+   * opened stdin is no end-of-file for the process (CloseIO closes the keeper's copy too).
+   */
   get keptFds(): LaunchFd[] {
     const fds: LaunchFd[] = [];
     this.runcStdio.forEach((fd, i) => {
       if (fd !== 'ignore') fds.push({ role: String(i) as '0' | '1' | '2', fd });
     });
     for (const fd of this.direct?.holderFds ?? []) fds.push({ role: 'H', fd });
+    const stdinWriter = this.direct?.stdinKeepAliveFd;
+    if (stdinWriter !== undefined) fds.push({ role: 'I', fd: stdinWriter });
     return fds;
   }
 

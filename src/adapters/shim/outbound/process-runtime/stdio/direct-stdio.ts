@@ -61,6 +61,11 @@ export class DirectStdio {
     return fd;
   }
 
+  /** The stdin FIFO's writer while CloseIO has not closed it (a keeper holds a copy: docs/keeper-protocol.md, role `I`). */
+  get stdinKeepAliveFd(): number | undefined {
+    return this.stdinFifo?.keepAliveFd;
+  }
+
   /** The FIFO holders' read-write descriptors (a keeper holds copies: docs/keeper-protocol.md, role `H`). */
   get holderFds(): number[] {
     return this.holders.map((holder) => holder.fd);

@@ -13,6 +13,11 @@ export class StdinFifo {
     this.keepalive = openSync(path, constants.O_RDWR);
   }
 
+  /** The writer the shim holds until CloseIO, or undefined once closed (a keeper holds a copy: role `I`). */
+  get keepAliveFd(): number | undefined {
+    return this.keepalive;
+  }
+
   /** A blocking read descriptor for the process (returns at once: a writer exists). */
   openForProcess(): number {
     return openSync(this.path, constants.O_RDONLY);
