@@ -94,9 +94,15 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const onKeeper = ({ fields }: KeeperPreamble) => {
     if (fields.keeper !== undefined) containerdLog.servedThrough(`unix://${fields.keeper}`);
   };
+  // `delete` after a task's pod keeper died: containerd removes the task, this process lets it go.
+  const onForget = async ({ fields }: KeeperPreamble) => {
+    if (fields.task !== undefined && (await service.forget(fields.task)))
+      logged(`task ${fields.task} forgotten: its pod keeper died and containerd removed it`);
+  };
   const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers, {
     onKeeper,
     onControl: keepers && ((socket, preamble, first) => keepers.accept(socket, preamble.fields.keeper, first)),
+    onForget,
   });
   log(`serving namespace ${config.namespace} on ${config.socket}`);
 

@@ -10,6 +10,8 @@ export interface TtrpcServerOptions {
   readonly onKeeper?: (preamble: KeeperPreamble) => void;
   /** Takes each pod keeper's control connection; without it they are closed (docs/keeper-protocol.md). */
   readonly onControl?: (socket: Socket, preamble: KeeperPreamble, first: Buffer) => void;
+  /** Acts on a forget connection's preamble; the connection closes once it settles (docs/keeper-protocol.md, `delete`). */
+  readonly onForget?: (preamble: KeeperPreamble) => Promise<void>;
 }
 
 /** Calls in flight get this long to finish when the server stops. */
@@ -46,6 +48,7 @@ export class TtrpcServer {
             this.admitting.delete(socket);
             options.onControl?.(socket, preamble, first);
           }),
+        options.onForget,
       );
     });
   }
