@@ -16,14 +16,10 @@
 #define PREAMBLE_HEAD 8
 #define PREAMBLE_FIELDS_MAX 0xffff
 
-/*
- * Writes the preamble for `role` with `fields` (fields_len bytes of "name=value\0...") into
- * out (size bytes): its length, or 0 when the fields are longer than the protocol allows or
- * out is too small.
- */
-size_t preamble_encode(unsigned char *out, size_t size, int role, const char *fields, size_t fields_len);
+/* The 8 bytes before fields_len bytes of fields for `role`: 0, or -1 when the protocol cannot say them. */
+int preamble_head(unsigned char head[PREAMBLE_HEAD], int role, size_t fields_len);
 
-/* Sends the preamble on a fresh connection, in one call. 0 on success, -1 with errno. */
+/* Sends the preamble and its fields ("name=value\0...") on a fresh connection, in one call. 0 on success. */
 int preamble_send(int fd, int role, const char *fields, size_t fields_len);
 
 #endif
