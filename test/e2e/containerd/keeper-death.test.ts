@@ -150,4 +150,40 @@ if (containerdTestsEnabled())
       expect(exits()).toBe(exitsBefore + 3);
       await ok(env, ns, ['containers', 'rm', 'a1', 'a2', 'b1']);
     });
+
+    it("beside it, containerd's runc shim: the SIGKILL of one pod's shim loses that pod (1 of 2)", async () => {
+      const runc = (id: string, pod: string) =>
+        ok(env, ns, [
+          'run',
+          '-d',
+          '--runtime',
+          'io.containerd.runc.v2',
+          '--annotation',
+          `${SANDBOX}=${pod}`,
+          BUSYBOX_IMAGE,
+          id,
+          'sleep',
+          '1000',
+        ]);
+      const pods: Record<string, string[]> = { 'runc-a': ['ra1', 'ra2'], 'runc-b': ['rb1'] };
+      for (const [pod, ids] of Object.entries(pods)) for (const id of ids) await runc(id, pod);
+      const before = await taskList(env, ns);
+      // The runc shim groups a pod's containers under one shim by the sandbox id, as skiff's keeper does.
+      const shim = parentOf(pidOf(before.get('ra1')));
+      expect(readFileSync(`/proc/${shim}/cmdline`, 'utf8')).toContain('containerd-shim-runc-v2');
+      expect(parentOf(pidOf(before.get('ra2')))).toBe(shim);
+      process.kill(shim, 'SIGKILL');
+      await waitFor('pod runc-a gone from ctr', async () => {
+        const now = await taskList(env, ns);
+        return !now.has('ra1') && !now.has('ra2');
+      });
+      const after = await taskList(env, ns);
+      const lost = Object.values(pods).filter((ids) => ids.some((id) => after.get(id)?.status !== 'RUNNING')).length;
+      console.log(`containerd's runc shim: ${lost} of 2 pods lost to the SIGKILL of one pod's shim`);
+      expect(lost).toBe(1);
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', 'rb1']);
+      await waitForStatus(env, ns, 'rb1', 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', 'rb1']);
+      await ok(env, ns, ['containers', 'rm', 'ra1', 'ra2', 'rb1']);
+    });
   });
