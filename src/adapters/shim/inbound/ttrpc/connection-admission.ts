@@ -12,12 +12,12 @@ const MAX_PREAMBLE = 8 + 0xffff;
  * connection (`delete`'s, once a task's pod keeper died) goes to `forget`, and is closed once it
  * settles: its close is the answer `delete` waits for. Without a handler, and for a preamble
  * version this server does not know, the connection is closed. `serve` and `control` get the
- * bytes read past the preamble, the socket paused; `onKeeper` hears each relay's preamble first.
+ * bytes read past the preamble, the socket paused; `onKeeper` hears each relay's preamble (and its socket) first.
  */
 export function admitConnection(
   socket: Socket,
   serve: (first: Buffer) => void,
-  onKeeper: (preamble: KeeperPreamble) => void = () => undefined,
+  onKeeper: (preamble: KeeperPreamble, socket: Socket) => void = () => undefined,
   control?: (socket: Socket, preamble: KeeperPreamble, first: Buffer) => void,
   forget?: (preamble: KeeperPreamble) => Promise<void>,
 ): void {
@@ -30,7 +30,7 @@ export function admitConnection(
     socket.pause();
     if (first.kind === 'plain') serve(first.rest);
     else if (first.kind === 'keeper' && first.preamble.role === KeeperRole.Relay) {
-      onKeeper(first.preamble);
+      onKeeper(first.preamble, socket);
       serve(first.rest);
     } else if (first.kind === 'keeper' && first.preamble.role === KeeperRole.Control && control)
       control(socket, first.preamble, first.rest);

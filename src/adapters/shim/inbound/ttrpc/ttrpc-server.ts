@@ -6,8 +6,8 @@ import { TtrpcConnection } from './ttrpc-connection';
 import { TtrpcServices } from './ttrpc-dispatch';
 
 export interface TtrpcServerOptions {
-  /** Hears the preamble of each pod keeper's relay connection (docs/keeper-protocol.md). */
-  readonly onKeeper?: (preamble: KeeperPreamble) => void;
+  /** Hears the preamble of each pod keeper's relay connection, and its socket (docs/keeper-protocol.md). */
+  readonly onKeeper?: (preamble: KeeperPreamble, socket: Socket) => void;
   /** Takes each pod keeper's control connection; without it they are closed (docs/keeper-protocol.md). */
   readonly onControl?: (socket: Socket, preamble: KeeperPreamble, first: Buffer) => void;
   /** Acts on a forget connection's preamble; the connection closes once it settles (docs/keeper-protocol.md, `delete`). */
