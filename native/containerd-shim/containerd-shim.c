@@ -534,14 +534,16 @@ static int served_by(const struct flags *f, const char *state, const char *bundl
  * an exit it would see (a terminal task's init is its child) is not its to publish, and no
  * record of it is written into the directory removed below. containerd publishes the exit.
  */
-static void tell_forget(const struct flags *f, const char *state, const char *bundle) {
+static enum forget_result tell_forget(const struct flags *f, const char *state, const char *bundle) {
   char socket_path[PATH_MAX];
-  if (served_by(f, state, bundle, socket_path) != 0) return;
-  if (forget_task(socket_path, f->id, FORGET_WAIT_MS) == FORGET_NO_ANSWER)
+  if (served_by(f, state, bundle, socket_path) != 0) return FORGET_DONE; /* nobody to find: nobody to tell */
+  enum forget_result told = forget_task(socket_path, f->id, FORGET_WAIT_MS);
+  if (told == FORGET_NO_ANSWER)
     fprintf(stderr,
             "containerd-shim-skiff-v2: the serving process at %s did not answer within %d ms that it forgot the task "
             "%s; it may hold it until it restarts\n",
             socket_path, FORGET_WAIT_MS, f->id);
+  return told;
 }
 
 static int do_delete(const struct flags *f) {
@@ -550,7 +552,7 @@ static int do_delete(const struct flags *f) {
   path_or_die(layout_task_dir(task_dir, sizeof task_dir, state, f->namespace, f->id), state);
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
-  tell_forget(f, state, bundle);
+  enum forget_result told = tell_forget(f, state, bundle);
 
   char binary[PATH_MAX], root[PATH_MAX], why[3 * PATH_MAX];
   if (oci_runtime_of(task_dir, binary, root, why, sizeof why) == 0) oci_delete(binary, root, f->id);
@@ -560,6 +562,9 @@ static int do_delete(const struct flags *f) {
   }
   uint32_t pid = init_pid(task_dir);
   nftw(task_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  /* Nobody served when asked: a serving process started since (its listener is bound before it
+   * reads the task records) may have taken the task over before its directory went. Told too. */
+  if (told == FORGET_NOBODY) tell_forget(f, state, bundle);
 
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);

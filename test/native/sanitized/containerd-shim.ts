@@ -66,21 +66,28 @@ function groupHash(address: string, ns: string, group: string): string {
 /**
  * A serving process's stand-in on the group socket, in a process of its own (the shim runs
  * synchronously): writes the first connection's preamble to `told`, with whether the OCI
- * runtime had run by then, and closes it (`answer`) or keeps it open (`hold`).
+ * runtime had run by then, and closes it (`answer`) or keeps it open (`hold`); `late` listens
+ * only once the OCI runtime has run, as a serving process started meanwhile, and answers.
  */
 async function servingStandIn(socket: string, told: string, ranFile: string, mode: string): Promise<ChildProcess> {
   const script = `
     const net = require('node:net'), fs = require('node:fs');
     const [socket, told, ranFile, mode] = process.argv.slice(1);
-    net.createServer((c) => {
+    const server = net.createServer((c) => {
       let got = Buffer.alloc(0);
       c.on('data', (d) => {
         got = Buffer.concat([got, d]);
         if (got.length < 8 || got.length < 8 + got.readUInt16BE(6)) return;
         fs.writeFileSync(told, JSON.stringify({ bytes: got.toString('latin1'), killedBefore: fs.existsSync(ranFile) }));
-        if (mode === 'answer') c.end();
+        if (mode !== 'hold') c.end();
       });
-    }).listen(socket, () => process.stdout.write('listening\\n'));`;
+    });
+    const listen = () => server.listen(socket, () => mode !== 'late' && process.stdout.write('ready\\n'));
+    if (mode !== 'late') listen();
+    else {
+      process.stdout.write('ready\\n');
+      const poll = setInterval(() => fs.existsSync(ranFile) && (clearInterval(poll), listen()), 5);
+    }`;
   rmSync(socket, { force: true });
   const child = spawn(process.execPath, ['-e', script, socket, told, ranFile, mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -267,7 +274,12 @@ export const containerdShim: SanitizedProgram = {
         const state = containerdState();
         const ns = 'n';
         const runtime = join(state, 'oci-runtime');
-        writeFileSync(runtime, `#!/bin/sh\nprintf '%s\\n' "$@" > "$0.args"\n`);
+        // As runc, it writes what it was asked; then it waits for a serving process that a `late` stand-in starts.
+        writeFileSync(
+          runtime,
+          `#!/bin/sh\nprintf '%s\\n' "$@" > "$0.args"\n` +
+            'i=0; while [ ! -S "$STANDIN_SOCKET" ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i+1)); done\n',
+        );
         chmodSync(runtime, 0o755);
         mkdirSync(join(state, layout.SKIFF_DIR), { mode: 0o700 });
         const socket = join(state, layout.SKIFF_DIR, `${groupHash('/c.sock', ns, '')}.sock`);
@@ -277,21 +289,20 @@ export const containerdShim: SanitizedProgram = {
           writeFileSync(join(dir, layout.OCI_RUNTIME_FILE), JSON.stringify({ root: '/r', binary: runtime }));
           rmSync(`${runtime}.args`, { force: true });
           const started = Date.now();
-          const result = shim(runs, binary, bundleIn(state, ns, id), [
-            '-namespace',
-            ns,
-            '-address',
-            '/c.sock',
-            '-id',
-            id,
-            'delete',
-          ]);
+          const result = shim(
+            runs,
+            binary,
+            bundleIn(state, ns, id),
+            ['-namespace', ns, '-address', '/c.sock', '-id', id, 'delete'],
+            { STANDIN_SOCKET: socket },
+          );
           expect(result.status).toBe(0);
           expect(existsSync(`${runtime}.args`)).toBe(true);
           return { ...result, ms: Date.now() - started };
         };
         const told = join(state, 'told.json');
-        for (const mode of ['answer', 'hold']) {
+        // `late`: nobody served when delete asked first, so it asks again once the directory is gone.
+        for (const mode of ['answer', 'hold', 'late']) {
           const standIn = await servingStandIn(socket, told, `${runtime}.args`, mode);
           try {
             const result = deleteTask(`t-${mode}`);
@@ -300,8 +311,8 @@ export const containerdShim: SanitizedProgram = {
             expect(Buffer.from(got.bytes, 'latin1')).toEqual(
               Buffer.concat([Buffer.from([0xff, 0x53, 0x4b, 0x46, 1, 3, 0, fields.length]), Buffer.from(fields)]),
             );
-            expect(got.killedBefore).toBe(false);
-            if (mode === 'answer') expect([result.stderr, result.ms < 1000]).toEqual(['', true]);
+            expect(got.killedBefore).toBe(mode === 'late');
+            if (mode !== 'hold') expect([result.stderr, result.ms < 1000]).toEqual(['', true]);
             else
               expect(result.stderr).toBe(
                 `containerd-shim-skiff-v2: the serving process at ${socket} did not answer within 1000 ms that it forgot the task t-hold; it may hold it until it restarts\n`,
