@@ -64,8 +64,9 @@ if (containerdTestsEnabled())
       await run('b1', 'pod-b');
       const [server] = groupServers(env);
       expect(groupServers(env)).toHaveLength(1);
-      // Settled: the serving process's descriptors with pod B alone.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Settled: the serving process's descriptors with pod B alone, its connection for events made.
+      await waitFor("b1's start event", () => forwardedTopics(env, ns).includes('/tasks/start'));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       const fdsBefore = openFds(server.pid);
 
       await run('a1', 'pod-a');
