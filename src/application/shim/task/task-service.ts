@@ -373,8 +373,8 @@ export class TaskService {
     const task = this.tasks.get(id);
     if (task === undefined || !task.init.isAttached) return false;
     this.tasks.delete(id);
-    // A record being written lands before `delete` removes the directory, none after.
-    await this.records.closing(id);
+    // At once, so that no exit seen from now on is published and nothing more is saved.
+    const landed = this.records.closing(id);
     const why = 'was removed by containerd after its pod keeper died';
     for (const process of task.processes()) {
       if (process.isAttached) process.handle.forget?.();
@@ -382,6 +382,8 @@ export class TaskService {
     }
     for (const exec of task.execProcesses()) task.removeExec(exec.execId, why);
     task.init.markDeleted(why);
+    // A record being written lands before `delete` removes the directory, none after.
+    await landed;
     this.records.drop(id);
     // As after a Shutdown: with no task left, the serving process lingers, then leaves.
     if (this.tasks.size === 0) this.host.requestExit();
