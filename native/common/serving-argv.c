@@ -2,6 +2,8 @@
 #include "serving-argv.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX]) {
   int n = 0;
@@ -23,4 +25,10 @@ void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX])
   argv[n++] = (char *)c->socket;
   if (c->debug) argv[n++] = "--debug";
   argv[n] = NULL;
+}
+
+void serving_exec_error(char *out, size_t size, const char *node, int err) {
+  snprintf(out, size,
+           "cannot run %s (%s): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment", node,
+           strerror(err));
 }

@@ -5,6 +5,8 @@
 #ifndef SKIFF_SERVING_ARGV_H
 #define SKIFF_SERVING_ARGV_H
 
+#include <stddef.h>
+
 struct serving_command {
   const char *node, *script; /* Node.js and <pkg>/bin/containerd-daemon.js */
   const char *namespace, *address, *ttrpc_address;
@@ -17,5 +19,8 @@ struct serving_command {
 
 /* Fills argv (SERVING_ARGV_MAX entries) for execv(c->node, argv); it points into c. */
 void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX]);
+
+/* The one line when `node` cannot be exec'd (errno `err`), into out: `start` and the keeper say it alike. */
+void serving_exec_error(char *out, size_t size, const char *node, int err);
 
 #endif

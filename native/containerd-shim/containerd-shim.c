@@ -8,10 +8,11 @@
  *           stdin/stdout on /dev/null and stderr on the bundle's `log` FIFO, so containerd's
  *           output pipes are never held. Prints only the address.
  *   delete  after containerd's connection to the task closed. A task the serving process
- *           deleted has left nothing: print an empty DeleteResponse. Otherwise the server
- *           died with it: `<OCI runtime> delete --force` with the binary and root the task's
- *           record names (kills what still runs), unmount the rootfs, remove the task's files,
- *           print DeleteResponse{pid, 137, now} as runc's shim does.
+ *           deleted has left nothing: print an empty DeleteResponse. Otherwise what held the
+ *           connection died (the pod keeper, or the serving process without one): tell the
+ *           serving process to forget the task (forget.c), `<OCI runtime> delete --force` with
+ *           the binary and root the task's record names (kills what still runs), unmount the
+ *           rootfs, remove the task's files, print DeleteResponse{pid, 137, now} as runc's shim does.
  *   keep    the pod keeper (native/keeper/, docs/keeper-protocol.md): `start` runs one per
  *           pod and prints the pod socket instead, unless containerd's environment has
  *           SKIFF_KEEPER=0.
@@ -40,6 +41,7 @@
 
 #include "delete-response.h"
 #include "flags.h"
+#include "forget.h"
 #include "json-read.h"
 #include "keeper-start.h"
 #include "keeper.h"
@@ -51,6 +53,8 @@
 #define SANDBOX_ANNOTATION "io.kubernetes.cri.sandbox-id"
 #define MAX_CONFIG (4 << 20)
 #define MAX_RECORD (64 << 10)
+/* How long `delete` waits for the serving process to forget a task (docs/keeper-protocol.md, "`delete`"). */
+#define FORGET_WAIT_MS 1000
 #define SUN_PATH_SIZE sizeof(((struct sockaddr_un *)0)->sun_path)
 
 static void die(const char *what, const char *detail) {
@@ -95,16 +99,35 @@ static int pods_apart(void) {
   return 0;
 }
 
-/* An annotation of config.json: 1 when set, 0 when not; anything else ends start in one line. */
-static int annotation(const char *json, size_t len, const char *path, const char *key, char *out, size_t size) {
-  const char *const at[] = {"annotations", key};
-  enum json_result r = json_string_at(json, len, at, 2, out, size);
-  if (r == JSON_FOUND || r == JSON_ABSENT) return r == JSON_FOUND;
+/* The serving group config.json's text names, into out ("" for the namespace's): the runc group
+ * annotation, else with `apart` the CRI sandbox id. JSON_FOUND, or what was wrong with *key. */
+static enum json_result group_in(const char *json, size_t len, int apart, char *out, size_t size, const char **key) {
+  const char *const group[] = {"annotations", GROUP_ANNOTATION}, *const sandbox[] = {"annotations", SANDBOX_ANNOTATION};
+  *key = GROUP_ANNOTATION;
+  enum json_result r = json_string_at(json, len, group, 2, out, size);
+  if (r == JSON_ABSENT && apart) {
+    *key = SANDBOX_ANNOTATION;
+    r = json_string_at(json, len, sandbox, 2, out, size);
+  }
+  if (r == JSON_ABSENT) out[0] = '\0';
+  return r == JSON_ABSENT ? JSON_FOUND : r;
+}
+
+/* Ends start in one line when an annotation of config.json could not be read. */
+static void annotation_or_die(enum json_result r, const char *path, const char *key) {
+  if (r == JSON_FOUND || r == JSON_ABSENT) return;
   if (r == JSON_MALFORMED) die("the bundle's config.json is not valid JSON", path);
   char what[PATH_MAX + 160];
   snprintf(what, sizeof what, "the annotation %s in %s is %s", key, path, json_result_text(r));
   die(what, NULL);
-  return 0;
+}
+
+/* An annotation of config.json: 1 when set, 0 when not; anything else ends start in one line. */
+static int annotation(const char *json, size_t len, const char *path, const char *key, char *out, size_t size) {
+  const char *const at[] = {"annotations", key};
+  enum json_result r = json_string_at(json, len, at, 2, out, size);
+  annotation_or_die(r, path, key);
+  return r == JSON_FOUND;
 }
 
 /* The bundle's config.json (its path in path, PATH_MAX); one line when it cannot be read. */
@@ -128,9 +151,9 @@ static void group_of(const char *bundle, char *out, size_t size) {
   int apart = pods_apart();
   size_t len = 0;
   char *json = bundle_config(bundle, path, &len);
-  if (!annotation(json, len, path, GROUP_ANNOTATION, out, size) &&
-      !(apart && annotation(json, len, path, SANDBOX_ANNOTATION, out, size)))
-    out[0] = '\0';
+  const char *key = GROUP_ANNOTATION;
+  enum json_result r = group_in(json, len, apart, out, size, &key);
+  annotation_or_die(r, path, key);
   free(json);
 }
 
@@ -282,10 +305,7 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
     close(report[0]);
     if (n == (ssize_t)sizeof err) {
       char what[PATH_MAX + 160];
-      snprintf(what, sizeof what,
-               "cannot run %s (%s): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's "
-               "environment",
-               node, strerror(err));
+      serving_exec_error(what, sizeof what, node, err);
       unlink(socket_path);
       die_logged(bundle, what);
     }
@@ -494,12 +514,48 @@ static uint32_t init_pid(const char *task_dir) {
   return ok ? (uint32_t)pid : 0;
 }
 
+/*
+ * The socket of the group that served the task, for `delete`: found as group_files finds it, but
+ * quietly (a config.json that cannot be read tells nothing, and delete goes on); -1 then.
+ */
+static int served_by(const struct flags *f, const char *state, const char *bundle, char *socket_path) {
+  char path[PATH_MAX], group[4096];
+  size_t len = 0;
+  if (layout_path(path, sizeof path, "%s/config.json", bundle) != 0) return -1;
+  char *json = read_file(path, MAX_CONFIG, &len);
+  if (json == NULL) return -1;
+  const char *policy = getenv("SKIFF_SHIM_GROUP"), *key;
+  enum json_result r = group_in(json, len, policy != NULL && strcmp(policy, "pod") == 0, group, sizeof group, &key);
+  free(json);
+  if (r != JSON_FOUND) return -1;
+  uint64_t h = layout_group_hash(f->address, f->namespace, group);
+  return layout_group_file(socket_path, SUN_PATH_SIZE, state, h, ".sock");
+}
+
+/*
+ * The serving process forgets the task (forget.c) before the container is killed: from then on
+ * an exit it would see (a terminal task's init is its child) is not its to publish, and no
+ * record of it is written into the directory removed below. containerd publishes the exit.
+ */
+static enum forget_result tell_forget(const struct flags *f, const char *state, const char *bundle) {
+  char socket_path[PATH_MAX];
+  if (served_by(f, state, bundle, socket_path) != 0) return FORGET_DONE; /* nobody to find: nobody to tell */
+  enum forget_result told = forget_task(socket_path, f->id, FORGET_WAIT_MS);
+  if (told == FORGET_NO_ANSWER)
+    fprintf(stderr,
+            "containerd-shim-skiff-v2: the serving process at %s did not answer within %d ms that it forgot the task "
+            "%s; it may hold it until it restarts\n",
+            socket_path, FORGET_WAIT_MS, f->id);
+  return told;
+}
+
 static int do_delete(const struct flags *f) {
   char bundle[PATH_MAX], state[PATH_MAX], task_dir[PATH_MAX], path[PATH_MAX];
   bundle_and_state(f, bundle, state);
   path_or_die(layout_task_dir(task_dir, sizeof task_dir, state, f->namespace, f->id), state);
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
+  enum forget_result told = tell_forget(f, state, bundle);
 
   char binary[PATH_MAX], root[PATH_MAX], why[3 * PATH_MAX];
   if (oci_runtime_of(task_dir, binary, root, why, sizeof why) == 0) oci_delete(binary, root, f->id);
@@ -509,6 +565,9 @@ static int do_delete(const struct flags *f) {
   }
   uint32_t pid = init_pid(task_dir);
   nftw(task_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  /* Nobody served when asked: a serving process started since (its listener is bound before it
+   * reads the task records) may have taken the task over before its directory went. Told too. */
+  if (told == FORGET_NOBODY) tell_forget(f, state, bundle);
 
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);

@@ -148,7 +148,7 @@ void control_ensure(void) {
     lost();
     return;
   }
-  if (serving_preamble(fd, ROLE_CONTROL, c.fields, c.fields_len) != 0) {
+  if (preamble_send(fd, ROLE_CONTROL, c.fields, c.fields_len) != 0) {
     close(fd);
     lost();
     return;

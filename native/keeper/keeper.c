@@ -123,7 +123,7 @@ static void connect_upstream(struct relay *r) {
   control_ensure();
   char why[PATH_MAX + 160];
   int fd = serving_connect(k.config, why, sizeof why);
-  if (fd >= 0 && serving_preamble(fd, ROLE_RELAY, k.fields, k.fields_len) != 0) {
+  if (fd >= 0 && preamble_send(fd, ROLE_RELAY, k.fields, k.fields_len) != 0) {
     /* It accepted and closed at once: an upstream lost, which on_relay tries again a few times. */
     close(fd);
     r->losses++;

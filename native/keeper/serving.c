@@ -19,7 +19,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 /* A connected, non-blocking descriptor, or -1 with errno (ECONNREFUSED, ENOENT: nobody serves). */
@@ -99,9 +98,7 @@ static int start_server(const struct keeper_config *c, char *why, size_t why_siz
   while (n < 0 && errno == EINTR);
   close(report[0]);
   if (n == (ssize_t)sizeof err) {
-    snprintf(why, why_size,
-             "cannot run %s (%s): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment",
-             c->node, strerror(err));
+    serving_exec_error(why, why_size, c->node, err);
     unlink(c->group_socket);
     return -1;
   }
@@ -131,17 +128,4 @@ int serving_connect(const struct keeper_config *c, char *why, size_t why_size) {
   }
   close(lock);
   return fd;
-}
-
-int serving_preamble(int fd, int role, const char *fields, size_t fields_len) {
-  unsigned char head[8] = {0xff, 'S', 'K', 'F', 1, (unsigned char)role, (unsigned char)(fields_len >> 8),
-                           (unsigned char)fields_len};
-  struct iovec iov[2] = {{head, sizeof head}, {(void *)fields, fields_len}};
-  struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = iov;
-  msg.msg_iovlen = 2;
-  /* A fresh connection's buffer is empty: a few hundred bytes go out in one call. */
-  ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
-  return n == (ssize_t)(sizeof head + fields_len) ? 0 : -1;
 }

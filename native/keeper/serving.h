@@ -1,13 +1,10 @@
-/* The keeper's side of the serving process: reaching it, starting it, the connection preamble. */
+/* The keeper's side of the serving process: reaching it and starting it (the preamble: preamble.h). */
 #ifndef SKIFF_KEEPER_SERVING_H
 #define SKIFF_KEEPER_SERVING_H
 
 #include <stddef.h>
 #include "keeper.h"
-
-#define ROLE_CONTROL 1
-#define ROLE_RELAY 2
-#define ROLE_FORGET 3
+#include "preamble.h"
 
 /*
  * A connection to the serving group's socket, starting the serving process under the group
@@ -15,8 +12,5 @@
  * -1 with one line of why in `why`.
  */
 int serving_connect(const struct keeper_config *config, char *why, size_t why_size);
-
-/* Writes the preamble for `role` with `fields` ("name=value\0..." of length fields_len). 0 on success. */
-int serving_preamble(int fd, int role, const char *fields, size_t fields_len);
 
 #endif

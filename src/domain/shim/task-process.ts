@@ -144,13 +144,16 @@ export class TaskProcess<H extends Handle = Handle> {
     this.settleExit(exit);
   }
 
-  /** Forgets the process; waiters of one that never ran learn it is gone. */
-  markDeleted(): void {
+  /**
+   * Forgets the process; waiters of one whose exit was never recorded learn it is gone, and
+   * `why` (one that never ran, by default; one removed by another, at a forget).
+   */
+  markDeleted(why = 'was deleted before it ran'): void {
     this.currentStatus = 'deleted';
     // Only when no exit was recorded: an error is costly to build (its stack), and the
     // latch of a process that exited is settled already.
     if (this.exitStatus === undefined) {
-      this.failExit(new NotFoundError(`${this.subject} was deleted before it ran`, 'PROCESS.DELETED'));
+      this.failExit(new NotFoundError(`${this.subject} ${why}`, 'PROCESS.DELETED'));
     }
   }
 }

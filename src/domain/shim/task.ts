@@ -57,9 +57,9 @@ export class Task<T extends Handle = Handle, E extends Handle = Handle> {
     return exec;
   }
 
-  /** Forgets an exec: it is marked deleted and its id is free again. */
-  removeExec(execId: string): void {
-    this.execs.get(execId)?.markDeleted();
+  /** Forgets an exec: it is marked deleted (TaskProcess.markDeleted says `why` to its waiters) and its id is free again. */
+  removeExec(execId: string, why?: string): void {
+    this.execs.get(execId)?.markDeleted(why);
     this.execs.delete(execId);
   }
 

@@ -1,4 +1,5 @@
 import { rmSync, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { TaskService } from '../../application/shim/task/task-service';
 import { TaskHandlers, taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers';
 import { taskCodec } from '../../adapters/shim/wire/codec/task-codec';
@@ -89,13 +90,20 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   // and kept STOPPED with nobody left to Delete it.
   if (keepers !== undefined) for (const line of await service.recover()) logged(line);
   const handlers = taskHandlers(service, taskCodec('containerd'));
-  // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address.
-  const onKeeper = ({ fields }: KeeperPreamble) => {
-    if (fields.keeper !== undefined) containerdLog.servedThrough(`unix://${fields.keeper}`);
+  // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address,
+  // for as long as one of its relays is open (a dead keeper's is forgotten with its last).
+  const onKeeper = ({ fields }: KeeperPreamble, socket: Socket) => {
+    if (fields.keeper !== undefined) socket.once('close', containerdLog.servedThrough(`unix://${fields.keeper}`));
+  };
+  // `delete` after a task's pod keeper died: containerd removes the task, this process lets it go.
+  const onForget = async ({ fields }: KeeperPreamble) => {
+    if (fields.task !== undefined && (await service.forget(fields.task)))
+      logged(`task ${fields.task} forgotten: its pod keeper died and containerd removed it`);
   };
   const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers, {
     onKeeper,
     onControl: keepers && ((socket, preamble, first) => keepers.accept(socket, preamble.fields.keeper, first)),
+    onForget,
   });
   log(`serving namespace ${config.namespace} on ${config.socket}`);
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -54,6 +54,50 @@ function startRefuses(runs: SanitizerRuns, binary: string, config: string | null
 }
 
 const GROUP = 'io.containerd.runc.v2.group';
+
+/** A group's hash as native/common/task-layout.c computes it (FNV-1a 64, each string followed by 0xff), in hex. */
+function groupHash(address: string, ns: string, group: string): string {
+  let h = 0xcbf29ce484222325n;
+  for (const text of [address, ns, group])
+    for (const byte of [...Buffer.from(text), 0xff]) h = BigInt.asUintN(64, (h ^ BigInt(byte)) * 0x100000001b3n);
+  return h.toString(16).padStart(16, '0');
+}
+
+/**
+ * A serving process's stand-in on the group socket, in a process of its own (the shim runs
+ * synchronously): writes the first connection's preamble to `told`, with whether the OCI
+ * runtime had run by then, and closes it (`answer`) or keeps it open (`hold`); `late` listens
+ * only once the OCI runtime has run, as a serving process started meanwhile, and answers.
+ */
+async function servingStandIn(socket: string, told: string, ranFile: string, mode: string): Promise<ChildProcess> {
+  const script = `
+    const net = require('node:net'), fs = require('node:fs');
+    const [socket, told, ranFile, mode] = process.argv.slice(1);
+    const server = net.createServer((c) => {
+      let got = Buffer.alloc(0);
+      c.on('data', (d) => {
+        got = Buffer.concat([got, d]);
+        if (got.length < 8 || got.length < 8 + got.readUInt16BE(6)) return;
+        fs.writeFileSync(told, JSON.stringify({ bytes: got.toString('latin1'), killedBefore: fs.existsSync(ranFile) }));
+        if (mode !== 'hold') c.end();
+      });
+    });
+    const listen = () => server.listen(socket, () => mode !== 'late' && process.stdout.write('ready\\n'));
+    if (mode !== 'late') listen();
+    else {
+      process.stdout.write('ready\\n');
+      const poll = setInterval(() => fs.existsSync(ranFile) && (clearInterval(poll), listen()), 5);
+    }`;
+  rmSync(socket, { force: true });
+  const child = spawn(process.execPath, ['-e', script, socket, told, ranFile, mode], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout?.once('data', () => resolve());
+    child.once('exit', () => reject(new Error('the serving stand-in exited')));
+  });
+  return child;
+}
 
 export const containerdShim: SanitizedProgram = {
   target: 'containerd-shim-skiff-v2',
@@ -224,6 +268,61 @@ export const containerdShim: SanitizedProgram = {
           'containerd-shim-skiff-v2: cannot run /nonexistent (No such file or directory): the container t3 may still run\n',
         );
         expect(deleteTask('t4', { [layout.INIT_PID_FILE]: '99999999999' }).pid).toBe(0);
+      },
+    },
+    {
+      name: "delete: tells the serving process of the task's group to forget it before it kills the container, and goes on when it does not answer",
+      async run(binary, runs) {
+        const state = containerdState();
+        const ns = 'n';
+        const runtime = join(state, 'oci-runtime');
+        // As runc, it writes what it was asked; then it waits for a serving process that a `late` stand-in starts.
+        writeFileSync(
+          runtime,
+          `#!/bin/sh\nprintf '%s\\n' "$@" > "$0.args"\n` +
+            'i=0; while [ ! -S "$STANDIN_SOCKET" ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i+1)); done\n',
+        );
+        chmodSync(runtime, 0o755);
+        mkdirSync(join(state, layout.SKIFF_DIR), { mode: 0o700 });
+        const socket = join(state, layout.SKIFF_DIR, `${groupHash('/c.sock', ns, '')}.sock`);
+        const deleteTask = (id: string) => {
+          const dir = layout.taskDir(layout.serverStateDir(state, ns), id);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, layout.OCI_RUNTIME_FILE), JSON.stringify({ root: '/r', binary: runtime }));
+          rmSync(`${runtime}.args`, { force: true });
+          const started = Date.now();
+          const result = shim(
+            runs,
+            binary,
+            bundleIn(state, ns, id),
+            ['-namespace', ns, '-address', '/c.sock', '-id', id, 'delete'],
+            { STANDIN_SOCKET: socket },
+          );
+          expect(result.status).toBe(0);
+          expect(existsSync(`${runtime}.args`)).toBe(true);
+          return { ...result, ms: Date.now() - started };
+        };
+        const told = join(state, 'told.json');
+        // `late`: nobody served when delete asked first, so it asks again once the directory is gone.
+        for (const mode of ['answer', 'hold', 'late']) {
+          const standIn = await servingStandIn(socket, told, `${runtime}.args`, mode);
+          try {
+            const result = deleteTask(`t-${mode}`);
+            const got = JSON.parse(readFileSync(told, 'utf8')) as { bytes: string; killedBefore: boolean };
+            const fields = `task=t-${mode}\0`;
+            expect(Buffer.from(got.bytes, 'latin1')).toEqual(
+              Buffer.concat([Buffer.from([0xff, 0x53, 0x4b, 0x46, 1, 3, 0, fields.length]), Buffer.from(fields)]),
+            );
+            expect(got.killedBefore).toBe(mode === 'late');
+            if (mode !== 'hold') expect([result.stderr, result.ms < 1000]).toEqual(['', true]);
+            else
+              expect(result.stderr).toBe(
+                `containerd-shim-skiff-v2: the serving process at ${socket} did not answer within 1000 ms that it forgot the task t-hold; it may hold it until it restarts\n`,
+              );
+          } finally {
+            standIn.kill('SIGKILL');
+          }
+        }
       },
     },
   ],

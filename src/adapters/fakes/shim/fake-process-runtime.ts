@@ -44,6 +44,7 @@ export class FakeProcess implements ProcessHandle {
   stopped = false;
   stdinClosed = false;
   deleted = false;
+  forgotten = false;
   readonly signals: number[] = [];
   readonly resizes: Array<[number, number]> = [];
   private exitReported = false;
@@ -115,9 +116,14 @@ export class FakeProcess implements ProcessHandle {
     this.deleted = true;
   }
 
-  /** Reports an exit (test hook, or the program's own end). Only the first counts. */
+  /** As a runtime served through pod keepers: what it holds goes, and no exit is reported from now on. */
+  forget(): void {
+    this.forgotten = true;
+  }
+
+  /** Reports an exit (test hook, or the program's own end). Only the first counts, none once forgotten. */
   exit(exit: ProcessExit): void {
-    if (this.exitReported) return;
+    if (this.exitReported || this.forgotten) return;
     this.exitReported = true;
     this.onExit(exit);
   }

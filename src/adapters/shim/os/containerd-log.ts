@@ -12,8 +12,8 @@ import { join } from 'node:path';
  */
 export class ContainerdLog {
   private fd: number;
-  /** The addresses of the tasks this server serves: its own socket, and the pod keepers' that relay to it. */
-  private readonly addresses: Set<string>;
+  /** The pod keepers that relay to this server, with their relays open: their tasks' address is theirs. */
+  private readonly keepers = new Map<string, number>();
 
   /**
    * @param bundles containerd's bundles of the namespace: <containerd state>/io.containerd.runtime.v2.task/<ns>
@@ -21,16 +21,27 @@ export class ContainerdLog {
    */
   constructor(
     private readonly bundles: string,
-    address: string,
+    private readonly address: string,
     fd = 2,
   ) {
     this.fd = fd;
-    this.addresses = new Set([address]);
   }
 
-  /** Tasks whose `address` is a pod keeper relaying to this server are its tasks too (docs/keeper-protocol.md). */
-  servedThrough(keeperAddress: string): void {
-    this.addresses.add(keeperAddress);
+  /**
+   * Tasks whose `address` is a pod keeper relaying to this server are its tasks too
+   * (docs/keeper-protocol.md), while one of its relays is open: call the returned function when
+   * that relay closes. A keeper that died, or whose pod is gone, is forgotten with its last relay.
+   */
+  servedThrough(keeperAddress: string): () => void {
+    this.keepers.set(keeperAddress, (this.keepers.get(keeperAddress) ?? 0) + 1);
+    let open = true;
+    return () => {
+      if (!open) return;
+      open = false;
+      const left = (this.keepers.get(keeperAddress) ?? 1) - 1;
+      if (left > 0) this.keepers.set(keeperAddress, left);
+      else this.keepers.delete(keeperAddress);
+    };
   }
 
   line(text: string): void {
@@ -63,7 +74,8 @@ export class ContainerdLog {
     for (const id of ids) {
       const bundle = join(this.bundles, id);
       try {
-        if (!this.addresses.has(readFileSync(join(bundle, 'address'), 'utf8'))) continue;
+        const address = readFileSync(join(bundle, 'address'), 'utf8');
+        if (address !== this.address && !this.keepers.has(address)) continue;
         return openSync(join(bundle, 'log'), constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
       } catch {
         // gone meanwhile, or no reader (ENXIO): try the next

@@ -70,6 +70,13 @@ export interface ProcessHandle {
   closeStdin(): Promise<void>;
   /** delete: kills a process that never ran, waits for its exit, frees its stdio and files. */
   delete(): Promise<void>;
+  /**
+   * forget: another removed the process with its container (containerd's `delete` once the
+   * task's pod keeper died, docs/keeper-protocol.md): free what this process holds for it (stdio,
+   * exit watch, the keeper's key) and touch neither the container nor its files; its exit is
+   * never reported. Where a runtime's tasks are served through pod keepers.
+   */
+  forget?(): void;
 }
 
 /** A task's init process plus the operations that act on the whole task. */

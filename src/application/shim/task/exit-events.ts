@@ -38,6 +38,12 @@ export class ExitEvents {
     this.started.delete(keyOf(id, execId));
   }
 
+  /** The process was removed by another, who reports its exit (containerd's `delete`): nothing goes out. */
+  forgotten(id: string, execId: string): void {
+    this.held.delete(keyOf(id, execId));
+    this.started.delete(keyOf(id, execId));
+  }
+
   private release(id: string, execId: string): void {
     const held = this.held.get(keyOf(id, execId));
     if (held === undefined) return;

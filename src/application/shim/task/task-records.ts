@@ -87,16 +87,29 @@ export class TaskRecords {
     void this.save(task);
   }
 
+  /**
+   * Another removes the task's directory (containerd's `delete` once its pod keeper died): what
+   * is held of it here goes, and nothing more is written. Call once `closing` has resolved.
+   */
+  drop(id: string): void {
+    this.untrack(id);
+    this.writes.delete(id);
+  }
+
   forget(id: string): Promise<void> {
-    this.origins.delete(id);
-    this.closed.delete(id);
-    this.unwritten.delete(id);
-    for (const key of this.execSpecs.keys()) if (key.startsWith(`${id}\0`)) this.execSpecs.delete(key);
+    this.untrack(id);
     const done = this.chain(id, () => this.journal.forget(id));
     void done.then(() => {
       if (this.writes.get(id) === done) this.writes.delete(id);
     });
     return done;
+  }
+
+  private untrack(id: string): void {
+    this.origins.delete(id);
+    this.closed.delete(id);
+    this.unwritten.delete(id);
+    for (const key of this.execSpecs.keys()) if (key.startsWith(`${id}\0`)) this.execSpecs.delete(key);
   }
 
   private chain(id: string, write: () => Promise<void>): Promise<void> {

@@ -81,7 +81,7 @@ export class TaskService {
     const { records, problems } = await this.journal.readAll();
     const listeners = {
       onExit: (process: ShimProcess, exit: ProcessExit) => this.onExit(process, exit),
-      onOom: (id: string) => this.events.publish({ topic: '/tasks/oom', id }),
+      onOom: (id: string) => this.oom(id),
       problem: (line: string) => problems.push(line),
     };
     for (const record of records) {
@@ -126,7 +126,7 @@ export class TaskService {
       };
       const watch = {
         onExit: (exit: ProcessExit) => this.onExit(task.init, exit),
-        onOom: () => this.events.publish({ topic: '/tasks/oom', id: input.id }),
+        onOom: () => this.oom(input.id),
         execs: () => task.execProcesses().flatMap((e) => (e.isAttached ? [e.handle] : [])),
       };
       task.init.attach(await this.runtime.create(spec, watch));
@@ -362,8 +362,41 @@ export class TaskService {
     this.tasks.clear();
   }
 
+  /**
+   * The task's pod keeper died and containerd's `delete` removes its container
+   * (docs/keeper-protocol.md, "`delete`"): it is dropped here with everything held for it
+   * (stdio, exit watches, the keeper's keys, its record in memory) and no event, since
+   * containerd publishes its exit; its Waits learn it is gone; its files are `delete`'s. False
+   * for an id this process does not hold (or still creates: that Create fails with its keeper).
+   */
+  async forget(id: string): Promise<boolean> {
+    const task = this.tasks.get(id);
+    if (task === undefined || !task.init.isAttached) return false;
+    this.tasks.delete(id);
+    // At once, so that no exit seen from now on is published and nothing more is saved.
+    const landed = this.records.closing(id);
+    const why = 'was removed by containerd after its pod keeper died';
+    for (const process of task.processes()) {
+      if (process.isAttached) process.handle.forget?.();
+      this.exitEvents.forgotten(id, process.execId);
+    }
+    for (const exec of task.execProcesses()) task.removeExec(exec.execId, why);
+    task.init.markDeleted(why);
+    // A record being written lands before `delete` removes the directory, none after.
+    await landed;
+    this.records.drop(id);
+    // As after a Shutdown: with no task left, the serving process lingers, then leaves.
+    if (this.tasks.size === 0) this.host.requestExit();
+    return true;
+  }
+
   get taskCount(): number {
     return this.tasks.size;
+  }
+
+  /** An OOM kill in a task this process holds: a forgotten task's (its cgroup going) is not its to tell. */
+  private oom(id: string): void {
+    if (this.tasks.has(id)) this.events.publish({ topic: '/tasks/oom', id });
   }
 
   /** The runtime saw the process exit: record it (waking every Wait), then publish it once. */

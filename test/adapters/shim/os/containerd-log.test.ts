@@ -62,17 +62,27 @@ describe('ContainerdLog', () => {
     expect(drain(served.reader as number)).toBe('two\nthree\n');
   });
 
-  it("counts a pod keeper's tasks as this server's once a relay named the keeper (their address is the keeper's)", () => {
+  it("counts a pod keeper's tasks as this server's while a relay that named the keeper is open (their address is the keeper's)", () => {
     const KEEPER = 'unix:///run/skiff/k-pod.sock';
-    const first = bundle('a-first', ADDRESS);
     const pod = bundle('b-pod', KEEPER);
-    const log = new ContainerdLog(bundles, ADDRESS, openSync(first.fifo, constants.O_WRONLY | constants.O_NONBLOCK));
-    closeSync(readers.shift() as number);
-    log.line('before the keeper named itself\n');
+    /** A log whose own FIFO has lost its reader, after `opened` relays of the keeper of which `closed` closed. */
+    const logAfter = (id: string, opened: number, closed: number) => {
+      const first = bundle(id, ADDRESS);
+      const log = new ContainerdLog(bundles, ADDRESS, openSync(first.fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      const relays = Array.from({ length: opened }, () => log.servedThrough(KEEPER));
+      // A relay's close is told once, however often it is said.
+      for (const closeRelay of relays.slice(0, closed)) [closeRelay, closeRelay].forEach((f) => f());
+      readers.splice(readers.indexOf(first.reader as number), 1);
+      closeSync(first.reader as number);
+      return log;
+    };
+    logAfter('a1', 0, 0).line('before the keeper named itself\n');
     expect(drain(pod.reader as number)).toBe('');
-    log.servedThrough(KEEPER);
-    log.line('after\n');
-    expect(drain(pod.reader as number)).toBe('after\n');
+    logAfter('a2', 2, 1).line('one relay left\n');
+    expect(drain(pod.reader as number)).toBe('one relay left\n');
+    // Its last relay closed (the keeper died, or its pod is gone): the keeper is forgotten.
+    logAfter('a3', 2, 2).line('no relay left\n');
+    expect(drain(pod.reader as number)).toBe('');
   });
 
   it('drops a line without throwing when no served task is left to log through', () => {

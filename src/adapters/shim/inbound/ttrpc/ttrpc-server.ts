@@ -6,10 +6,12 @@ import { TtrpcConnection } from './ttrpc-connection';
 import { TtrpcServices } from './ttrpc-dispatch';
 
 export interface TtrpcServerOptions {
-  /** Hears the preamble of each pod keeper's relay connection (docs/keeper-protocol.md). */
-  readonly onKeeper?: (preamble: KeeperPreamble) => void;
+  /** Hears the preamble of each pod keeper's relay connection, and its socket (docs/keeper-protocol.md). */
+  readonly onKeeper?: (preamble: KeeperPreamble, socket: Socket) => void;
   /** Takes each pod keeper's control connection; without it they are closed (docs/keeper-protocol.md). */
   readonly onControl?: (socket: Socket, preamble: KeeperPreamble, first: Buffer) => void;
+  /** Acts on a forget connection's preamble; the connection closes once it settles (docs/keeper-protocol.md, `delete`). */
+  readonly onForget?: (preamble: KeeperPreamble) => Promise<void>;
 }
 
 /** Calls in flight get this long to finish when the server stops. */
@@ -46,6 +48,7 @@ export class TtrpcServer {
             this.admitting.delete(socket);
             options.onControl?.(socket, preamble, first);
           }),
+        options.onForget,
       );
     });
   }

@@ -1,7 +1,7 @@
 import { Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FailedPreconditionError } from '../../../../domain/shared/errors';
+import { FailedPreconditionError, NetworkError } from '../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../domain/shim/exit-status';
 import { KeeperControl, KeptExit, Launched, LaunchRequest, SendWithFds } from './keeper-control';
 
@@ -79,7 +79,10 @@ export class PodKeepers {
       return launched;
     } catch (err) {
       this.watchers.delete(request.key);
-      throw err;
+      throw new NetworkError(
+        `the pod keeper of ${pod} was lost while it launched ${request.key} (${err instanceof Error ? err.message : String(err)}); containerd cleans the pod's tasks up, try again`,
+        'KEEPER.LOST',
+      );
     }
   }
 

@@ -11,6 +11,7 @@ import { admitConnection } from '../../../../../src/adapters/shim/inbound/ttrpc/
 import { MethodTable } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-dispatch';
 import { TtrpcServer } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrpc-server';
 import { decodeResponse, frame, requestMessage } from '../../../../e2e/support/ttrpc-wire';
+import { waitFor } from '../../../../support/wait-for';
 
 /** A keeper's preamble, written here byte by byte as docs/keeper-protocol.md states it. */
 function preamble(role: number, fields: string[], version = 1): Buffer {
@@ -97,7 +98,7 @@ describe('TtrpcServer and the keeper preamble', () => {
 
   it.each([
     ['a control connection (the runtime does not use it yet)', preamble(KeeperRole.Control, ['pid=7'])],
-    ['a forget connection (not served yet)', preamble(KeeperRole.Forget, ['task=t1'])],
+    ['a forget connection (no forget handler)', preamble(KeeperRole.Forget, ['task=t1'])],
     ['a preamble version it does not know', preamble(KeeperRole.Relay, ['pid=7'], 2)],
   ])('closes %s without an answer', async (_, bytes) => {
     const { reply, closed } = await exchange([Buffer.concat([bytes, echo])]);
@@ -130,5 +131,40 @@ describe('admitConnection and a control connection', () => {
     expect(await seen).toEqual({ role: 1, fields: { keeper: '/k.sock', pid: '7' }, first: 'more' });
     client.destroy();
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('TtrpcServer and a forget connection', () => {
+  it("hands the preamble to the forget handler and closes the connection once the handler is done: delete's answer", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-forget-'));
+    const path = join(dir, 'f.sock');
+    const asked: KeeperPreamble[] = [];
+    let done!: () => void;
+    const server = await TtrpcServer.listen({ address: path }, new Map(), {
+      onForget: (p) => {
+        asked.push(p);
+        return new Promise<void>((resolve) => (done = resolve));
+      },
+    });
+    try {
+      const client = connect(path);
+      let closed = false;
+      const close = new Promise<void>((resolve) =>
+        client.on('close', () => {
+          closed = true;
+          resolve();
+        }),
+      );
+      client.write(preamble(KeeperRole.Forget, ['task=t1']));
+      await waitFor('the forget handler', () => asked.length === 1);
+      expect(asked).toEqual([{ role: 3, fields: { task: 't1' } }]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(closed).toBe(false);
+      done();
+      await close;
+    } finally {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

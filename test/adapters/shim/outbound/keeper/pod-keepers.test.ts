@@ -92,6 +92,18 @@ describe('PodKeepers', () => {
     k.close();
   });
 
+  it('fails a launch in flight when its keeper dies, UNAVAILABLE and naming the pod and key, instead of waiting', async () => {
+    const k = await keeper();
+    await waitFor('the control connection', () => sockets.length === 2);
+    const launch = keepers.launch(POD, { key: 't9', argv: ['/bin/true'] }, async () => undefined);
+    await waitFor('the launch at the keeper', () => k.got.some((m) => m.startsWith('L ')));
+    k.close();
+    await expect(launch).rejects.toMatchObject({
+      kind: 'Network',
+      message: expect.stringMatching(/^the pod keeper of \/run\/k-test\.sock was lost while it launched t9 \(/),
+    });
+  });
+
   it('maps wait statuses, and finds the pod socket in a bundle', () => {
     expect(exitOfWaitStatus(9)).toEqual({ code: null, signal: 9 });
     expect(exitOfWaitStatus(3 << 8)).toEqual({ code: 3, signal: null });

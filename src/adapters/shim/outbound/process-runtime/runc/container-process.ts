@@ -23,6 +23,8 @@ export class ContainerProcess {
   private started = 0;
   private exitSeen: Promise<void> | undefined;
   private readonly beforeExitReport: BeforeExitReport;
+  /** Removed by containerd's `delete` (forget): its exit is nobody's to report here. */
+  private forgotten = false;
 
   constructor(
     stdio: Stdio,
@@ -127,10 +129,17 @@ export class ContainerProcess {
     return io;
   }
 
+  /** Its container was removed by another (ProcessHandle.forget): its stdio goes, its exit is never reported. */
+  forget(): void {
+    this.forgotten = true;
+    this.io.release();
+  }
+
   private async report(exit: ProcessExit): Promise<void> {
+    if (this.forgotten) return;
     await this.beforeExitReport().catch(() => undefined);
     await this.io.finish();
-    this.onExit(exit);
+    if (!this.forgotten) this.onExit(exit);
   }
 }
 

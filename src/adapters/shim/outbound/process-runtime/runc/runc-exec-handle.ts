@@ -117,6 +117,12 @@ export class RuncExecHandle implements ProcessHandle {
     this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
   }
 
+  /** Removed with its container (RuncTaskHandle.forget); its files go with the task's directory. */
+  forget(): void {
+    this.process.forget();
+    this.keeper?.keepers.release(this.keeper.pod, this.key);
+  }
+
   async delete(): Promise<void> {
     await this.process.exited;
     this.process.io.release();

@@ -128,6 +128,12 @@ export class RuncTaskHandle implements TaskHandle {
     this.container.removeFiles();
   }
 
+  /** Its container was removed by containerd's `delete` after its pod keeper died: only this process's part goes. */
+  forget(): void {
+    this.init.forget();
+    this.keeperTell((keeper) => keeper.keepers.release(keeper.pod, this.id));
+  }
+
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     return this.makeExec(spec, onExit);
   }
