@@ -10,6 +10,7 @@ const path = require('node:path');
 const { missing, startContainerd, importImages, stopContainerd } = require('./containerd-env');
 const { criClient, criReady } = require('../scripts/containerd/cri-client');
 const { soak, describeSample } = require('../scripts/containerd/soak');
+const { podKeeperPids } = require('../scripts/containerd/runtime-processes');
 
 const CONTAINERS = Number(process.env.SKIFF_SOAK_CONTAINERS ?? 2000);
 const EVERY = 500;
@@ -48,6 +49,10 @@ async function run() {
         `RSS ${base.rssMiB.toFixed(1)} -> ${last.rssMiB.toFixed(1)} MiB (${growth >= 0 ? '+' : ''}${growth.toFixed(1)}, ` +
         `target <= +${RSS_SLACK_MIB})  ${flat && growth <= RSS_SLACK_MIB && servingPids.length === 1 ? 'PASS' : 'MISS'}`,
     );
+    // Every ctr container had a pod keeper of its own, gone with its container: the soak pod's is left.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const keepers = podKeeperPids(env.address).length;
+    console.log(`pod keepers left after the soak: ${keepers} (the soak pod's: 1)  ${keepers === 1 ? 'PASS' : 'MISS'}`);
   } finally {
     cri?.close();
     await stopContainerd(env);

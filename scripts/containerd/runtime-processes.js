@@ -61,6 +61,14 @@ function servingProcesses(address) {
   return [...new Set(servers)];
 }
 
+/** Pids of skiff's pod keepers (`containerd-shim-skiff-v2 ... keep`) of the containerd at `address`. */
+function podKeeperPids(address) {
+  return pids().filter((pid) => {
+    const argv = (read(`/proc/${pid}/cmdline`) ?? '').split('\0');
+    return argv[argv.length - 2] === 'keep' && argv[argv.indexOf('-address') + 1] === address;
+  });
+}
+
 /** The address a task's shim wrote into its bundle (`<bundles>/<ns>/<id>/address`), or undefined. */
 function taskAddress(bundles, namespace, id) {
   return read(path.join(bundles, namespace, id, 'address'))?.trim();
@@ -130,6 +138,7 @@ module.exports = {
   servingPid,
   servingProcesses,
   isPodKeeper,
+  podKeeperPids,
   taskAddress,
   runtimeProcesses,
   rssBytes,

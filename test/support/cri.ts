@@ -18,6 +18,7 @@ const pods = require('../../scripts/containerd/cri-pods.js') as {
 };
 const procs = require('../../scripts/containerd/runtime-processes.js') as {
   servingPid(address: string): number | undefined;
+  podKeeperPids(address: string): number[];
   taskAddress(bundles: string, namespace: string, id: string): string | undefined;
   runtimeProcesses(addresses: readonly string[], namespaces?: readonly string[]): number[];
   rssBytes(pid: number): number;
@@ -27,7 +28,7 @@ const procs = require('../../scripts/containerd/runtime-processes.js') as {
 
 export const { criClient, criReady } = client;
 export const { podConfig, containerConfig, startPod, removePod } = pods;
-export const { servingPid, taskAddress, runtimeProcesses, rssBytes, pssBytes, fdCount } = procs;
+export const { servingPid, podKeeperPids, taskAddress, runtimeProcesses, rssBytes, pssBytes, fdCount } = procs;
 
 export interface CriClient {
   runtime<T = Record<string, unknown>>(method: string, request?: object, deadlineMs?: number): Promise<T>;

@@ -1,5 +1,5 @@
 import { containerdTestsEnabled } from '../../support/containerd';
-import { fdCount } from '../../support/cri';
+import { fdCount, podKeeperPids } from '../../support/cri';
 import { liveMemoryBytes } from '../../support/live-memory';
 import { waitFor } from '../../support/wait-for';
 import { figure } from '../../reliability/scale';
@@ -101,6 +101,13 @@ if (containerdTestsEnabled())
       await waitFor(
         () => `the serving process's descriptors to return to ${base.fds} (${fdCount(pid)})`,
         () => fdCount(pid) <= base.fds,
+        5000,
+      );
+      // Each ctr container had a pod keeper of its own, which leaves after its container's
+      // Shutdown: only the soak pod's keeper is left.
+      await waitFor(
+        () => `the ctr containers' pod keepers to leave (${podKeeperPids(ctx.env.address).length} left)`,
+        () => podKeeperPids(ctx.env.address).length === 1,
         5000,
       );
     }, 240_000);
