@@ -145,6 +145,8 @@ export class FakeTask extends FakeProcess implements TaskHandle {
   /** Set by the runtime that adopted this task: whether a pid exited while no server ran. */
   goneMeanwhile: (pid: number) => boolean = () => false;
   paused = false;
+  /** Set by the runtime that adopted this task: what it saw of a live init (TaskHandle.observedStatus). */
+  observedStatus: 'created' | 'running' | 'paused' | undefined;
   readonly updates: Array<Record<string, unknown>> = [];
   readonly checkpoints: string[] = [];
 
@@ -247,12 +249,15 @@ export class FakeProcessRuntime implements ProcessRuntime {
 
   /** Pids that exited while no serving process ran (test hook): adopt reports them exited. */
   readonly exitedMeanwhile = new Set<number>();
+  /** What the runtime sees of live inits, by pid (test hook): a status the record may be behind. */
+  readonly seenAs = new Map<number, 'created' | 'running' | 'paused'>();
 
   async adopt(spec: AdoptSpec, { onExit, onOom }: TaskWatch): Promise<TaskHandle> {
     const oci = readBundleSpec(spec.id, spec.bundle);
     const gone = (pid: number) => this.exitedMeanwhile.has(pid);
     const task = adopted(new FakeTask(oci.process.args, spec.stdio.terminal, onExit), spec.init, gone(spec.init.pid));
     task.goneMeanwhile = gone;
+    if (!gone(spec.init.pid)) task.observedStatus = this.seenAs.get(spec.init.pid);
     this.tasks.set(spec.id, task);
     if (onOom !== undefined) this.oomListeners.set(spec.id, onOom);
     return task;

@@ -101,6 +101,12 @@ export interface TaskHandle extends ProcessHandle {
    * its exit is reported through onExit, at once if it is gone already. Where the runtime adopts.
    */
   adoptExec?(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle;
+  /**
+   * observedStatus: for a task taken over whose init still runs, what the runtime itself
+   * sees it as. A record written after its reply can be one change behind (a crash in
+   * between), and the runtime's view is the truth. Where the runtime adopts.
+   */
+  readonly observedStatus?: 'created' | 'running' | 'paused';
 }
 
 /** A process a previous serving process made: its pid, and its start time to tell it from a reused pid. */

@@ -48,7 +48,13 @@ export async function recoverTask(
     onOom: () => listeners.onOom(record.id),
     execs: () => task.execProcesses().flatMap((e) => (e.isAttached ? [e.handle] : [])),
   };
-  task.init.attach(await runtime.adopt(spec, watch));
+  const handle = await runtime.adopt(spec, watch);
+  task.init.attach(handle);
+  // The record is written after the reply it goes with: a crash in between leaves it one change
+  // behind (a Start, Pause or Resume containerd was told of). What the runtime sees wins.
+  const seen = handle.observedStatus;
+  if (seen !== undefined && task.init.status !== 'stopped' && task.init.status !== seen)
+    task.init.restore(seen, undefined);
   for (const exec of record.execs) {
     await recoverExec(task, exec, listeners).catch((err: unknown) => {
       task.removeExec(exec.execId);

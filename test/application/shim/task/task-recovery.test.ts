@@ -133,6 +133,21 @@ describe('TaskService.recover: a new serving process takes over what the last on
     expect(journal.get('gone')).toBeUndefined();
   });
 
+  it("takes the runtime's view of a live init over a record one change behind (a crash between a reply and its record)", async () => {
+    const { journal, pids } = await previousServer();
+    const fresh = journal.get('fresh')?.init.pid as number;
+    const runtime = new FakeProcessRuntime();
+    // `fresh` was started and `running` paused, and containerd told so, but neither record was written.
+    runtime.seenAs.set(fresh, 'running');
+    runtime.seenAs.set(pids.running, 'paused');
+    const { service } = shimWithFakes(journal, runtime);
+    expect(await service.recover()).toEqual([]);
+    expect(service.state(init('fresh'))).toMatchObject({ status: 'running', pid: fresh });
+    expect(service.state(init('running'))).toMatchObject({ status: 'paused' });
+    await service.resume('running');
+    expect(service.state(init('running'))).toMatchObject({ status: 'running' });
+  });
+
   it('publishes an exit learnt once only, even across a second restart', async () => {
     const { journal, pids } = await previousServer();
     const second = new FakeProcessRuntime();

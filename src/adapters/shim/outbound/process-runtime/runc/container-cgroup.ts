@@ -16,6 +16,8 @@ export class ContainerCgroup {
     private readonly processesDir: string | undefined,
     /** On a cgroup v2 (unified only) host: the cgroup's memory.events, whose oom_kill counts the OOM kills. */
     readonly memoryEventsV2: string | undefined,
+    /** Where the freezer tells a paused container: v1 `freezer.state` (FROZEN), v2 `cgroup.freeze` (1). */
+    private readonly freezerFile: string | undefined = undefined,
   ) {}
 
   static of(pid: number): ContainerCgroup {
@@ -38,6 +40,7 @@ export class ContainerCgroup {
       for (const controller of fields[1].split(',')) paths.set(controller, fields.slice(2).join(':'));
     }
     const memory = paths.get('memory');
+    const freezer = paths.get('freezer');
     const devices = paths.get('devices');
     const unified = paths.size === 1 ? paths.get('') : undefined;
     const candidate =
@@ -50,7 +53,23 @@ export class ContainerCgroup {
       memory === undefined ? undefined : join(CGROUP_ROOT, 'memory', memory),
       candidate !== undefined && listsPid(candidate, pid) ? candidate : undefined,
       unified === undefined ? undefined : join(CGROUP_ROOT, unified, 'memory.events'),
+      freezer !== undefined
+        ? join(CGROUP_ROOT, 'freezer', freezer, 'freezer.state')
+        : unified !== undefined
+          ? join(CGROUP_ROOT, unified, 'cgroup.freeze')
+          : undefined,
     );
+  }
+
+  /** Whether the freezer holds the container (runc pause): what `runc state` reads as paused. */
+  isFrozen(): boolean {
+    if (this.freezerFile === undefined) return false;
+    try {
+      const state = readFileSync(this.freezerFile, 'latin1').trim();
+      return state === 'FROZEN' || state === '1';
+    } catch {
+      return false;
+    }
   }
 
   /** True only when the container's cgroup, and every cgroup below it, was read and holds no process. */

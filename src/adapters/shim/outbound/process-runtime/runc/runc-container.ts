@@ -1,4 +1,4 @@
-import { rmdirSync, rmSync } from 'node:fs';
+import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotFoundError } from '../../../../../domain/shared/errors';
 import { Reaper } from '../../../os/reaper';
@@ -65,6 +65,17 @@ export class RuncContainer {
         : `runc exited with ${exit?.signal != null ? `signal ${exit.signal}` : `code ${exit?.code ?? -1}`}`;
     const message = launched.error !== '' ? detail : (lastLogError(log, offset) ?? detail);
     throw fromRuncFailure(new RuncFailure(args[0], message), action, launch.subject ?? this.subject);
+  }
+
+  /**
+   * What runc would answer for this container while its init lives, read without running
+   * runc (a takeover reads it for every task at once): runc keeps `exec.fifo` in the
+   * container's state directory from `create` until `start` (libcontainer's exec fifo), and a
+   * paused container is one its cgroup's freezer holds.
+   */
+  liveStatus(): 'created' | 'running' | 'paused' {
+    if (existsSync(join(this.cli.root, this.id, 'exec.fifo'))) return 'created';
+    return this.cgroup?.isFrozen() === true ? 'paused' : 'running';
   }
 
   /** Runs `runc <args>` for this container; a failure becomes the domain error `action` implies. */

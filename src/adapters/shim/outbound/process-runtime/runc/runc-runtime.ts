@@ -112,10 +112,12 @@ export class RuncRuntime implements ProcessRuntime {
       consoleSized: configProcess.consoleSize !== undefined,
       adopted: true,
     });
+    let observedStatus: 'created' | 'running' | 'paused' | undefined;
     if (spec.init.pid > 0) {
       if (isSameLiveProcess(spec.init.pid, spec.init.startTime)) {
         container.cgroup = ContainerCgroup.of(spec.init.pid);
         if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
+        observedStatus = container.liveStatus();
       }
       init.adopt(spec.init, keeper && ((listener) => keeper.keepers.watchAdopted(keeper.pod, spec.id, listener)));
     }
@@ -126,6 +128,7 @@ export class RuncRuntime implements ProcessRuntime {
       // A task restored from a checkpoint whose Start never came restores at Start still.
       restoreFrom: spec.init.pid > 0 ? '' : spec.checkpoint,
       criu: () => this.criuStatus(),
+      observedStatus,
     });
   }
 

@@ -28,6 +28,8 @@ export interface RuncTaskHandleParts {
   /** A checkpoint directory to restore from at Start ('' = a fresh container made at Create). */
   readonly restoreFrom: string;
   readonly criu: () => Promise<CriuStatus>;
+  /** A task taken over whose init still runs: what runc's state shows of it (RuncContainer.liveStatus). */
+  readonly observedStatus?: 'created' | 'running' | 'paused';
 }
 
 /**
@@ -47,6 +49,10 @@ export class RuncTaskHandle implements TaskHandle {
 
   get pid(): number {
     return this.init.pid;
+  }
+
+  get observedStatus(): 'created' | 'running' | 'paused' | undefined {
+    return this.parts.observedStatus;
   }
 
   get startTime(): number {
