@@ -98,7 +98,7 @@ static void update_interest(struct relay *r) {
   if (down != r->down_events) watch(EPOLL_CTL_MOD, r->down, down, &r->down_side);
   r->down_events = down;
   if (r->up < 0) return;
-  uint32_t up = (r->to_down.bytes < WAITING_MAX ? EPOLLIN : 0) | (r->to_up.head ? EPOLLOUT : 0);
+  uint32_t up = (r->to_down.bytes < WAITING_MAX ? EPOLLIN : 0) | (r->to_up.head && !r->up_refused ? EPOLLOUT : 0);
   if (up != r->up_events) watch(EPOLL_CTL_MOD, r->up, up, &r->up_side);
   r->up_events = up;
 }

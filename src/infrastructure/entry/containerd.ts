@@ -15,6 +15,9 @@ import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
 import { PodKeepers } from '../../adapters/shim/outbound/keeper/pod-keepers';
 import { nativeAddon } from '../../adapters/shim/os/native-addon';
 import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
+import { pidFileOf, removePidFile, writePidFile } from '../../adapters/shim/os/pid-file';
+import { handOverTo } from './containerd-hand-over';
+import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
 export interface GroupServerConfig {
@@ -76,10 +79,9 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
   const host = new ShimProcessHost(skiffVersion(), logged);
   // Behind pod keepers the containers' processes are the keepers' children (docs/keeper-protocol.md).
-  const keepers =
-    process.env.SKIFF_KEEPER === '1'
-      ? new PodKeepers((fd, data, fds) => nativeAddon().sendWithFds(fd, data, fds), logged)
-      : undefined;
+  const keepers = keepersWanted(process.env)
+    ? new PodKeepers((fd, data, fds) => nativeAddon().sendWithFds(fd, data, fds), logged)
+    : undefined;
   const container = buildContainer({
     shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events, keepers },
   });
@@ -99,6 +101,9 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     onControl: keepers && ((socket, preamble, first) => keepers.accept(socket, preamble.fields.keeper, first)),
   });
   log(`serving namespace ${config.namespace} on ${config.socket}`);
+  // How `skiff containerd restart` finds this process: written once it serves.
+  const pidFile = pidFileOf(config.socket);
+  writePidFile(pidFile);
 
   let leaving = false;
   const leave = async (graceMs: number) => {
@@ -106,9 +111,27 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     leaving = true;
     // First the socket, so a `start` from now on makes a new server instead of finding this one.
     rmSync(config.socket, { force: true });
+    removePidFile(pidFile);
     await service.stopEverything(graceMs).catch(() => undefined);
     await server.stop();
     await events.flush(EVENTS_FLUSH_MS);
+    process.exit(0);
+  };
+  // SIGUSR2: hand every task over to a new serving process, started from the package now on
+  // disk, with no call refused (docs/upgrade.md). Only behind pod keepers: without them the
+  // containers are this process's children and go with it.
+  const handOver = async () => {
+    if (leaving) return;
+    if (keepers === undefined) {
+      logged('SIGUSR2 ignored: without pod keepers (SKIFF_KEEPER=1) a hand-over would end every container');
+      return;
+    }
+    leaving = true;
+    clearTimeout(timer);
+    const started = Date.now();
+    const successor = await handOverTo({ server, keepers, service, events, listenerFd: LISTENER_FD, log: logged });
+    removePidFile(pidFile);
+    logged(`handed over to the new serving process ${successor} in ${Date.now() - started} ms`);
     process.exit(0);
   };
   let timer: NodeJS.Timeout | undefined;
@@ -122,6 +145,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     }, lingerMs);
   };
   host.whenExitRequested(() => lingerThenLeave(server.accepted));
+  process.on('SIGUSR2', () => void handOver());
   process.on('SIGTERM', () => void leave(STOP_GRACE_MS));
   process.on('SIGINT', () => void leave(STOP_GRACE_MS));
   // A server nobody used (its `start` failed later): leave after the linger too.

@@ -99,6 +99,15 @@ export class TaskRecords {
     return done;
   }
 
+  /** Resolves once every write asked for so far has landed (or failed): what a hand-over waits for. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const pending = [...this.writes.values()];
+      await Promise.all(pending);
+      if ([...this.writes.values()].every((write) => pending.includes(write))) return;
+    }
+  }
+
   private chain(id: string, write: () => Promise<void>): Promise<void> {
     const previous = this.writes.get(id) ?? Promise.resolve();
     const next = previous.then(write).catch((err: unknown) => {

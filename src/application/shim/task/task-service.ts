@@ -362,6 +362,11 @@ export class TaskService {
     this.tasks.clear();
   }
 
+  /** Resolves once every task record asked for so far is written: a hand-over waits for it (docs/upgrade.md). */
+  recordsSettled(): Promise<void> {
+    return this.records.settled();
+  }
+
   get taskCount(): number {
     return this.tasks.size;
   }
