@@ -92,8 +92,9 @@ if (containerdTestsEnabled())
     let work: string;
     let installed: string;
     /**
-     * The runc skiff finds on containerd's PATH: the container `slow`'s create takes SLOW_CREATE_S,
-     * so a call that changes something is in flight for sure when the hand-over begins.
+     * The runc skiff finds on containerd's PATH: the container `slow`'s create and the exec
+     * `slow-exec`'s start take SLOW_CREATE_S, so calls that change something are in flight for sure
+     * when the hand-over begins, one of them on a connection that other calls use meanwhile.
      */
     let slowRunc: string;
 
@@ -106,7 +107,15 @@ if (containerdTestsEnabled())
       slowRunc = join(tools, 'runc');
       writeFileSync(
         slowRunc,
-        `#!/bin/sh\ncase " $* " in *" create "*" slow "*) touch "$0.creating"; sleep ${SLOW_CREATE_S} ;; esac\nexec ${findRunc()} "$@"\n`,
+        [
+          '#!/bin/sh',
+          'case " $* " in',
+          `*" create "*" slow "*) touch "$0.creating"; sleep ${SLOW_CREATE_S} ;;`,
+          `*" exec "*slow-exec*) touch "$0.executing"; sleep ${SLOW_CREATE_S} ;;`,
+          'esac',
+          `exec ${findRunc()} "$@"`,
+          '',
+        ].join('\n'),
         { mode: 0o700 },
       );
       env = await startContainerd({
@@ -173,9 +182,15 @@ if (containerdTestsEnabled())
       try {
         await new Promise((resolve) => setTimeout(resolve, 300));
 
-        // A Create in flight when the hand-over begins (its runc create made slow): it must succeed.
-        creating = [call(['run', '-d', ...SKIFF, BUSYBOX_IMAGE, 'slow', 'sleep', '1000'], 0)];
-        await waitFor('the slow runc create to begin', () => existsSync(`${slowRunc}.creating`));
+        // A Create and an exec's Start in flight when the hand-over begins (their runc made slow): they
+        // must succeed, the Start although State calls come on its connection meanwhile.
+        creating = [
+          call(['run', '-d', ...SKIFF, BUSYBOX_IMAGE, 'slow', 'sleep', '1000'], 0),
+          call(['tasks', 'exec', '--exec-id', 'slow-exec', lasting, 'sh', '-c', 'exit 5'], 5),
+        ];
+        await waitFor('the slow runc calls to begin', () =>
+          ['creating', 'executing'].every((what) => existsSync(`${slowRunc}.${what}`)),
+        );
         const restarting = restartCommand(env.paths.state);
         // An exit during the hand-over: reported once, with its real status.
         setTimeout(() => process.kill((before.get(ending) as { pid: number }).pid, 'SIGTERM'), 30);
