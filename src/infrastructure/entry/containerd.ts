@@ -101,9 +101,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     onControl: keepers && ((socket, preamble, first) => keepers.accept(socket, preamble.fields.keeper, first)),
   });
   log(`serving namespace ${config.namespace} on ${config.socket}`);
-  // How `skiff containerd restart` finds this process: written once it serves.
   const pidFile = pidFileOf(config.socket);
-  writePidFile(pidFile);
 
   let leaving = false;
   const leave = async (graceMs: number) => {
@@ -129,10 +127,17 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     leaving = true;
     clearTimeout(timer);
     const started = Date.now();
-    const successor = await handOverTo({ server, keepers, service, events, listenerFd: LISTENER_FD, log: logged });
-    removePidFile(pidFile);
-    logged(`handed over to the new serving process ${successor} in ${Date.now() - started} ms`);
-    process.exit(0);
+    try {
+      const successor = await handOverTo({ server, keepers, service, events, listenerFd: LISTENER_FD, log: logged });
+      removePidFile(pidFile);
+      logged(`handed over to the new serving process ${successor} in ${Date.now() - started} ms`);
+      process.exit(0);
+    } catch (err) {
+      // Leaving is then a crash's loss at most: the pod keepers start a new serving process.
+      removePidFile(pidFile);
+      logged(`the hand-over failed (${err instanceof Error ? err.message : String(err)}): leaving to the pod keepers`);
+      process.exit(1);
+    }
   };
   let timer: NodeJS.Timeout | undefined;
   const lingerThenLeave = (acceptedBefore: number) => {
@@ -148,6 +153,8 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   process.on('SIGUSR2', () => void handOver());
   process.on('SIGTERM', () => void leave(STOP_GRACE_MS));
   process.on('SIGINT', () => void leave(STOP_GRACE_MS));
+  // How `skiff containerd restart` finds this process: written once it serves and its signals are handled.
+  writePidFile(pidFile);
   // A server nobody used (its `start` failed later): leave after the linger too.
   lingerThenLeave(server.accepted);
 }
