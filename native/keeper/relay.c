@@ -212,10 +212,11 @@ enum relay_result relay_write(struct relay *r, int is_up) {
 }
 
 void relay_lose_upstream(struct relay *r) {
-  r->losses++;
+  if (!r->up_handing_over) r->losses++;
   if (r->up >= 0) close(r->up);
   r->up = -1;
   r->up_refused = 0;
+  r->up_handing_over = 0;
   r->from_up.len = 0;
   /* A frame the server got only part of was never acted on: it goes again whole. */
   if (r->to_up.head != NULL) r->to_up.head->written = 0;

@@ -60,6 +60,8 @@ struct relay {
   /* The serving process takes no more requests on this upstream (a hand-over shut its reading
    * side, or it died): nothing more is written to it, and its replies are read until it closes. */
   int up_refused;
+  /* The upstream said it hands over (`Q`): its close is not counted in `losses`. */
+  int up_handing_over;
 };
 
 /* Why a side failed: the relay's owner decides what that ends. */
@@ -76,7 +78,8 @@ enum relay_result relay_write(struct relay *r, int is_up);
 
 /*
  * The serving process went away: forget the partial reply, send again the read-only
- * requests in flight (ahead of those waiting), answer the others UNAVAILABLE.
+ * requests in flight (ahead of those waiting), answer the others UNAVAILABLE. Counts a loss
+ * unless it said it hands over.
  */
 void relay_lose_upstream(struct relay *r);
 

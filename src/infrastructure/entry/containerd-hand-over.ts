@@ -22,7 +22,7 @@ export interface HandOver {
 
 /**
  * Hands this serving process's work to a new one (docs/upgrade.md) and returns the new one's
- * pid. In order: the listener is kept open but no longer accepted from, so every connection
+ * pid. In order: the keepers are told (`Q`); the listener is kept open but no longer accepted from, so every connection
  * made from now on waits in its backlog for the next process; each connection takes no more
  * requests, serves those it has, and closes once those that change something are answered
  * (the keepers send the read-only ones still in flight, a Wait, to the next process); every
@@ -37,6 +37,7 @@ export async function handOverTo(h: HandOver): Promise<number> {
     const fd = socketFd(socket);
     if (fd !== undefined) addon.shutdownRead(fd);
   };
+  h.keepers.announceHandOver();
   const cut = await h.server.handOver(stopReading, HAND_OVER_GRACE_MS);
   if (cut > 0)
     h.log(

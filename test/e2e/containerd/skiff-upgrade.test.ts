@@ -258,4 +258,19 @@ if (containerdTestsEnabled())
       // Each exactly once: the ending one, the execs, the one after, lasting, newer, the ones made meanwhile, counter.
       expect(exits()).toBe(exitsBefore + execsDone + 5 + created.length);
     });
+
+    it('keeps a Wait in flight through hand-overs in a row: a client waiting on its container sees only its exit', async () => {
+      // ctr run without -d waits on its task (a Wait through containerd, as the CRI plugin keeps one per container).
+      const waiting = env.ctr(ns, ['run', ...SKIFF, BUSYBOX_IMAGE, 'waited', 'sleep', '1000'], { timeoutMs: 60_000 });
+      await waitForStatus(env, ns, 'waited', 'RUNNING');
+      for (let i = 0; i < 4; i++) {
+        const before = groupServers(env).map((s) => s.pid);
+        expect(await restartCommand(env.paths.state)).toMatchObject({ status: 0, stderr: '' });
+        expect(groupServers(env).map((s) => s.pid)).not.toEqual(before);
+      }
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', 'waited']);
+      // ctr run deletes the task it waited for.
+      expect(await waiting).toMatchObject({ status: 137 });
+      await ok(env, ns, ['containers', 'rm', 'waited']);
+    });
   });

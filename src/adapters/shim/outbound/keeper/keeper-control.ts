@@ -99,6 +99,11 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
     this.send('A', [key], []);
   }
 
+  /** `Q`: this serving process hands over (docs/upgrade.md); the closes that follow are not losses. */
+  handingOver(): void {
+    this.send('Q', [], []);
+  }
+
   release(key: string): void {
     this.send('D', [key], []);
   }

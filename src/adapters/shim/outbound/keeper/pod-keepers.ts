@@ -150,6 +150,14 @@ export class PodKeepers {
   }
 
   /**
+   * Tells every keeper this process hands over (`Q`), before its connections close: a keeper
+   * then counts none of those closes against the serving process, and reconnects at once.
+   */
+  announceHandOver(): void {
+    for (const pod of this.controls.keys()) this.tell(pod, (control) => control.handingOver());
+  }
+
+  /**
    * A hand-over (docs/upgrade.md): reads no further message, lets every exit taken so far be
    * reported and acked, then closes every control connection. The keepers send what came
    * after (their exits until acked) to the next serving process.
