@@ -48,12 +48,13 @@ export class TtrpcConnection {
       }
     };
     this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
-    // A peer that ends its side still gets the replies it is owed.
+    // Half-open, so that a hand-over's shut reading side (which reads as the peer's end) still
+    // lets the replies owed go out; a peer that really ends its side is ended at once, as before.
     socket.allowHalfOpen = true;
     socket.on('end', () => {
       this.peerEnded = true;
       if (this.handingOver) this.leaveIfDone();
-      else void this.endWhenIdle();
+      else socket.end();
     });
     push(first);
     socket.on('data', push);
