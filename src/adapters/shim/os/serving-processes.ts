@@ -9,19 +9,23 @@ export interface ServingProcess {
   /** Its group socket (`--socket`). */
   readonly socket: string;
   readonly namespace: string;
-  /** Its environment, containerd's (to tell whether it runs behind pod keepers). */
-  readonly env: Readonly<Record<string, string>>;
+  /** Its environment, containerd's (to tell whether it runs behind pod keepers); undefined when it cannot be read. */
+  readonly env: Readonly<Record<string, string>> | undefined;
 }
 
 const SCRIPT = 'containerd-daemon.js';
 
-/** Every pid file of a serving group under `<containerd state>/skiff` (keepers' files start with `k-`). */
+/**
+ * Every pid file of a serving group under `<containerd state>/skiff` (keepers' files start with
+ * `k-`); none when the directory does not exist. Other errors (EACCES: not root) are thrown.
+ */
 export function servingPidFiles(skiffState: string): string[] {
   let names: string[];
   try {
     names = readdirSync(skiffState);
-  } catch {
-    return [];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
   }
   return names
     .filter((name) => name.endsWith('.pid') && !name.startsWith('k-'))
@@ -44,17 +48,27 @@ export function servingProcessOf(pidFile: string): ServingProcess | undefined {
   const namespace = flag('--namespace');
   if (socket === undefined || namespace === undefined || `${socket.replace(/\.sock$/, '')}.pid` !== pidFile)
     return undefined;
-  const env: Record<string, string> = {};
-  for (const entry of procList(pid, 'environ')) {
-    const eq = entry.indexOf('=');
-    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
-  }
-  return { pid, pidFile, socket, namespace, env };
+  return { pid, pidFile, socket, namespace, env: environOf(pid) };
 }
 
 /** Whether `pid` is still a live process (a zombie has left: its cmdline reads empty). */
 export function isRunning(pid: number): boolean {
   return procList(pid, 'cmdline').length > 0;
+}
+
+function environOf(pid: number): Record<string, string> | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const env: Record<string, string> = {};
+  for (const entry of text.split('\0')) {
+    const eq = entry.indexOf('=');
+    if (eq > 0) env[entry.slice(0, eq)] = entry.slice(eq + 1);
+  }
+  return env;
 }
 
 function procList(pid: number, file: 'cmdline' | 'environ'): string[] {

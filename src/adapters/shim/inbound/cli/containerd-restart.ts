@@ -27,7 +27,7 @@ const POLL_MS = 20;
  */
 export async function restartServing(options: RestartOptions): Promise<void> {
   const skiffState = join(options.state, 'skiff');
-  const serving = servingPidFiles(skiffState)
+  const serving = listPidFiles(skiffState)
     .map(servingProcessOf)
     .filter((p): p is ServingProcess => p !== undefined)
     .filter((p) => options.namespace === undefined || p.namespace === options.namespace);
@@ -36,7 +36,13 @@ export async function restartServing(options: RestartOptions): Promise<void> {
     options.out(`no skiff serving process${which} runs under ${skiffState}: nothing to restart`);
     return;
   }
-  const alone = serving.find((p) => !keepersWanted(p.env));
+  const unreadable = serving.find((p) => p.env === undefined);
+  if (unreadable !== undefined)
+    throw new FailedPreconditionError(
+      `cannot read the environment of the serving process ${unreadable.pid}: run skiff containerd restart as root`,
+      'RESTART.NOT_ROOT',
+    );
+  const alone = serving.find((p) => !keepersWanted(p.env ?? {}));
   if (alone !== undefined)
     throw new FailedPreconditionError(
       `the serving process ${alone.pid} (namespace ${alone.namespace}) runs without pod keepers, so its containers ` +
@@ -53,8 +59,12 @@ async function handOver(old: ServingProcess, timeoutMs: number, out: (line: stri
     process.kill(old.pid, 'SIGUSR2');
   } catch (err) {
     // ESRCH: it left on its own since it was found (its linger ended): nothing to hand over.
-    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return;
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return;
+    throw new FailedPreconditionError(
+      `cannot signal the serving process ${old.pid} (${code === 'EPERM' ? 'permission denied: run it as root' : String(code ?? err)})`,
+      'RESTART.SIGNAL',
+    );
   }
   const deadline = started + timeoutMs;
   while (isRunning(old.pid)) {
@@ -81,6 +91,19 @@ async function handOver(old: ServingProcess, timeoutMs: number, out: (line: stri
         'RESTART.NO_SUCCESSOR',
       );
     await sleep(POLL_MS);
+  }
+}
+
+function listPidFiles(skiffState: string): string[] {
+  try {
+    return servingPidFiles(skiffState);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied: run it as root' : String(code ?? err);
+    throw new FailedPreconditionError(
+      `cannot read ${skiffState} (${why}); --state is containerd's state directory`,
+      'RESTART.STATE',
+    );
   }
 }
 

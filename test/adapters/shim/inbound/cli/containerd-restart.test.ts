@@ -109,6 +109,14 @@ describe('skiff containerd restart', () => {
     expect(lines).toEqual([]);
   });
 
+  it("says in one line that --state is not containerd's state directory", async () => {
+    rmSync(skiffState, { recursive: true });
+    writeFileSync(skiffState, '');
+    await expect(restartServing({ state, out })).rejects.toThrow(
+      `cannot read ${skiffState} (ENOTDIR); --state is containerd's state directory`,
+    );
+  });
+
   it('takes only the namespace asked for, and no pid file whose process is not a serving process', async () => {
     await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
     writeFileSync(pidFile('c3'), `${process.pid}\n`);
