@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { TaskService } from '../../application/shim/task/task-service';
 import { TtrpcServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-server';
 import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-events';
@@ -6,7 +7,7 @@ import { nativeAddon } from '../../adapters/shim/os/native-addon';
 import { socketFd } from '../../adapters/shim/os/socket-fd';
 
 /** Calls that change something get this long to finish once a hand-over began. */
-export const HAND_OVER_GRACE_MS = 10_000;
+const HAND_OVER_GRACE_MS = 10_000;
 /** How long the last events get to reach containerd (as when the server leaves). */
 const EVENTS_FLUSH_MS = 5000;
 
@@ -21,19 +22,20 @@ export interface HandOver {
 }
 
 /**
- * Hands this serving process's work to a new one (docs/upgrade.md) and returns the new one's
- * pid. In order: the keepers are told (`Q`); the listener is kept open but no longer accepted from, so every connection
- * made from now on waits in its backlog for the next process; each connection takes no more
- * requests, serves those it has, and closes once those that change something are answered
- * (the keepers send the read-only ones still in flight, a Wait, to the next process); every
- * keeper exit taken is reported and acked; every task record is written; the events reach
- * containerd. Only then is the next process started, from the package now on disk, on the
- * same listener: it takes the records over as after a crash, with nothing left in flight.
+ * Hands this serving process's work to a new one (docs/upgrade.md, "What a hand-over does") and
+ * returns the new one's pid. In order: the keepers are told (`Q`); the listener is kept open but
+ * no longer accepted from, so every connection made from now on waits in its backlog for the
+ * next process; each connection takes no more requests, serves those it has, and closes once
+ * those that change something are answered (the keepers send the read-only ones still in
+ * flight, a Wait, to the next process); every keeper exit taken is reported and acked; every
+ * task record is written; the events reach containerd. Only then is the next process started,
+ * from the package now on disk, on the same listener: it takes the records over as after a
+ * crash, with nothing left in flight.
  */
 export async function handOverTo(h: HandOver): Promise<number> {
   const addon = nativeAddon();
   const listener = addon.dupFd(h.listenerFd);
-  const stopReading = (socket: Parameters<Parameters<TtrpcServer['handOver']>[0]>[0]) => {
+  const stopReading = (socket: Socket) => {
     const fd = socketFd(socket);
     if (fd !== undefined) addon.shutdownRead(fd);
   };
@@ -41,7 +43,8 @@ export async function handOverTo(h: HandOver): Promise<number> {
   const cut = await h.server.handOver(stopReading, HAND_OVER_GRACE_MS);
   if (cut > 0)
     h.log(
-      `hand-over: ${cut} connection(s) still had calls in flight after ${HAND_OVER_GRACE_MS} ms; the pod keepers answer them UNAVAILABLE`,
+      `hand-over: ${cut} connection(s) still had calls in flight after ${HAND_OVER_GRACE_MS} ms; ` +
+        'the pod keepers answer them UNAVAILABLE',
     );
   await h.keepers.handOver();
   await h.service.recordsSettled();
