@@ -33,6 +33,24 @@ export function servingPidFiles(skiffState: string): string[] {
     .map((name) => join(skiffState, name));
 }
 
+/**
+ * The pids of the serving processes whose group socket is under `skiffState`, found in /proc
+ * (whether or not they wrote a pid file), with their namespace.
+ */
+export function servingProcessesRunning(skiffState: string): Array<{ pid: number; namespace: string }> {
+  const found: Array<{ pid: number; namespace: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const argv = procList(Number(entry), 'cmdline');
+    const script = argv.findIndex((arg) => arg.endsWith(`/${SCRIPT}`));
+    const at = (name: string) => (script < 0 ? -1 : argv.indexOf(name, script));
+    const socket = at('--socket') > 0 ? argv[at('--socket') + 1] : undefined;
+    const namespace = at('--namespace') > 0 ? argv[at('--namespace') + 1] : undefined;
+    if (socket?.startsWith(`${skiffState}/`) && namespace !== undefined) found.push({ pid: Number(entry), namespace });
+  }
+  return found;
+}
+
 /** The serving process a pid file names, when it still runs (a pid reused by another program is not one). */
 export function servingProcessOf(pidFile: string): ServingProcess | undefined {
   const pid = readPidFile(pidFile);

@@ -2,7 +2,13 @@ import { join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../domain/shared/errors';
 import { keepersWanted } from '../../os/keepers-wanted';
 import { readPidFile } from '../../os/pid-file';
-import { isRunning, ServingProcess, servingPidFiles, servingProcessOf } from '../../os/serving-processes';
+import {
+  isRunning,
+  ServingProcess,
+  servingPidFiles,
+  servingProcessesRunning,
+  servingProcessOf,
+} from '../../os/serving-processes';
 
 export interface RestartOptions {
   /** containerd's state directory (`state` in its config.toml). */
@@ -31,6 +37,17 @@ export async function restartServing(options: RestartOptions): Promise<void> {
     .map(servingProcessOf)
     .filter((p): p is ServingProcess => p !== undefined)
     .filter((p) => options.namespace === undefined || p.namespace === options.namespace);
+  const known = new Set(serving.map((p) => p.pid));
+  const unknown = servingProcessesRunning(skiffState).find(
+    (p) => !known.has(p.pid) && (options.namespace === undefined || p.namespace === options.namespace),
+  );
+  if (unknown !== undefined)
+    throw new FailedPreconditionError(
+      `the serving process ${unknown.pid} (namespace ${unknown.namespace}) has written no pid file: it is starting ` +
+        '(try again), or it is of a skiff that cannot hand over, and serves on with its own version until its ' +
+        'containers end: nothing was restarted',
+      'RESTART.NO_PID_FILE',
+    );
   if (serving.length === 0) {
     const which = options.namespace === undefined ? '' : ` of namespace ${options.namespace}`;
     options.out(`no skiff serving process${which} runs under ${skiffState}: nothing to restart`);

@@ -17,8 +17,10 @@ const FAKE_SERVER = `
 const fs = require('node:fs');
 const args = process.argv.slice(2);
 const pidFile = args[args.indexOf('--socket') + 1].replace(/\\.sock$/, '') + '.pid';
-fs.writeFileSync(pidFile + '.tmp', process.pid + '\\n');
-fs.renameSync(pidFile + '.tmp', pidFile);
+if (process.env.FAKE_NO_PID_FILE !== '1') {
+  fs.writeFileSync(pidFile + '.tmp', process.pid + '\\n');
+  fs.renameSync(pidFile + '.tmp', pidFile);
+}
 process.on('SIGUSR2', () => {
   if (process.env.FAKE_HANDS_OVER !== '1') return;
   const next = require('node:child_process').spawn(process.execPath, process.argv.slice(1), {
@@ -60,7 +62,7 @@ describe('skiff containerd restart', () => {
     rmSync(state, { recursive: true, force: true });
   });
 
-  /** A process with a serving process's command line, ready once it wrote its pid file. */
+  /** A process with a serving process's command line, ready once it wrote its pid file (unless told not to). */
   async function fakeServer(group: string, namespace: string, env: Record<string, string>): Promise<number> {
     const socket = join(skiffState, `${group}.sock`);
     const child: ChildProcess = spawn(
@@ -69,6 +71,10 @@ describe('skiff containerd restart', () => {
       { stdio: 'ignore', env: { PATH: process.env.PATH ?? '', ...env } },
     );
     started.push(child.pid as number);
+    if (env.FAKE_NO_PID_FILE === '1') {
+      await waitFor('the fake serving process to run', () => isRunning(child.pid as number));
+      return child.pid as number;
+    }
     await waitFor('the fake serving process to write its pid file', () => readPidFile(pidFile(group)) === child.pid);
     return child.pid as number;
   }
@@ -109,6 +115,22 @@ describe('skiff containerd restart', () => {
     expect(lines).toEqual([]);
   });
 
+  it('refuses, signalling none, when a serving process wrote no pid file', async () => {
+    const kept = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
+    const older = await fakeServer('b2', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_NO_PID_FILE: '1' });
+    await expect(restartServing({ state, out })).rejects.toThrow(
+      `the serving process ${older} (namespace k8s.io) has written no pid file: it is starting (try again), or it is ` +
+        'of a skiff that cannot hand over',
+    );
+    expect(readPidFile(pidFile('a1'))).toBe(kept);
+    expect(isRunning(kept)).toBe(true);
+    // Another namespace's is not in the way.
+    await restartServing({ state, namespace: 'default', out });
+    expect(lines).toEqual([
+      `no skiff serving process of namespace default runs under ${skiffState}: nothing to restart`,
+    ]);
+  });
+
   it("says in one line that --state is not containerd's state directory", async () => {
     rmSync(skiffState, { recursive: true });
     writeFileSync(skiffState, '');
@@ -118,14 +140,16 @@ describe('skiff containerd restart', () => {
   });
 
   it('takes only the namespace asked for, and no pid file whose process is not a serving process', async () => {
-    await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
+    const a1 = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
     writeFileSync(pidFile('c3'), `${process.pid}\n`);
     writeFileSync(join(skiffState, 'k-0123.pid'), `${process.pid}\n`);
     await restartServing({ state, namespace: 'default', out });
     expect(lines).toEqual([
       `no skiff serving process of namespace default runs under ${skiffState}: nothing to restart`,
     ]);
-    rmSync(pidFile('a1'));
+    // Its process gone, a pid file left behind (a SIGKILL) is no serving process either.
+    process.kill(a1, 'SIGKILL');
+    await waitFor('the fake serving process to be gone', () => !isRunning(a1));
     await restartServing({ state, out });
     expect(lines.at(-1)).toBe(`no skiff serving process runs under ${skiffState}: nothing to restart`);
   });
