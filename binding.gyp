@@ -16,7 +16,8 @@
         "native/addon/launch.c",
         "native/addon/oom.c",
         "native/addon/poll-watch.c",
-        "native/addon/send-fds.c"
+        "native/addon/send-fds.c",
+        "native/addon/hand-over.c"
       ]
     },
     {

@@ -37,6 +37,8 @@ int control_request_ok(char type, int count) {
   case 'A':
   case 'D':
     return count == 1;
+  case 'Q':
+    return count == 0;
   default:
     return 0;
   }

@@ -39,6 +39,7 @@ static struct {
   int out_watched;
   long retry_ms;
   struct timespec retry_at; /* no connect before this */
+  int handed_over;          /* the serving process said `Q`: its close is a hand-over, reconnect at once */
 } c = {.fd = -1};
 
 static struct side control_side = {.kind = SIDE_CONTROL};
@@ -81,6 +82,13 @@ void control_close(void) {
 /* A lost or refused connection: the next one waits, longer each time it fails again soon. */
 static void lost(void) {
   control_close();
+  if (c.handed_over) {
+    /* Its successor is on the same listener already (docs/upgrade.md): no pause. */
+    c.handed_over = 0;
+    c.retry_ms = 0;
+    clock_gettime(CLOCK_MONOTONIC, &c.retry_at);
+    return;
+  }
   c.retry_ms = c.retry_ms ? c.retry_ms * 2 : RETRY_FIRST_MS;
   if (c.retry_ms > RETRY_MAX_MS) c.retry_ms = RETRY_MAX_MS;
   clock_gettime(CLOCK_MONOTONIC, &c.retry_at);
@@ -185,6 +193,10 @@ static int dispatch(const unsigned char *message, size_t size) {
   case 'A':
     held_ack(fields[0]);
     return 0;
+  case 'Q':
+    c.handed_over = 1;
+    keeper_handing_over();
+    return 0;
   default: /* 'D' */
     held_release(fields[0]);
     return 0;
@@ -252,9 +264,13 @@ void control_on_event(uint32_t events) {
     return;
   }
   /* The peer speaks the protocol: the next failure starts with a short pause again. */
-  c.retry_ms = 0;
+  if (off > 0) c.retry_ms = 0;
   memmove(c.in, c.in + off, c.in_len - off);
   c.in_len -= off;
+}
+
+void control_read_waiting(void) {
+  control_on_event(EPOLLIN);
 }
 
 int control_timeout(void) {

@@ -23,6 +23,9 @@ int control_connected(void);
 
 void control_on_event(uint32_t events);
 
+/* Reads the messages already waiting (a `Q` that came before the relays' closes it explains). */
+void control_read_waiting(void);
+
 /* Queues a message for the serving process; dropped when not connected (what must arrive is sent again on the next connection). */
 void control_send(char type, const char *const *fields, int count);
 

@@ -98,7 +98,7 @@ static void update_interest(struct relay *r) {
   if (down != r->down_events) watch(EPOLL_CTL_MOD, r->down, down, &r->down_side);
   r->down_events = down;
   if (r->up < 0) return;
-  uint32_t up = (r->to_down.bytes < WAITING_MAX ? EPOLLIN : 0) | (r->to_up.head ? EPOLLOUT : 0);
+  uint32_t up = (r->to_down.bytes < WAITING_MAX ? EPOLLIN : 0) | (r->to_up.head && !r->up_refused ? EPOLLOUT : 0);
   if (up != r->up_events) watch(EPOLL_CTL_MOD, r->up, up, &r->up_side);
   r->up_events = up;
 }
@@ -160,7 +160,14 @@ static void accept_all(void) {
   }
 }
 
+void keeper_handing_over(void) {
+  for (struct relay *r = k.relays; r != NULL; r = r->next)
+    if (r->up >= 0) r->up_handing_over = 1;
+}
+
 static void after_upstream_loss(struct relay *r) {
+  /* A `Q` sent before this close may wait unread in the same round: it says whether the close counts. */
+  control_read_waiting();
   if (k.config->debug) keeper_say("the serving process went away; %s", r->to_up.head ? "sending again" : "nothing in flight");
   relay_lose_upstream(r);
 }

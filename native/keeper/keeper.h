@@ -20,6 +20,10 @@ struct keeper_config {
 /* One line on the keeper's stderr (the first bundle's log), prefixed with its name and pid. */
 void keeper_say(const char *format, ...) __attribute__((format(printf, 1, 2)));
 
+/* The serving process said it hands over (`Q`, docs/upgrade.md): the close of each relay's
+ * upstream that follows is not a loss that counts against it. */
+void keeper_handing_over(void);
+
 /* Runs the keeper on the pod listener (fd 3), telling its readiness on fd 4. Returns the exit status. */
 int keeper_main(const struct keeper_config *config);
 

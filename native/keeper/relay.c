@@ -179,14 +179,19 @@ enum relay_result relay_read(struct relay *r, int is_up) {
 enum relay_result relay_write(struct relay *r, int is_up) {
   int fd = is_up ? r->up : r->down;
   struct queue *q = is_up ? &r->to_up : &r->to_down;
-  if (fd < 0) return RELAY_OK;
+  if (fd < 0 || (is_up && r->up_refused)) return RELAY_OK;
   while (q->head != NULL) {
     struct frame *f = q->head;
     /* write, not send: the same on a socket (SIGPIPE is ignored), and counted in /proc/<pid>/io. */
     ssize_t n = write(fd, f->data + f->written, f->len - f->written);
     if (n < 0) {
       if (errno == EAGAIN || errno == EINTR) return RELAY_OK;
-      return is_up ? RELAY_UP_GONE : RELAY_DOWN_GONE;
+      if (!is_up) return RELAY_DOWN_GONE;
+      /* A serving process handing over (docs/upgrade.md) still answers what it has read; a
+       * dead one's reading side fails too. Either way the read side ends this upstream, and
+       * what it did not get whole goes again to the next one. */
+      r->up_refused = 1;
+      return RELAY_OK;
     }
     f->written += (size_t)n;
     if (f->written < f->len) return RELAY_OK;
@@ -207,9 +212,11 @@ enum relay_result relay_write(struct relay *r, int is_up) {
 }
 
 void relay_lose_upstream(struct relay *r) {
-  r->losses++;
+  if (!r->up_handing_over) r->losses++;
   if (r->up >= 0) close(r->up);
   r->up = -1;
+  r->up_refused = 0;
+  r->up_handing_over = 0;
   r->from_up.len = 0;
   /* A frame the server got only part of was never acted on: it goes again whole. */
   if (r->to_up.head != NULL) r->to_up.head->written = 0;

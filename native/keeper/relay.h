@@ -57,6 +57,11 @@ struct relay {
   int losses;      /* upstreams lost since the last response from one */
   int asked;        /* containerd made a call on this connection (not only a probe by `start`) */
   int said_goodbye; /* a successful Shutdown reached containerd on this connection */
+  /* The serving process takes no more requests on this upstream (a hand-over shut its reading
+   * side, or it died): nothing more is written to it, and its replies are read until it closes. */
+  int up_refused;
+  /* The upstream said it hands over (`Q`): its close is not counted in `losses`. */
+  int up_handing_over;
 };
 
 /* Why a side failed: the relay's owner decides what that ends. */
@@ -67,12 +72,14 @@ void relay_free(struct relay *r);
 
 /* Reads what `is_up`'s side has, queues whole frames for the other side. */
 enum relay_result relay_read(struct relay *r, int is_up);
-/* Writes what is queued for `is_up`'s side. */
+/* Writes what is queued for `is_up`'s side. A write the upstream refuses is not its loss: its
+ * reading side says when it is gone, after the replies it still owes. */
 enum relay_result relay_write(struct relay *r, int is_up);
 
 /*
  * The serving process went away: forget the partial reply, send again the read-only
- * requests in flight (ahead of those waiting), answer the others UNAVAILABLE.
+ * requests in flight (ahead of those waiting), answer the others UNAVAILABLE. Counts a loss
+ * unless it said it hands over.
  */
 void relay_lose_upstream(struct relay *r);
 

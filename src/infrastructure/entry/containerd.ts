@@ -16,6 +16,9 @@ import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
 import { PodKeepers } from '../../adapters/shim/outbound/keeper/pod-keepers';
 import { nativeAddon } from '../../adapters/shim/os/native-addon';
 import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
+import { pidFileOf, removePidFile, writePidFile } from '../../adapters/shim/os/pid-file';
+import { handOverTo } from './containerd-hand-over';
+import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
 export interface GroupServerConfig {
@@ -106,6 +109,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     onForget,
   });
   log(`serving namespace ${config.namespace} on ${config.socket}`);
+  const pidFile = pidFileOf(config.socket);
 
   let leaving = false;
   const leave = async (graceMs: number) => {
@@ -113,10 +117,35 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     leaving = true;
     // First the socket, so a `start` from now on makes a new server instead of finding this one.
     rmSync(config.socket, { force: true });
+    removePidFile(pidFile);
     await service.stopEverything(graceMs).catch(() => undefined);
     await server.stop();
     await events.flush(EVENTS_FLUSH_MS);
     process.exit(0);
+  };
+  // SIGUSR2: hand every task over to a new serving process, started from the package now on
+  // disk, with no call refused (docs/upgrade.md). Only behind pod keepers: without them the
+  // containers are this process's children and go with it.
+  const handOver = async () => {
+    if (leaving) return;
+    if (keepers === undefined) {
+      logged('SIGUSR2 ignored: without pod keepers (SKIFF_KEEPER=0) a hand-over would end every container');
+      return;
+    }
+    leaving = true;
+    clearTimeout(timer);
+    const started = Date.now();
+    try {
+      const successor = await handOverTo({ server, keepers, service, events, listenerFd: LISTENER_FD, log: logged });
+      removePidFile(pidFile);
+      logged(`handed over to the new serving process ${successor} in ${Date.now() - started} ms`);
+      process.exit(0);
+    } catch (err) {
+      // Leaving is then a crash's loss at most: the pod keepers start a new serving process.
+      removePidFile(pidFile);
+      logged(`the hand-over failed (${err instanceof Error ? err.message : String(err)}): leaving to the pod keepers`);
+      process.exit(1);
+    }
   };
   let timer: NodeJS.Timeout | undefined;
   const lingerThenLeave = (acceptedBefore: number) => {
@@ -129,8 +158,11 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     }, lingerMs);
   };
   host.whenExitRequested(() => lingerThenLeave(server.accepted));
+  process.on('SIGUSR2', () => void handOver());
   process.on('SIGTERM', () => void leave(STOP_GRACE_MS));
   process.on('SIGINT', () => void leave(STOP_GRACE_MS));
+  // How `skiff containerd restart` finds this process: written once it serves and its signals are handled.
+  writePidFile(pidFile);
   // A server nobody used (its `start` failed later): leave after the linger too.
   lingerThenLeave(server.accepted);
 }
@@ -150,15 +182,6 @@ function traced(handlers: TaskHandlers, log: (line: string) => void): TaskHandle
       },
     ]),
   );
-}
-
-/**
- * Whether `start` put pod keepers in front of this process: they are the default, and
- * SKIFF_KEEPER=0 in containerd's environment turns them off (native/containerd-shim/containerd-shim.c
- * reads the same rule; docs/failure-domains.md says what each choice loses to a crash).
- */
-export function keepersWanted(env: NodeJS.ProcessEnv): boolean {
-  return env.SKIFF_KEEPER !== '0';
 }
 
 function lingerFromEnv(): number {

@@ -139,10 +139,16 @@ export const podKeeper: SanitizedProgram = {
           await waitFor('the exits', () => ['a', 'b'].every((k) => first.exits.some((e) => e.key === k)));
           first.control.ack('a');
           const fd = (first.control as unknown as { socket: { _handle: { fd: number } } }).socket._handle.fd;
-          nativeAddon().sendWithFds(fd, encodeControl('Q', []), []);
-          const second = await side.next(1);
-          await waitFor('the unacked exits again', () => second.exits.length >= 1);
-          expect(second.exits.map((e) => e.key)).not.toContain('a');
+          nativeAddon().sendWithFds(fd, encodeControl('Z', []), []);
+          const malformed = await side.next(1);
+          await waitFor('the unacked exits again', () => malformed.exits.length >= 1);
+          expect(malformed.exits.map((e) => e.key)).not.toContain('a');
+          // A hand-over (docs/upgrade.md): `Q`, then the close; the keeper reconnects at once.
+          malformed.control.handingOver();
+          await new Promise((r) => setTimeout(r, 20));
+          malformed.control.close();
+          const second = await side.next(2);
+          await waitFor('the unacked exits after the hand-over', () => second.exits.length >= 1);
           // Holding processes, it ignores SIGTERM; once every key is released and containerd's
           // connection closed, SIGTERM ends it (and LeakSanitizer looks).
           process.kill(keeper, 'SIGTERM');

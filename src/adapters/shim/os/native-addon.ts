@@ -25,6 +25,10 @@ export interface NativeAddon {
   receiveFd(listenFd: number): number;
   /** Writes `data` on a unix stream socket with `fds` attached (SCM_RIGHTS) to its first byte. */
   sendWithFds(socketFd: number, data: Buffer, fds: readonly number[]): void;
+  /** shutdown(SHUT_RD) of a connected unix socket: what the peer wrote stays readable, its later writes fail. */
+  shutdownRead(fd: number): void;
+  /** A close-on-exec copy of a descriptor (numbered 10 or more). */
+  dupFd(fd: number): number;
   /** ioctl(TIOCSWINSZ) on a terminal descriptor. */
   setWindowSize(fd: number, cols: number, rows: number): void;
   /**

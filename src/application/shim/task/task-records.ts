@@ -105,6 +105,15 @@ export class TaskRecords {
     return done;
   }
 
+  /** Resolves once every write asked for so far has landed (or failed): what a hand-over waits for. */
+  async settled(): Promise<void> {
+    for (;;) {
+      const pending = [...this.writes.values()];
+      await Promise.all(pending);
+      if ([...this.writes.values()].every((write) => pending.includes(write))) return;
+    }
+  }
+
   private untrack(id: string): void {
     this.origins.delete(id);
     this.closed.delete(id);

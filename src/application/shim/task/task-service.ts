@@ -390,6 +390,11 @@ export class TaskService {
     return true;
   }
 
+  /** Resolves once every task record asked for so far is written: a hand-over waits for it (docs/upgrade.md). */
+  recordsSettled(): Promise<void> {
+    return this.records.settled();
+  }
+
   get taskCount(): number {
     return this.tasks.size;
   }

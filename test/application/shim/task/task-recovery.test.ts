@@ -25,7 +25,45 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** The in-memory journal whose writes wait until the test lets them land. */
+class HeldJournal extends InMemoryTaskJournal {
+  private readonly held: Array<() => void> = [];
+
+  override async record(task: Parameters<InMemoryTaskJournal['record']>[0]): Promise<void> {
+    await new Promise<void>((resolve) => this.held.push(resolve));
+    await super.record(task);
+  }
+
+  releaseOne(): void {
+    this.held.shift()?.();
+  }
+
+  get waiting(): number {
+    return this.held.length;
+  }
+}
+
 describe('TaskService records every transition in the journal', () => {
+  it('says when every record asked for so far is written (what a hand-over waits for)', async () => {
+    const journal = new HeldJournal();
+    const { service } = shimWithFakes(journal);
+    const first = service.create(createInput('t1', ['sleep', '100']));
+    await settle();
+    let settled = false;
+    const waiting = service.recordsSettled().then(() => (settled = true));
+    // A record asked for while it waits is waited for too.
+    const second = service.create(createInput('t2', ['sleep', '100']));
+    await settle();
+    expect([settled, journal.waiting]).toEqual([false, 2]);
+    journal.releaseOne();
+    await first;
+    await settle();
+    expect(settled).toBe(false);
+    journal.releaseOne();
+    await Promise.all([second, waiting]);
+    expect([journal.get('t1')?.id, journal.get('t2')?.id]).toEqual(['t1', 't2']);
+  });
+
   it('from Create to Delete, execs included, and forgets the task at Delete', async () => {
     const { service, journal, runtime, clock } = shimWithFakes();
     const { pid } = await service.create(createInput('t1', ['sleep', '100']));

@@ -5,6 +5,7 @@ import { FrameReader } from '../../wire/ttrpc/frame-reader';
 import { ttrpc } from '../../wire/proto/generated/ttrpc/request';
 import { RpcCode } from '../../wire/rpc-code';
 import { dispatch, statusResponse, TtrpcServices } from './ttrpc-dispatch';
+import { READ_ONLY_METHODS } from './read-only-methods';
 
 /**
  * One client connection (ttrpc server.go serverConn). Every request runs at once and
@@ -13,8 +14,13 @@ import { dispatch, statusResponse, TtrpcServices } from './ttrpc-dispatch';
  */
 export class TtrpcConnection {
   private inFlight = 0;
+  /** Calls in flight that change something (not READ_ONLY_METHODS). */
+  private changing = 0;
   private idle: (() => void) | undefined;
   private paused = false;
+  private peerEnded = false;
+  private handingOver = false;
+  readonly closed: Promise<void>;
 
   constructor(
     private readonly socket: Socket,
@@ -41,6 +47,15 @@ export class TtrpcConnection {
         socket.destroy();
       }
     };
+    this.closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    // Half-open, so that a hand-over's shut reading side (which reads as the peer's end) still
+    // lets the replies owed go out; a peer that really ends its side is ended at once, as before.
+    socket.allowHalfOpen = true;
+    socket.on('end', () => {
+      this.peerEnded = true;
+      if (this.handingOver) this.leaveIfDone();
+      else socket.end();
+    });
     push(first);
     socket.on('data', push);
     // EPIPE or ECONNRESET: the peer is gone and 'close' follows. Its calls run to the
@@ -70,6 +85,28 @@ export class TtrpcConnection {
     this.socket.destroy();
   }
 
+  /**
+   * A hand-over (docs/upgrade.md): `stopReading` shuts the reading side, so the peer can send
+   * no more; what it sent before is read and served. Once the peer's end is read and every
+   * call that changes something is answered, the connection closes: the read-only calls still
+   * in flight (a Wait) go to the next serving process with the pod keeper.
+   */
+  handOver(stopReading: (socket: Socket) => void): Promise<void> {
+    this.handingOver = true;
+    try {
+      stopReading(this.socket);
+    } catch {
+      // Closed meanwhile: 'close' settles it.
+    }
+    this.leaveIfDone();
+    return this.closed;
+  }
+
+  private leaveIfDone(): void {
+    // end, not destroy: the replies written so far go out first.
+    if (this.peerEnded && this.changing === 0) this.socket.end();
+  }
+
   private onFrame(frame: Frame): void {
     // Other types (ttrpc 1.2's streaming Data frames) are ignored, as server.go does.
     if (frame.type !== FrameType.Request) return;
@@ -88,10 +125,14 @@ export class TtrpcConnection {
       );
       return;
     }
+    const changes = !READ_ONLY_METHODS.has(request.method);
     this.inFlight++;
+    if (changes) this.changing++;
     void dispatch(this.services, request).then((response) => {
       this.send(frame.streamId, response);
+      if (changes) this.changing--;
       if (--this.inFlight === 0) this.idle?.();
+      if (this.handingOver) this.leaveIfDone();
     });
   }
 

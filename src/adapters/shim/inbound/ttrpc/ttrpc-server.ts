@@ -24,6 +24,8 @@ export class TtrpcServer {
   private readonly admitting = new Set<Socket>();
   /** Connections accepted so far: an idle server tells a new client from none by it. */
   private acceptedCount = 0;
+  /** Set once a hand-over began: how a connection is told to take no more requests. */
+  private stopReading: ((socket: Socket) => void) | undefined;
 
   private constructor(
     private readonly listener: SocketListener,
@@ -40,6 +42,7 @@ export class TtrpcServer {
           this.admitting.delete(socket);
           const connection = new TtrpcConnection(socket, services, first);
           this.connections.add(connection);
+          if (this.stopReading !== undefined) void connection.handOver(this.stopReading);
           socket.once('close', () => this.connections.delete(connection));
         },
         options.onKeeper,
@@ -73,6 +76,37 @@ export class TtrpcServer {
   /** Serves on a socket that already listens, starting with the connections waiting in it. */
   static serve(listener: SocketListener, services: TtrpcServices, options: TtrpcServerOptions = {}): TtrpcServer {
     return new TtrpcServer(listener, services, options);
+  }
+
+  /**
+   * A hand-over to a new serving process (docs/upgrade.md): stops accepting (the caller keeps a
+   * copy of the listener for the next process), takes no more requests on any connection
+   * (`stopReading`: shutdown of its reading side), serves what was sent before, and resolves
+   * once every connection closed, each as soon as its calls that change something are answered.
+   * After `graceMs` what is left is closed; resolves with how many connections that cut.
+   */
+  async handOver(stopReading: (socket: Socket) => void, graceMs: number): Promise<number> {
+    this.stopReading = stopReading;
+    this.listener.close();
+    for (const socket of this.admitting) {
+      try {
+        stopReading(socket);
+      } catch {
+        socket.destroy();
+      }
+    }
+    const closing = [...this.connections].map((c) => c.handOver(stopReading));
+    const admitted = [...this.admitting].map((s) => new Promise((resolve) => s.once('close', resolve)));
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+    await Promise.race([Promise.all([...closing, ...admitted]), grace]);
+    // Connections admitted meanwhile were handed over on arrival: wait for them too.
+    await Promise.race([Promise.all([...this.connections].map((c) => c.closed)), grace]);
+    clearTimeout(timer);
+    const cut = this.connections.size + this.admitting.size;
+    for (const connection of this.connections) connection.destroy();
+    for (const socket of this.admitting) socket.destroy();
+    return cut;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { Socket } from 'node:net';
+import { socketFd } from '../../os/socket-fd';
 import { decodeControl, encodeControl } from './control-message';
 
 /**
@@ -54,6 +55,7 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
     { resolve: (fields: readonly string[]) => void; reject: (err: Error) => void }
   >();
   private closed = false;
+  private reading = true;
 
   /** `socket` is past its preamble (connection-admission.ts), `first` the bytes read after it. */
   constructor(
@@ -97,6 +99,11 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
     this.send('A', [key], []);
   }
 
+  /** `Q`: this serving process hands over (docs/upgrade.md); the closes that follow are not losses. */
+  handingOver(): void {
+    this.send('Q', [], []);
+  }
+
   release(key: string): void {
     this.send('D', [key], []);
   }
@@ -120,12 +127,22 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
   }
 
   private send(type: string, fields: readonly string[], fds: readonly number[]): void {
-    const fd = (this.socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
-    if (this.closed || fd === undefined || fd < 0) throw new Error('the pod keeper closed its control connection');
+    const fd = socketFd(this.socket);
+    if (this.closed || fd === undefined) throw new Error('the pod keeper closed its control connection');
     this.sendWithFds(fd, encodeControl(type, fields), fds);
   }
 
+  /**
+   * Reads no further message (a hand-over, docs/upgrade.md): what the keeper sends from now on
+   * waits for the next serving process, which it sends again to (its exits until acked).
+   */
+  stopReading(): void {
+    this.reading = false;
+    this.socket.pause();
+  }
+
   private take(chunk: Buffer): void {
+    if (!this.reading) return;
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
     const decoded = decodeControl(this.buffered);
     if (decoded === 'bad') return void this.socket.destroy();

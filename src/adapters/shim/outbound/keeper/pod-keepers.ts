@@ -48,6 +48,8 @@ export class PodKeepers {
   private readonly controls = new Map<string, KeeperControl>();
   private readonly arrivals = new Set<() => void>();
   private readonly watchers = new Map<string, Watcher>();
+  /** Exits told to their watchers, not acked yet. */
+  private readonly reporting = new Set<Promise<void>>();
 
   constructor(
     private readonly sendWithFds: SendWithFds,
@@ -140,12 +142,33 @@ export class PodKeepers {
     const ack = () => this.tell(pod, (control) => control.ack(exit.key));
     if (watcher === undefined) return ack();
     this.watchers.delete(exit.key);
-    watcher
+    const reported = watcher
       .listener(exitOfWaitStatus(exit.status))
       .then(ack)
       .catch((err: unknown) =>
         this.log(`the exit of ${exit.key}: ${err instanceof Error ? err.message : String(err)}`),
       );
+    this.reporting.add(reported);
+    void reported.finally(() => this.reporting.delete(reported));
+  }
+
+  /**
+   * Tells every keeper this process hands over (`Q`), before its connections close: a keeper
+   * then counts none of those closes against the serving process, and reconnects at once.
+   */
+  announceHandOver(): void {
+    for (const pod of this.controls.keys()) this.tell(pod, (control) => control.handingOver());
+  }
+
+  /**
+   * A hand-over (docs/upgrade.md): reads no further message, lets every exit taken so far be
+   * reported and acked, then closes every control connection. The keepers send what came
+   * after (their exits until acked) to the next serving process.
+   */
+  async handOver(): Promise<void> {
+    for (const control of this.controls.values()) control.stopReading();
+    while (this.reporting.size > 0) await Promise.allSettled([...this.reporting]);
+    for (const control of [...this.controls.values()]) control.close();
   }
 
   /** An adopted key the hello does not list, and whose exit does not follow, is a process the keeper lost: 255. */

@@ -8,6 +8,7 @@ import { TtrpcServer } from '../../../../../src/adapters/shim/inbound/ttrpc/ttrp
 import { nativeAddon } from '../../../../../src/adapters/shim/os/native-addon';
 import { TtrpcClient } from '../../../../../src/adapters/shim/wire/ttrpc/ttrpc-client';
 import { socketAccepts } from '../../../../../src/adapters/shim/os/socket-accepts';
+import { socketFd } from '../../../../../src/adapters/shim/os/socket-fd';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const never = new Promise<Buffer>(() => undefined);
@@ -61,6 +62,47 @@ describe('TtrpcServer listening and stopping', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
     expect(existsSync(path)).toBe(false);
     expect(idle.closed).toBe(true);
+  });
+
+  it('hands over: serves what was sent before, takes nothing after, closes once the calls that change something are answered, and leaves the listener to the next server', async () => {
+    const path = join(dir, 'hand-over.sock');
+    const addon = nativeAddon();
+    const fd = addon.listenUnix(path);
+    let echoed = 0;
+    const handing = new Map([
+      [
+        'test.S',
+        new Map([
+          ['Slow', methods.get('Slow') as (b: Buffer) => Promise<Buffer>],
+          ['Wait', () => never],
+          ['Echo', async (b: Buffer) => (echoed++, b)],
+        ]),
+      ],
+    ]);
+    const server = await TtrpcServer.listen({ fd }, handing);
+    const kept = addon.dupFd(fd);
+    const client = new TtrpcClient(path);
+    const other = new TtrpcClient(path);
+    expect((await other.call('test.S', 'Echo', Buffer.from('before'))).toString()).toBe('before');
+    const wait = client.call('test.S', 'Wait', Buffer.alloc(0)).catch((e: { code: number }) => e.code);
+    const slow = client.call('test.S', 'Slow', Buffer.alloc(0));
+    await sleep(20);
+    const cut = server.handOver((socket) => addon.shutdownRead(socketFd(socket) as number), 2000);
+    // A connection takes nothing from now on: its writes fail (a pod keeper keeps such a request for the next server).
+    const late = other.call('test.S', 'Echo', Buffer.from('late')).catch((e: { code: number }) => e.code);
+    expect((await slow).toString()).toBe('done');
+    expect(await cut).toBe(0);
+    // The Wait is left to the next server (a pod keeper sends it again); the late call never ran.
+    expect(await wait).toBe(Code.UNAVAILABLE);
+    expect(await late).toBe(Code.UNAVAILABLE);
+    expect(echoed).toBe(1);
+    // A connection made meanwhile waits in the listener's backlog for the next server.
+    const next = new TtrpcClient(path);
+    const answered = next.call('test.S', 'Echo', Buffer.from('next'));
+    const successor = await TtrpcServer.listen({ fd: kept }, handing);
+    expect((await answered).toString()).toBe('next');
+    next.close();
+    await successor.stop();
   });
 
   it('refuses a path a live server holds', async () => {

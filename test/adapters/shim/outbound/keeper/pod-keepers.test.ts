@@ -104,6 +104,33 @@ describe('PodKeepers', () => {
     });
   });
 
+  it('hands over: acks every exit it took once reported, takes no message after, then closes', async () => {
+    let report: () => void = () => undefined;
+    const exits: ProcessExit[] = [];
+    keepers.watchAdopted(POD, 'c1', (exit) => {
+      exits.push(exit);
+      return new Promise<void>((resolve) => (report = resolve));
+    });
+    keepers.watchAdopted(POD, 'c2', async (exit) => void exits.push(exit));
+    const k = await keeper();
+    let closed = false;
+    (sockets.at(-1) as Socket).on('close', () => (closed = true));
+    k.send('H', ['c1', '100', 'c2', '101']);
+    k.send('E', ['c1', '100', '0', '1700000000', '5']);
+    await waitFor('the exit of c1 to be told', () => exits.length === 1);
+    let handedOver = false;
+    const handing = keepers.handOver().then(() => (handedOver = true));
+    // An exit after the hand-over began is the next serving process's (the keeper sends it again).
+    k.send('E', ['c2', '101', '0', '1700000000', '6']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect([handedOver, closed, k.got]).toEqual([false, false, []]);
+    report();
+    await handing;
+    await waitFor('the control connection to close', () => closed);
+    expect(k.got).toEqual(['A c1']);
+    expect(exits).toEqual([{ code: 0, signal: null }]);
+  });
+
   it('maps wait statuses, and finds the pod socket in a bundle', () => {
     expect(exitOfWaitStatus(9)).toEqual({ code: null, signal: 9 });
     expect(exitOfWaitStatus(3 << 8)).toEqual({ code: 3, signal: null });

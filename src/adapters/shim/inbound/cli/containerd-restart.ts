@@ -1,0 +1,129 @@
+import { join } from 'node:path';
+import { FailedPreconditionError, InternalError } from '../../../../domain/shared/errors';
+import { keepersWanted } from '../../os/keepers-wanted';
+import { readPidFile } from '../../os/pid-file';
+import {
+  isRunning,
+  ServingProcess,
+  servingPidFiles,
+  servingProcessesRunning,
+  servingProcessOf,
+} from '../../os/serving-processes';
+
+export interface RestartOptions {
+  /** containerd's state directory (`state` in its config.toml). */
+  readonly state: string;
+  /** Only the serving processes of this containerd namespace. */
+  readonly namespace?: string;
+  /** How long one serving process may take to hand over (its calls' 10 s grace, its events' 5 s, and start-up). */
+  readonly timeoutMs?: number;
+  readonly out: (line: string) => void;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const POLL_MS = 20;
+
+/**
+ * `skiff containerd restart` (docs/upgrade.md): hands the work of each serving process under
+ * `<state>/skiff` to a new one started from the package now on disk (SIGUSR2, which the
+ * serving process answers in src/infrastructure/entry/containerd-hand-over.ts), one after the
+ * other, and says what it did. Refuses, before signalling any, when one runs without pod
+ * keepers: its containers are its children and would end with it. Fails when a hand-over did
+ * not complete in time; never reports one that did not.
+ */
+export async function restartServing(options: RestartOptions): Promise<void> {
+  const skiffState = join(options.state, 'skiff');
+  const serving = listPidFiles(skiffState)
+    .map(servingProcessOf)
+    .filter((p): p is ServingProcess => p !== undefined)
+    .filter((p) => options.namespace === undefined || p.namespace === options.namespace);
+  const known = new Set(serving.map((p) => p.pid));
+  const unknown = servingProcessesRunning(skiffState).find(
+    (p) => !known.has(p.pid) && (options.namespace === undefined || p.namespace === options.namespace),
+  );
+  if (unknown !== undefined)
+    throw new FailedPreconditionError(
+      `the serving process ${unknown.pid} (namespace ${unknown.namespace}) has written no pid file: it is starting ` +
+        '(try again), or it is of a skiff that cannot hand over, and serves on with its own version until its ' +
+        'containers end: nothing was restarted',
+      'RESTART.NO_PID_FILE',
+    );
+  if (serving.length === 0) {
+    const which = options.namespace === undefined ? '' : ` of namespace ${options.namespace}`;
+    options.out(`no skiff serving process${which} runs under ${skiffState}: nothing to restart`);
+    return;
+  }
+  const unreadable = serving.find((p) => p.env === undefined);
+  if (unreadable !== undefined)
+    throw new FailedPreconditionError(
+      `cannot read the environment of the serving process ${unreadable.pid}: run skiff containerd restart as root`,
+      'RESTART.NOT_ROOT',
+    );
+  const alone = serving.find((p) => !keepersWanted(p.env ?? {}));
+  if (alone !== undefined)
+    throw new FailedPreconditionError(
+      `the serving process ${alone.pid} (namespace ${alone.namespace}) runs without pod keepers, so its containers ` +
+        `would end with it: nothing was restarted; remove SKIFF_KEEPER=0 from containerd's environment (systemctl edit ` +
+        `containerd), then pods started from then on can be handed over`,
+      'RESTART.NO_KEEPERS',
+    );
+  for (const process of serving) await handOver(process, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.out);
+}
+
+async function handOver(old: ServingProcess, timeoutMs: number, out: (line: string) => void): Promise<void> {
+  const started = Date.now();
+  try {
+    process.kill(old.pid, 'SIGUSR2');
+  } catch (err) {
+    // ESRCH: it left on its own since it was found (its linger ended): nothing to hand over.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ESRCH') return;
+    throw new FailedPreconditionError(
+      `cannot signal the serving process ${old.pid} (${code === 'EPERM' ? 'permission denied: run it as root' : String(code ?? err)})`,
+      'RESTART.SIGNAL',
+    );
+  }
+  const deadline = started + timeoutMs;
+  while (isRunning(old.pid)) {
+    if (Date.now() > deadline)
+      throw new InternalError(
+        `the serving process ${old.pid} (namespace ${old.namespace}) did not hand over within ${timeoutMs / 1000} s: ` +
+          `see containerd's log (journalctl -u containerd)`,
+        'RESTART.TIMEOUT',
+      );
+    await sleep(POLL_MS);
+  }
+  for (;;) {
+    const now = readPidFile(old.pidFile);
+    const successor = now !== undefined && now !== old.pid ? servingProcessOf(old.pidFile) : undefined;
+    if (successor !== undefined) {
+      const seconds = ((Date.now() - started) / 1000).toFixed(2);
+      out(`namespace ${old.namespace}: serving process ${old.pid} handed over to ${successor.pid} in ${seconds} s`);
+      return;
+    }
+    if (Date.now() > deadline)
+      throw new InternalError(
+        `the serving process ${old.pid} (namespace ${old.namespace}) left, but no new one serves ${old.socket} after ` +
+          `${timeoutMs / 1000} s: see containerd's log (journalctl -u containerd); the pod keepers start one at their next call`,
+        'RESTART.NO_SUCCESSOR',
+      );
+    await sleep(POLL_MS);
+  }
+}
+
+function listPidFiles(skiffState: string): string[] {
+  try {
+    return servingPidFiles(skiffState);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied: run it as root' : String(code ?? err);
+    throw new FailedPreconditionError(
+      `cannot read ${skiffState} (${why}); --state is containerd's state directory`,
+      'RESTART.STATE',
+    );
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
