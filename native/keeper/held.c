@@ -560,7 +560,7 @@ int held_timeout(void) {
   long soonest = -1, now = now_ms();
   for (struct held *e = h.list; e != NULL; e = e->next) {
     long left = -1;
-    if (e->exited && e->hold_count > 0) left = DRAIN_CHECK_MS;
+    if (e->exited && e->hold_count > 0 && e->master < 0) left = DRAIN_CHECK_MS;
     if (e->exit_deadline > 0 && (left < 0 || e->exit_deadline - now < left))
       left = e->exit_deadline - now > 0 ? e->exit_deadline - now : 0;
     if (left >= 0 && (soonest < 0 || left < soonest)) soonest = left;
@@ -572,7 +572,8 @@ void held_tick(void) {
   long now = now_ms();
   for (struct held *e = h.list; e != NULL; e = e->next) {
     if (e->exit_deadline > 0 && now >= e->exit_deadline) tell_exit(e);
-    if (!e->exited || e->hold_count == 0) continue;
+    /* A terminal's last output is copied to `O` first (its `E` waits for that too). */
+    if (!e->exited || e->hold_count == 0 || e->master >= 0) continue;
     /* What the process wrote is read out before the FIFO loses its last writer. */
     int open = 0;
     for (int i = 0; i < e->hold_count; i++) {

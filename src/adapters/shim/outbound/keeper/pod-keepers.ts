@@ -88,6 +88,22 @@ export class PodKeepers {
     this.watchers.set(key, { pod, listener, adopted: true });
   }
 
+  /** `R` on the terminal the keeper holds for `key`; its error text becomes one FAILED_PRECONDITION naming `subject`. */
+  async resize(pod: string, key: string, width: number, height: number, subject: string): Promise<void> {
+    const control = await this.control(pod);
+    let error: string;
+    try {
+      error = await control.resize(key, width, height);
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    if (error !== '')
+      throw new FailedPreconditionError(
+        `${subject}: its pod keeper did not resize the terminal: ${error}`,
+        'PTY.KEEPER',
+      );
+  }
+
   closeStdin(pod: string, key: string): void {
     this.tell(pod, (control) => control.closeStdin(key));
   }

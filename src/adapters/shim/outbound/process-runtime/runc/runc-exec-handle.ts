@@ -44,7 +44,7 @@ export class RuncExecHandle implements ProcessHandle {
   private readonly files: string;
   /** The pod keeper's key: `<task id>/<exec id>` (docs/keeper-protocol.md). */
   private readonly key: string;
-  /** The task's pod keeper, which launches and keeps this exec (not with a terminal: its master stays here). */
+  /** The task's pod keeper, which launches and keeps this exec (and its terminal's master). */
   private readonly keeper: KeeperLink | undefined;
 
   constructor(
@@ -56,13 +56,14 @@ export class RuncExecHandle implements ProcessHandle {
     adopted?: AdoptedProcess,
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
+    this.key = `${container.id}/${spec.execId}`;
+    this.keeper = container.keeper;
+    const keeper = this.keeper;
     this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
       consoleSized: true,
       adopted: adopted !== undefined,
+      keeper: keeper && { link: keeper, key: this.key },
     });
-    this.key = `${container.id}/${spec.execId}`;
-    this.keeper = spec.stdio.terminal ? undefined : container.keeper;
-    const keeper = this.keeper;
     if (adopted !== undefined)
       this.process.adopt(
         adopted,
@@ -88,8 +89,8 @@ export class RuncExecHandle implements ProcessHandle {
         this.container.launchKept(
           'exec',
           this.key,
-          ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, this.container.id],
-          { pidFile, fds: io.keptFds, subject: this.process.subject, onExit },
+          ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id],
+          { pidFile, consoleSocket: io.keptConsole, fds: io.keptFds, subject: this.process.subject, onExit },
         ),
       );
     return this.process.launch(pidFile, (io) =>
@@ -109,7 +110,7 @@ export class RuncExecHandle implements ProcessHandle {
   }
 
   async resizePty(width: number, height: number): Promise<void> {
-    this.process.io.resize(width, height);
+    await this.process.io.resize(width, height);
   }
 
   async closeStdin(): Promise<void> {

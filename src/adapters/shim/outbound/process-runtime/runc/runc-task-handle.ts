@@ -106,7 +106,7 @@ export class RuncTaskHandle implements TaskHandle {
   }
 
   async resizePty(width: number, height: number): Promise<void> {
-    this.init.io.resize(width, height);
+    await this.init.io.resize(width, height);
   }
 
   async closeStdin(): Promise<void> {

@@ -13,6 +13,11 @@ export class StdinFifo {
     this.keepalive = openSync(path, constants.O_RDWR);
   }
 
+  /** The writer CloseIO closes, while open (a pod keeper holds a copy: docs/keeper-protocol.md, role `I`). */
+  get keepaliveFd(): number | undefined {
+    return this.keepalive;
+  }
+
   /** A blocking read descriptor for the process (returns at once: a writer exists). */
   openForProcess(): number {
     return openSync(this.path, constants.O_RDONLY);

@@ -1,0 +1,140 @@
+import type { IPty } from 'node-pty';
+import { readFileSync } from 'node:fs';
+import {
+  BUSYBOX_IMAGE,
+  containerdTestsEnabled,
+  PrivateContainerd,
+  startContainerd,
+  uniqueNamespace,
+} from '../../support/containerd';
+import { ok, taskList, waitForStatus } from './support';
+import { groupServers } from './skiff-support';
+import { waitFor } from '../../support/wait-for';
+
+/**
+ * A terminal container keeps its terminal when skiff's serving process is killed
+ * (docs/keeper-protocol.md, `L` with a console socket; docs/failure-domains.md): behind pod
+ * keepers (SKIFF_KEEPER=1) the keeper holds the pty master and copies it to and from the
+ * FIFOs, so `ctr run -t` and `ctr task exec -t` go on through the same ctr sessions, resize
+ * through the keeper (`R`), and end with the shell's own exit code.
+ */
+const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
+
+/** ctr on a pseudo-terminal of its own, typed into and read from as a user would. */
+class CtrSession {
+  private readonly term: IPty;
+  private output = '';
+  readonly exited: Promise<number>;
+
+  constructor(env: PrivateContainerd, ns: string, args: readonly string[]) {
+    const pty = require('node-pty') as typeof import('node-pty');
+    const [cmd, ...rest] = args;
+    const fifo =
+      cmd === 'run'
+        ? [cmd, '--fifo-dir', env.paths.fifoDir]
+        : [cmd, rest.shift() as string, '--fifo-dir', env.paths.fifoDir];
+    this.term = pty.spawn('ctr', ['--address', env.address, '--namespace', ns, ...fifo, ...rest], {
+      cols: 80,
+      rows: 24,
+      env: process.env as Record<string, string>,
+    });
+    this.term.onData((d) => (this.output += d));
+    this.exited = new Promise((resolve) => this.term.onExit(({ exitCode }) => resolve(exitCode)));
+  }
+
+  send(line: string): void {
+    this.term.write(`${line}\r`);
+  }
+
+  /** Types `line` and waits until the terminal shows `expected` after what it showed before. */
+  async type(line: string, expected: RegExp): Promise<RegExpExecArray> {
+    const from = this.output.length;
+    this.send(line);
+    return waitFor(
+      () =>
+        `${JSON.stringify(line)} to print ${expected} (the terminal shows ${JSON.stringify(this.output.slice(from))})`,
+      () => expected.exec(this.output.slice(from)) ?? undefined,
+      10_000,
+    );
+  }
+
+  /** Resizes ctr's own terminal: ctr hears SIGWINCH and resizes the container's (ResizePty). */
+  resize(cols: number, rows: number): void {
+    this.term.resize(cols, rows);
+  }
+
+  kill(): void {
+    this.term.kill('SIGKILL');
+  }
+}
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+function commandOf(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((a) => a !== '');
+}
+
+if (containerdTestsEnabled())
+  describe('containerd 1.6 with skiff behind pod keepers: a SIGKILL of the serving process under a terminal', () => {
+    let env: PrivateContainerd;
+    let ns: string;
+    const sessions: CtrSession[] = [];
+
+    beforeAll(async () => {
+      env = await startContainerd({ logLevel: 'debug', env: { SKIFF_KEEPER: '1' } });
+      ns = uniqueNamespace('crash-tty');
+      await env.importImages(ns);
+    });
+    afterAll(async () => {
+      for (const session of sessions) session.kill();
+      await env?.stop();
+    });
+
+    it('keeps the terminal of `ctr run -t` and of `ctr task exec -t`: typing, output, resize and the exit code go on', async () => {
+      const id = 'tty';
+      const run = new CtrSession(env, ns, ['run', '-t', ...SKIFF, BUSYBOX_IMAGE, id, 'sh']);
+      sessions.push(run);
+      await run.type('echo before $((6*7))', /before 42/);
+      // No consoleSize in ctr's spec: the keeper's terminal was sized, then ctr sized it to its own.
+      await run.type('stty size', /24 80/);
+      const init = (await waitForStatus(env, ns, id, 'RUNNING')).pid;
+      expect(commandOf(parentOf(init)).at(-1)).toBe('keep');
+
+      const exec = new CtrSession(env, ns, ['task', 'exec', '-t', '--exec-id', 'sh2', id, 'sh']);
+      sessions.push(exec);
+      await exec.type('echo exec $((5*5))', /exec 25/);
+      await exec.type('stty size', /24 80/);
+
+      const servers = groupServers(env);
+      expect(servers).toHaveLength(1);
+      process.kill(servers[0].pid, 'SIGKILL');
+      await waitFor('the serving process to be gone', () => !groupServers(env).some((s) => s.pid === servers[0].pid));
+
+      // The same ctr sessions go on: the keeper copies the terminals, the serving process is not in the way.
+      await run.type('echo after $((6*8))', /after 48/);
+      await exec.type('echo exec-after $((5*6))', /exec-after 30/);
+      // ResizePty reaches the keeper's `R` through a new serving process that took the tasks over.
+      run.resize(100, 37);
+      await waitFor('the resize to reach the container', async () =>
+        /37 100/.test((await run.type('stty size', /\d+ \d+/))[0]) ? true : undefined,
+      );
+      exec.resize(90, 30);
+      await waitFor('the resize to reach the exec', async () =>
+        /30 90/.test((await exec.type('stty size', /\d+ \d+/))[0]) ? true : undefined,
+      );
+      expect(groupServers(env)).toHaveLength(1);
+
+      // Their exits come from the keeper's `E`, with the shell's own codes.
+      exec.send('exit 3');
+      expect(await exec.exited).toBe(3);
+      run.send('exit 5');
+      expect(await run.exited).toBe(5);
+      await waitFor('the task to be gone', async () => !(await taskList(env, ns)).has(id));
+      await ok(env, ns, ['containers', 'rm', id]);
+    }, 30_000);
+  });
