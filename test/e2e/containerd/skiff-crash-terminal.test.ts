@@ -100,7 +100,7 @@ if (containerdTestsEnabled())
       const run = new CtrSession(env, ns, ['run', '-t', ...SKIFF, BUSYBOX_IMAGE, id, 'sh']);
       sessions.push(run);
       await run.type('echo before $((6*7))', /before 42/);
-      // No consoleSize in ctr's spec: the keeper's terminal was sized, then ctr sized it to its own.
+      // ctr sizes the container's terminal to its own at the start (ResizePty, the keeper's `R`).
       await run.type('stty size', /24 80/);
       const init = (await waitForStatus(env, ns, id, 'RUNNING')).pid;
       expect(commandOf(parentOf(init)).at(-1)).toBe('keep');
