@@ -1,4 +1,5 @@
 import type { IPty } from 'node-pty';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import {
   BUSYBOX_IMAGE,
@@ -137,4 +138,20 @@ if (containerdTestsEnabled())
       await waitFor('the task to be gone', async () => !(await taskList(env, ns)).has(id));
       await ok(env, ns, ['containers', 'rm', id]);
     }, 30_000);
+
+    it('gives a terminal nobody resizes 80x24 (runc leaves it 0x0), through the keeper', async () => {
+      const id = 'unsized';
+      // Detached, ctr never resizes: the size is the one the shim set after the launch.
+      const run = new CtrSession(env, ns, ['run', '-d', '-t', ...SKIFF, BUSYBOX_IMAGE, id, 'sleep', '1000']);
+      sessions.push(run);
+      expect(await run.exited).toBe(0);
+      const init = (await waitForStatus(env, ns, id, 'RUNNING')).pid;
+      expect(commandOf(parentOf(init)).at(-1)).toBe('keep');
+      const size = spawnSync('stty', ['-F', `/proc/${init}/fd/0`, 'size'], { encoding: 'utf8' });
+      expect(size.stdout.trim()).toBe('24 80');
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
+      await waitForStatus(env, ns, id, 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', id]);
+      await ok(env, ns, ['containers', 'rm', id]);
+    });
   });
