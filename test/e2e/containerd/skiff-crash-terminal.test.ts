@@ -1,6 +1,10 @@
 import type { IPty } from 'node-pty';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import { TtrpcClient } from '../../../src/adapters/shim/wire/ttrpc/ttrpc-client';
+import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/wire/ttrpc/service-names';
 import {
   BUSYBOX_IMAGE,
   containerdTestsEnabled,
@@ -66,6 +70,22 @@ class CtrSession {
 
   kill(): void {
     this.term.kill('SIGKILL');
+  }
+}
+
+/** The FIFO ctr made under `dir` (in a directory of its own) with this name. */
+function fifoOf(dir: string, name: string): string {
+  for (const sub of readdirSync(dir)) if (existsSync(join(dir, sub, name))) return join(dir, sub, name);
+  throw new Error(`no ${name} under ${dir}`);
+}
+
+/** Whether a FIFO has a reader: a non-blocking open for writing fails (ENXIO) without one. */
+function hasReader(path: string): boolean {
+  try {
+    closeSync(openSync(path, constants.O_WRONLY | constants.O_NONBLOCK));
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -138,6 +158,37 @@ if (containerdTestsEnabled())
       await waitFor('the task to be gone', async () => !(await taskList(env, ns)).has(id));
       await ok(env, ns, ['containers', 'rm', id]);
     }, 30_000);
+
+    it("closes a terminal's stdin through the keeper: CloseIO after the restart is its `C`", async () => {
+      const id = 'closing';
+      const run = new CtrSession(env, ns, ['run', '-t', ...SKIFF, BUSYBOX_IMAGE, id, 'sh']);
+      sessions.push(run);
+      await run.type('echo ready $((3*3))', /ready 9/);
+      const servers = groupServers(env);
+      process.kill(servers[0].pid, 'SIGKILL');
+      // ctr's writer on the stdin FIFO goes; the keeper's `I` keeps the shell's input open.
+      run.kill();
+      await run.exited;
+      const stdin = fifoOf(env.paths.fifoDir, `${id}-stdin`);
+      expect(hasReader(stdin)).toBe(true);
+      const address = readFileSync(join(env.paths.state, 'io.containerd.runtime.v2.task', ns, id, 'address'), 'utf8');
+      // As containerd calls it (ttrpc, on the pod keeper's socket), after the serving process that made the task died.
+      const client = new TtrpcClient(address.trim().replace('unix://', ''));
+      try {
+        const request = new task.v2.CloseIORequest({ id, stdin: true }).serialize();
+        await client.call(TTRPC_TASK_SERVICE, 'CloseIO', Buffer.from(request));
+      } finally {
+        client.close();
+      }
+      // `C` closed `I`: the keeper's `N` meets end-of-file and stops reading.
+      await waitFor('the keeper to stop reading the stdin FIFO', () => !hasReader(stdin));
+      expect((await taskList(env, ns)).get(id)?.status).toBe('RUNNING');
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
+      await waitForStatus(env, ns, id, 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', id]);
+      await ok(env, ns, ['containers', 'rm', id]);
+      rmSync(dirname(stdin), { recursive: true, force: true });
+    });
 
     it('gives a terminal nobody resizes 80x24 (runc leaves it 0x0), through the keeper', async () => {
       const id = 'unsized';

@@ -104,14 +104,34 @@ export class PodKeepers {
       );
   }
 
-  closeStdin(pod: string, key: string): void {
-    this.tell(pod, (control) => control.closeStdin(key));
+  /**
+   * CloseIO: `C`. Right after a restart the call may come before the keeper's control
+   * connection: it waits for it as a launch does, and fails the call (try again) without one.
+   */
+  async closeStdin(pod: string, key: string): Promise<void> {
+    const control = await this.control(pod);
+    try {
+      control.closeStdin(key);
+    } catch (err) {
+      throw new FailedPreconditionError(
+        `the pod keeper of ${pod} lost its control connection while stdin of ${key} was closed; try again`,
+        'KEEPER.NO_CONTROL',
+        { cause: err },
+      );
+    }
   }
 
-  /** Delete: the keeper forgets the key (docs/keeper-protocol.md, `D`). */
-  release(pod: string, key: string): void {
+  /**
+   * Delete: the keeper forgets the key (docs/keeper-protocol.md, `D`), waiting for the keeper's
+   * control connection as closeStdin does; a keeper that has none holds the key on, said on the log.
+   */
+  async release(pod: string, key: string): Promise<void> {
     this.watchers.delete(key);
-    this.tell(pod, (control) => control.release(key));
+    try {
+      (await this.control(pod)).release(key);
+    } catch (err) {
+      this.log(`the release of ${key}: ${err instanceof Error ? err.message : String(err)}`);
+    }
   }
 
   private tell(pod: string, send: (control: KeeperControl) => void): void {

@@ -115,13 +115,13 @@ export class RuncExecHandle implements ProcessHandle {
 
   async closeStdin(): Promise<void> {
     this.process.io.closeStdin();
-    this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
+    await this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
   }
 
   async delete(): Promise<void> {
     await this.process.exited;
     this.process.io.release();
-    this.keeper?.keepers.release(this.keeper.pod, this.key);
+    await this.keeper?.keepers.release(this.keeper.pod, this.key);
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
   }
