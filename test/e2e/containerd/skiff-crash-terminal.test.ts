@@ -34,10 +34,9 @@ class CtrSession {
   constructor(env: PrivateContainerd, ns: string, args: readonly string[]) {
     const pty = require('node-pty') as typeof import('node-pty');
     const [cmd, ...rest] = args;
-    const fifo =
-      cmd === 'run'
-        ? [cmd, '--fifo-dir', env.paths.fifoDir]
-        : [cmd, rest.shift() as string, '--fifo-dir', env.paths.fifoDir];
+    const sub = cmd === 'run' ? [] : [rest.shift() as string];
+    // `ctr task attach` opens the FIFOs containerd recorded: it takes no --fifo-dir.
+    const fifo = sub[0] === 'attach' ? [cmd, ...sub] : [cmd, ...sub, '--fifo-dir', env.paths.fifoDir];
     this.term = pty.spawn('ctr', ['--address', env.address, '--namespace', ns, ...fifo, ...rest], {
       cols: 80,
       rows: 24,
@@ -188,6 +187,26 @@ if (containerdTestsEnabled())
       await ok(env, ns, ['tasks', 'rm', id]);
       await ok(env, ns, ['containers', 'rm', id]);
       rmSync(dirname(stdin), { recursive: true, force: true });
+    });
+
+    it('lets `ctr task attach` take the terminal over after the restart, and tells it the exit', async () => {
+      const id = 'attaching';
+      const run = new CtrSession(env, ns, ['run', '-t', ...SKIFF, BUSYBOX_IMAGE, id, 'sh']);
+      sessions.push(run);
+      await run.type('echo first $((2*4))', /first 8/);
+      process.kill(groupServers(env)[0].pid, 'SIGKILL');
+      run.kill();
+      await run.exited;
+      const fifos = dirname(fifoOf(env.paths.fifoDir, `${id}-stdin`));
+      const attach = new CtrSession(env, ns, ['task', 'attach', id]);
+      sessions.push(attach);
+      await attach.type('echo attached $((7*7))', /attached 49/);
+      attach.send('exit 6');
+      expect(await attach.exited).toBe(6);
+      // ctr deletes the task it saw exit, as `ctr run` does.
+      await waitFor('the task to be gone', async () => !(await taskList(env, ns)).has(id));
+      await ok(env, ns, ['containers', 'rm', id]);
+      rmSync(fifos, { recursive: true, force: true });
     });
 
     it('gives a terminal nobody resizes 80x24 (runc leaves it 0x0), through the keeper', async () => {
