@@ -28,7 +28,7 @@ export class KeptTerminal {
   private readonly roles: LaunchFd[] = [];
   private holder: FifoHolder | undefined;
   private stdinFifo: StdinFifo | undefined;
-  private fileInput: { source: Readable; sink: Socket; fd: number } | undefined;
+  private fileInput: { source: Readable; sink: Socket } | undefined;
 
   constructor(stdio: Stdio, subject: string) {
     const stdin = resolveStdioTarget(stdio.stdin, 'stdin', subject);
@@ -50,11 +50,7 @@ export class KeptTerminal {
       } else if (stdin.kind === 'file') {
         const [read, write] = nativeAddon().pipe();
         this.roles.push({ role: 'N', fd: read });
-        this.fileInput = {
-          source: createReadStream(stdin.path),
-          sink: new Socket({ fd: write, readable: false }),
-          fd: write,
-        };
+        this.fileInput = { source: createReadStream(stdin.path), sink: new Socket({ fd: write, readable: false }) };
       }
     } catch (err) {
       this.release();
