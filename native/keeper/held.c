@@ -49,7 +49,10 @@ struct held {
   int hold[ROLES_MAX], hold_count;
   int keep_open[ROLES_MAX], keep_open_count; /* I */
   int out, in, master;
-  struct side master_side, input_side;
+  struct side master_side, input_side, output_side;
+  /* Terminal output `O` did not take yet; the master is not read meanwhile. */
+  char *pending;
+  size_t pending_off, pending_len;
   /* The process kept, and its exit. */
   pid_t pid;
   int exited, status, exit_told, acked, terminal_done;
@@ -129,6 +132,7 @@ void held_collect(void) {
     free(e->pid_file);
     free(e->console);
     free(e->argv0);
+    free(e->pending);
     free(e);
   }
 }
@@ -263,6 +267,7 @@ void held_launch(const char *const *fields, int count, int *fds) {
   e->out = e->in = e->master = e->listener = e->report = -1;
   e->master_side = (struct side){.kind = SIDE_MASTER, .owner = e};
   e->input_side = (struct side){.kind = SIDE_INPUT, .owner = e};
+  e->output_side = (struct side){.kind = SIDE_OUTPUT, .owner = e};
   snprintf(e->seq, sizeof e->seq, "%s", seq);
   e->key = strdup(fields[1]);
   e->pid_file = strdup(fields[2]);
@@ -504,7 +509,7 @@ void held_release(const char *key) {
   if (e != NULL) forget(e);
 }
 
-/* All of `len` to `fd`, a non-blocking FIFO possibly: waited out a little, then dropped (nobody reads). */
+/* All of `len` into a terminal's input: waited out a little (the process reads it), then dropped. */
 static void write_all(int fd, const char *buf, size_t len) {
   int waits = 0;
   while (len > 0 && fd >= 0) {
@@ -524,8 +529,65 @@ static void write_all(int fd, const char *buf, size_t len) {
   }
 }
 
+/* Reads the master again: `O` took what it held back. */
+static void read_master(struct held *e) {
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &e->master_side};
+  epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->master, &ev);
+}
+
+/*
+ * `O` is full (a FIFO nobody reads now): what it did not take waits here and the master is not
+ * read until `O` is writable again, so the process blocks on its terminal as it would on a full
+ * FIFO, nothing is dropped, and the keeper's loop never waits on it.
+ */
+static void hold_back(struct held *e, const char *buf, size_t len) {
+  if (e->pending == NULL) e->pending = malloc(COPY_CHUNK);
+  struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = &e->output_side};
+  if (e->pending == NULL || epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->out, &ev) != 0) return; /* dropped */
+  memmove(e->pending, buf, len);
+  e->pending_off = 0;
+  e->pending_len = len;
+  epoll_ctl(h.epfd, EPOLL_CTL_DEL, e->master, NULL);
+}
+
+/* Copies a chunk of terminal output to `O`; 1 when part of it was held back. A failing `O` (nobody can read it) drops it. */
+static int copy_out(struct held *e, const char *buf, size_t len) {
+  while (len > 0 && e->out >= 0) {
+    ssize_t n = write(e->out, buf, len);
+    if (n > 0) {
+      buf += n;
+      len -= (size_t)n;
+    } else if (n < 0 && errno == EAGAIN) {
+      hold_back(e, buf, len);
+      return e->pending_len > 0;
+    } else if (!(n < 0 && errno == EINTR)) {
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/* `O` is writable again: what was held back goes, then the master is read again. */
+static void flush_out(struct held *e) {
+  while (e->pending_len > 0 && e->out >= 0) {
+    ssize_t n = write(e->out, e->pending + e->pending_off, e->pending_len);
+    if (n > 0) {
+      e->pending_off += (size_t)n;
+      e->pending_len -= (size_t)n;
+    } else if (n < 0 && errno == EAGAIN) {
+      return;
+    } else if (!(n < 0 && errno == EINTR)) {
+      break;
+    }
+  }
+  e->pending_len = 0;
+  if (e->out >= 0) epoll_ctl(h.epfd, EPOLL_CTL_DEL, e->out, NULL);
+  if (e->master >= 0) read_master(e);
+}
+
 static void terminal_finished(struct held *e) {
   e->terminal_done = 1;
+  e->pending_len = 0;
   close_fd(&e->master);
   close_fd(&e->in);
   close_fd(&e->out);
@@ -536,12 +598,16 @@ void held_on_fd(struct side *s, uint32_t events) {
   struct held *e = s->owner;
   if (e->dead) return;
   static char buf[COPY_CHUNK];
+  if (s->kind == SIDE_OUTPUT) {
+    flush_out(e);
+    return;
+  }
   if (s->kind == SIDE_MASTER) {
-    if (e->master < 0) return;
+    if (e->master < 0 || e->pending_len > 0) return;
     for (int round = 0; round < 16; round++) {
       ssize_t n = read(e->master, buf, sizeof buf);
       if (n > 0) {
-        write_all(e->out, buf, (size_t)n);
+        if (copy_out(e, buf, (size_t)n)) return;
         continue;
       }
       /* EIO: no writer is left on the terminal. */
@@ -560,7 +626,7 @@ int held_timeout(void) {
   long soonest = -1, now = now_ms();
   for (struct held *e = h.list; e != NULL; e = e->next) {
     long left = -1;
-    if (e->exited && e->hold_count > 0) left = DRAIN_CHECK_MS;
+    if (e->exited && e->hold_count > 0 && e->master < 0) left = DRAIN_CHECK_MS;
     if (e->exit_deadline > 0 && (left < 0 || e->exit_deadline - now < left))
       left = e->exit_deadline - now > 0 ? e->exit_deadline - now : 0;
     if (left >= 0 && (soonest < 0 || left < soonest)) soonest = left;
@@ -572,7 +638,8 @@ void held_tick(void) {
   long now = now_ms();
   for (struct held *e = h.list; e != NULL; e = e->next) {
     if (e->exit_deadline > 0 && now >= e->exit_deadline) tell_exit(e);
-    if (!e->exited || e->hold_count == 0) continue;
+    /* A terminal's last output is copied to `O` first (its `E` waits for that too). */
+    if (!e->exited || e->hold_count == 0 || e->master >= 0) continue;
     /* What the process wrote is read out before the FIFO loses its last writer. */
     int open = 0;
     for (int i = 0; i < e->hold_count; i++) {

@@ -37,13 +37,13 @@ struct partial {
 struct relay;
 
 /* What an epoll event points at: one side of one relay, or (kind not SIDE_RELAY) another of the keeper's descriptors. */
-enum side_kind { SIDE_RELAY, SIDE_OTHER, SIDE_CONTROL, SIDE_MASTER, SIDE_INPUT };
+enum side_kind { SIDE_RELAY, SIDE_OTHER, SIDE_CONTROL, SIDE_MASTER, SIDE_INPUT, SIDE_OUTPUT };
 
 struct side {
   struct relay *relay;
   int is_up;
   enum side_kind kind;
-  void *owner; /* a held process, for SIDE_MASTER and SIDE_INPUT */
+  void *owner; /* a held process, for SIDE_MASTER, SIDE_INPUT and SIDE_OUTPUT */
 };
 
 struct relay {

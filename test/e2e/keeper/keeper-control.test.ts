@@ -266,6 +266,40 @@ if (LINUX)
       expect(text).toContain('got hello');
     });
 
+    it("holds a terminal's output back while its FIFO is full, drops none of it, and answers meanwhile", async () => {
+      if (PYTHON === undefined) throw new Error('python3 is needed to stand in for runc with a console socket');
+      const first = await side.next(0);
+      const helper = join(dir, 'helper.py');
+      writeFileSync(helper, TERMINAL_HELPER);
+      const out = held('full-out');
+      const consoleSocket = join(dir, 'full.sock');
+      const pidFile = join(dir, 'full.pid');
+      const size = 300_000;
+      const launched = await first.control.launch({
+        key: 'full',
+        pidFile,
+        consoleSocket,
+        argv: [PYTHON, helper, consoleSocket, pidFile, `head -c ${size} /dev/zero | tr '\\0' x; exit 0`],
+        fds: [{ role: 'O', fd: writer(out.path) }],
+      });
+      expect(launched.error).toBe('');
+      kept.push(launched.pid);
+      // The FIFO (64 KiB) is full long before the output ends, and nobody reads it for a second.
+      await sleep(1000);
+      const asked = Date.now();
+      expect(await first.control.resize('full', 90, 30)).toBe('');
+      expect(Date.now() - asked).toBeLessThan(100);
+      expect(first.exits).toEqual([]);
+      let text = '';
+      await waitFor(
+        () => `all of the output (${text.length} of ${size} bytes so far)`,
+        () => (text += drain(out.fd)).length >= size,
+      );
+      expect(text).toBe('x'.repeat(size));
+      await waitFor('the exit', () => first.exits.length === 1);
+      expect(exitCode(first.exits[0].status)).toBe(0);
+    });
+
     it('stays past its idle time and through SIGTERM while it holds a key, without any containerd connection; leaves once it is released', async () => {
       const first = await side.next(0);
       const [keeper] = keeperPids(l.address);

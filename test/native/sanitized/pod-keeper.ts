@@ -135,6 +135,29 @@ export const podKeeper: SanitizedProgram = {
             writeSync(tin.fd, 'x\n');
             await waitFor('the terminal exit', () => first.exits.some((e) => e.key === 't'));
             expect(drain(tout.fd)).toContain('got x');
+            // Output a full FIFO holds back: 'u' read late to its end, 'v' never read, then released.
+            const size = 200_000;
+            for (const key of ['u', 'v']) {
+              const f = fifo(dir, `${key}out`);
+              const fw = openSync(f.path, constants.O_WRONLY | constants.O_NONBLOCK);
+              fds.push(f.fd, fw);
+              const sock = join(dir, `${key}.sock`);
+              const launched = await first.control.launch({
+                key,
+                pidFile: join(dir, `${key}.pid`),
+                consoleSocket: sock,
+                argv: [PYTHON, helper, sock, join(dir, `${key}.pid`), `head -c ${size} /dev/zero | tr '\\0' x`],
+                fds: [{ role: 'O', fd: fw }],
+              });
+              expect(launched.error).toBe('');
+              if (key === 'v') break;
+              await new Promise((r) => setTimeout(r, 300));
+              let text = '';
+              await waitFor('the held-back output', () => (text += drain(f.fd)).length >= size);
+              expect(text.length).toBe(size);
+              await waitFor('its exit', () => first.exits.some((e) => e.key === key));
+            }
+            await new Promise((r) => setTimeout(r, 300));
           }
           await waitFor('the exits', () => ['a', 'b'].every((k) => first.exits.some((e) => e.key === k)));
           first.control.ack('a');
@@ -154,7 +177,7 @@ export const podKeeper: SanitizedProgram = {
           process.kill(keeper, 'SIGTERM');
           await new Promise((r) => setTimeout(r, 100));
           expect(alive(keeper)).toBe(true);
-          ['a', 'b', 't'].forEach((k) => second.control.release(k));
+          ['a', 'b', 't', 'u', 'v'].forEach((k) => second.control.release(k));
           await new Promise((r) => setTimeout(r, 100));
           side.close();
           await waitFor('the keeper to close its control connection', () => openFds(keeper) === 6);

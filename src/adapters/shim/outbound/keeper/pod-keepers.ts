@@ -93,12 +93,58 @@ export class PodKeepers {
     this.watchers.set(key, { pod, listener, adopted: true });
   }
 
-  closeStdin(pod: string, key: string): void {
-    this.tell(pod, (control) => control.closeStdin(key));
+  /** `R` on the terminal the keeper holds for `key`; its error text becomes one FAILED_PRECONDITION naming `subject`. */
+  async resize(pod: string, key: string, width: number, height: number, subject: string): Promise<void> {
+    const control = await this.control(pod);
+    let error: string;
+    try {
+      error = await control.resize(key, width, height);
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    if (error !== '')
+      throw new FailedPreconditionError(
+        `${subject}: its pod keeper did not resize the terminal: ${error}`,
+        'PTY.KEEPER',
+      );
   }
 
-  /** Delete: the keeper forgets the key (docs/keeper-protocol.md, `D`). */
-  release(pod: string, key: string): void {
+  /**
+   * CloseIO: `C`. Right after a restart the call may come before the keeper's control
+   * connection: it waits for it as a launch does, and fails the call (try again) without one.
+   */
+  async closeStdin(pod: string, key: string): Promise<void> {
+    const control = await this.control(pod);
+    try {
+      control.closeStdin(key);
+    } catch (err) {
+      throw new FailedPreconditionError(
+        `the pod keeper of ${pod} lost its control connection while stdin of ${key} was closed; try again`,
+        'KEEPER.NO_CONTROL',
+        { cause: err },
+      );
+    }
+  }
+
+  /**
+   * Delete: the keeper forgets the key (docs/keeper-protocol.md, `D`), waiting for the keeper's
+   * control connection as closeStdin does; a keeper that has none holds the key on, said on the log.
+   */
+  async release(pod: string, key: string): Promise<void> {
+    this.watchers.delete(key);
+    try {
+      (await this.control(pod)).release(key);
+    } catch (err) {
+      this.log(`the release of ${key}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /**
+   * Forget: containerd's `delete` removed the key's container after its keeper died. Nothing
+   * waits for a control connection that will not come; a live one (a new keeper of the pod
+   * cannot hold the key) is told all the same.
+   */
+  drop(pod: string, key: string): void {
     this.watchers.delete(key);
     this.tell(pod, (control) => control.release(key));
   }

@@ -131,6 +131,28 @@ describe('PodKeepers', () => {
     expect(exits).toEqual([{ code: 0, signal: null }]);
   });
 
+  it("sends a CloseIO's C and a Delete's D that came before the keeper's control connection (a restart) once it is there", async () => {
+    const closing = keepers.closeStdin(POD, 't1');
+    const releasing = keepers.release(POD, 't1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const k = await keeper();
+    await Promise.all([closing, releasing]);
+    await waitFor('C and D', () => k.got.length === 2);
+    expect(k.got).toEqual(['C t1', 'D t1']);
+    k.close();
+  });
+
+  it('fails a CloseIO (try again) when no control connection came within 2 s; a Delete goes on, said on the log', async () => {
+    const lines: string[] = [];
+    const alone = new PodKeepers(
+      () => undefined,
+      (line) => lines.push(line),
+    );
+    await expect(alone.closeStdin('/run/k-none.sock', 't1')).rejects.toMatchObject({ code: 'KEEPER.NO_CONTROL' });
+    await alone.release('/run/k-none.sock', 't1');
+    expect(lines).toEqual([expect.stringContaining('the release of t1: the pod keeper of /run/k-none.sock')]);
+  });
+
   it('maps wait statuses, and finds the pod socket in a bundle', () => {
     expect(exitOfWaitStatus(9)).toEqual({ code: null, signal: 9 });
     expect(exitOfWaitStatus(3 << 8)).toEqual({ code: 3, signal: null });

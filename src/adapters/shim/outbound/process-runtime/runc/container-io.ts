@@ -4,40 +4,64 @@ import { ChildStdio, DirectStdio } from '../stdio/direct-stdio';
 import { TerminalStdio } from '../stdio/terminal-stdio';
 import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
 import { ConsoleSocket } from './console-socket';
+import { KeptTerminal } from './kept-terminal';
 import { LaunchFd } from '../../keeper/keeper-control';
+import type { KeeperLink } from './runc-container';
+
+/** The task's pod keeper and the key it keeps this process under (docs/keeper-protocol.md). */
+export interface KeptKey {
+  readonly link: KeeperLink;
+  readonly key: string;
+}
+
+export interface ContainerIoOptions {
+  /** The process spec sets consoleSize, which runc applies itself. */
+  readonly sized?: boolean;
+  /** Taken over from a previous serving process: the process has its descriptors already. */
+  readonly adopted?: boolean;
+  /** Launched through the task's pod keeper, which then holds a terminal's master too. */
+  readonly keeper?: KeptKey;
+}
 
 /**
  * The stdio of one container process, shared by the init and execs
  * (docs/shim-contract.md, "stdio"; containerd's pkg/process/io.go). Without a terminal
  * the FIFO and file descriptors are runc's own stdio, which runc hands to the process,
  * and the shim keeps only its FIFO holders and stdin writer (as on the native runtime).
- * With a terminal runc gets /dev/null and a console socket, and the shim copies between
- * the master it receives and the FIFOs.
+ * With a terminal runc gets /dev/null and a console socket, and the master it sends is
+ * copied to and from the FIFOs: by the pod keeper when there is one (kept-terminal.ts),
+ * so the terminal outlives the serving process, else by the serving process.
  */
 export class ContainerIo {
   readonly runcStdio: readonly [ChildStdio, ChildStdio, ChildStdio];
   private readonly direct: DirectStdio | undefined;
   private readonly terminal: TerminalStdio | undefined;
   private readonly console: ConsoleSocket | undefined;
+  private readonly kept: KeptTerminal | undefined;
   private pty: PtyMaster | undefined;
-  /** A process taken over from a previous serving process: its terminal's master went with that process. */
+  /** The pod keeper that holds this process's terminal: resizes go there. */
+  private readonly terminalKeeper: KeptKey | undefined;
+  /** A process taken over from a previous serving process that held its terminal: the master went with it. */
   private readonly terminalLost: boolean;
+  private readonly sized: boolean;
 
   constructor(
     stdio: Stdio,
     private readonly subject: string,
-    /** The process spec sets consoleSize, which runc applies itself. */
-    private readonly sized = false,
-    adopted = false,
+    options: ContainerIoOptions = {},
   ) {
-    this.terminalLost = adopted && stdio.terminal;
-    if (this.terminalLost) {
-      this.runcStdio = ['ignore', 'ignore', 'ignore'];
-      return;
-    }
+    this.sized = options.sized ?? false;
+    this.terminalKeeper = stdio.terminal ? options.keeper : undefined;
+    this.terminalLost = (options.adopted ?? false) && stdio.terminal && this.terminalKeeper === undefined;
+    this.runcStdio = ['ignore', 'ignore', 'ignore'];
+    if (options.adopted && stdio.terminal) return;
     if (!stdio.terminal) {
       this.direct = new DirectStdio(stdio, subject);
       this.runcStdio = this.direct.child;
+      return;
+    }
+    if (this.terminalKeeper !== undefined) {
+      this.kept = new KeptTerminal(stdio, subject);
       return;
     }
     this.terminal = new TerminalStdio(stdio, subject);
@@ -47,18 +71,24 @@ export class ContainerIo {
       this.terminal.release();
       throw err;
     }
-    this.runcStdio = ['ignore', 'ignore', 'ignore'];
   }
 
   /** runc's flags for this stdio. */
   get runcArgs(): string[] {
-    return this.console === undefined ? [] : ['--console-socket', this.console.path];
+    const path = this.console?.path ?? this.kept?.consoleSocket;
+    return path === undefined ? [] : ['--console-socket', path];
+  }
+
+  /** The console socket a pod keeper's launch binds ('' without a terminal). */
+  get keptConsole(): string {
+    return this.kept?.consoleSocket ?? '';
   }
 
   /**
    * The descriptors a pod keeper's launch hands on by role: the process's 0/1/2, the FIFO
-   * holders, and the stdin writer, so that a crash of the serving process before the client
-   * opened stdin is no end-of-file for the process (CloseIO closes the keeper's copy too).
+   * holders and the stdin writer (so that a crash of the serving process before the client
+   * opened stdin is no end-of-file: CloseIO closes the keeper's copy too), or what the
+   * keeper copies a terminal to and from.
    */
   get keptFds(): LaunchFd[] {
     const fds: LaunchFd[] = [];
@@ -68,12 +98,14 @@ export class ContainerIo {
     for (const fd of this.direct?.holderFds ?? []) fds.push({ role: 'H', fd });
     const stdinWriter = this.direct?.stdinKeepAliveFd;
     if (stdinWriter !== undefined) fds.push({ role: 'I', fd: stdinWriter });
+    fds.push(...(this.kept?.fds ?? []));
     return fds;
   }
 
-  /** runc made the process: close what only the process should hold, take the terminal. */
+  /** runc made the process: close what only the process (or its keeper) should hold, take the terminal. */
   afterRunc(): void {
     this.direct?.afterSpawn();
+    this.kept?.launched();
     if (this.console === undefined || this.terminal === undefined) return;
     const pty = new PtyMaster(this.console.receive(this.subject));
     this.pty = pty;
@@ -84,7 +116,15 @@ export class ContainerIo {
     pty.onData(() => undefined);
   }
 
-  resize(width: number, height: number): void {
+  /** The keeper's terminal, made: runc leaves it 0x0 when the process spec sets no consoleSize. */
+  async sizeKept(): Promise<void> {
+    if (this.kept !== undefined && !this.sized) await this.resize(DEFAULT_COLS, DEFAULT_ROWS);
+  }
+
+  async resize(width: number, height: number): Promise<void> {
+    const keeper = this.terminalKeeper;
+    if (keeper !== undefined)
+      return keeper.link.keepers.resize(keeper.link.pod, keeper.key, width, height, this.subject);
     if (this.terminalLost)
       throw new FailedPreconditionError(
         `${this.subject}: its terminal was held by the serving process that made it, which is gone`,
@@ -112,6 +152,7 @@ export class ContainerIo {
   release(): void {
     this.direct?.release();
     this.terminal?.release();
+    this.kept?.release();
     this.console?.close();
     this.pty?.close();
   }

@@ -7,7 +7,7 @@ import { watchExit } from '../../../os/exit-watch';
 import { readProcStat } from '../../../os/proc-fs';
 import { Reaper } from '../../../os/reaper';
 import { watchAdoptedExit } from './adopted-exit';
-import { ContainerIo } from './container-io';
+import { ContainerIo, KeptKey } from './container-io';
 import { KeptExitListener } from '../../keeper/pod-keepers';
 
 /** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */
@@ -31,7 +31,7 @@ export class ContainerProcess {
     readonly subject: string,
     private readonly reaper: Reaper,
     private readonly onExit: ExitListener,
-    options: { beforeExitReport?: BeforeExitReport; consoleSized?: boolean; adopted?: boolean } = {},
+    options: { beforeExitReport?: BeforeExitReport; consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey } = {},
   ) {
     this.io = ContainerProcess.openIo(stdio, subject, options);
     this.beforeExitReport = options.beforeExitReport ?? (async () => undefined);
@@ -72,6 +72,7 @@ export class ContainerProcess {
       this.started = readProcStat(this.currentPid)?.startTicks ?? 0;
       this.exitSeen = seen;
       this.io.afterRunc();
+      await this.io.sizeKept();
     } catch (err) {
       this.io.release();
       throw err;
@@ -115,14 +116,16 @@ export class ContainerProcess {
   private static openIo(
     stdio: Stdio,
     subject: string,
-    options: { consoleSized?: boolean; adopted?: boolean },
+    options: { consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey },
   ): ContainerIo {
-    if (!options.adopted) return new ContainerIo(stdio, subject, options.consoleSized);
+    const { keeper, adopted } = options;
+    if (!adopted) return new ContainerIo(stdio, subject, { sized: options.consoleSized, keeper });
     let io: ContainerIo;
     try {
-      io = new ContainerIo(stdio, subject, options.consoleSized, true);
+      io = new ContainerIo(stdio, subject, { sized: options.consoleSized, adopted, keeper });
     } catch {
-      io = new ContainerIo({ stdin: '', stdout: '', stderr: '', terminal: stdio.terminal }, subject, false, true);
+      const none = { stdin: '', stdout: '', stderr: '', terminal: stdio.terminal };
+      io = new ContainerIo(none, subject, { adopted, keeper });
     }
     // What would have been the process's own descriptors: it has its copies already.
     io.afterRunc();

@@ -47,14 +47,21 @@ export class RuncContainer {
     action: RuncAction,
     key: string,
     args: readonly string[],
-    launch: { pidFile: string; fds: readonly LaunchFd[]; subject?: string; onExit: KeptExitListener },
+    launch: {
+      pidFile: string;
+      /** Where the keeper binds the console socket of a terminal ('' without one). */
+      consoleSocket?: string;
+      fds: readonly LaunchFd[];
+      subject?: string;
+      onExit: KeptExitListener;
+    },
   ): Promise<number> {
     const keeper = this.keeper as KeeperLink;
     const { argv, log } = this.cli.commandLine({ args, bundle: this.bundle });
     const offset = logOffset(log);
     const launched = await keeper.keepers.launch(
       keeper.pod,
-      { key, argv, pidFile: launch.pidFile, fds: launch.fds },
+      { key, argv, pidFile: launch.pidFile, consoleSocket: launch.consoleSocket, fds: launch.fds },
       launch.onExit,
     );
     if (launched.error === '' && launched.status === 0 && launched.pid > 0) return launched.pid;

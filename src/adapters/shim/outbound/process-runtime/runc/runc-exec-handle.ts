@@ -44,7 +44,7 @@ export class RuncExecHandle implements ProcessHandle {
   private readonly files: string;
   /** The pod keeper's key: `<task id>/<exec id>` (docs/keeper-protocol.md). */
   private readonly key: string;
-  /** The task's pod keeper, which launches and keeps this exec (not with a terminal: its master stays here). */
+  /** The task's pod keeper, which launches and keeps this exec (and its terminal's master). */
   private readonly keeper: KeeperLink | undefined;
 
   constructor(
@@ -56,13 +56,14 @@ export class RuncExecHandle implements ProcessHandle {
     adopted?: AdoptedProcess,
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
+    this.key = `${container.id}/${spec.execId}`;
+    this.keeper = container.keeper;
+    const keeper = this.keeper;
     this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
       consoleSized: true,
       adopted: adopted !== undefined,
+      keeper: keeper && { link: keeper, key: this.key },
     });
-    this.key = `${container.id}/${spec.execId}`;
-    this.keeper = spec.stdio.terminal ? undefined : container.keeper;
-    const keeper = this.keeper;
     if (adopted !== undefined)
       this.process.adopt(
         adopted,
@@ -88,8 +89,8 @@ export class RuncExecHandle implements ProcessHandle {
         this.container.launchKept(
           'exec',
           this.key,
-          ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, this.container.id],
-          { pidFile, fds: io.keptFds, subject: this.process.subject, onExit },
+          ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id],
+          { pidFile, consoleSocket: io.keptConsole, fds: io.keptFds, subject: this.process.subject, onExit },
         ),
       );
     return this.process.launch(pidFile, (io) =>
@@ -109,24 +110,24 @@ export class RuncExecHandle implements ProcessHandle {
   }
 
   async resizePty(width: number, height: number): Promise<void> {
-    this.process.io.resize(width, height);
+    await this.process.io.resize(width, height);
   }
 
   async closeStdin(): Promise<void> {
     this.process.io.closeStdin();
-    this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
+    await this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
   }
 
   /** Removed with its container (RuncTaskHandle.forget); its files go with the task's directory. */
   forget(): void {
     this.process.forget();
-    this.keeper?.keepers.release(this.keeper.pod, this.key);
+    this.keeper?.keepers.drop(this.keeper.pod, this.key);
   }
 
   async delete(): Promise<void> {
     await this.process.exited;
     this.process.io.release();
-    this.keeper?.keepers.release(this.keeper.pod, this.key);
+    await this.keeper?.keepers.release(this.keeper.pod, this.key);
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
   }

@@ -70,11 +70,14 @@ export class RuncRuntime implements ProcessRuntime {
     try {
       mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject);
       const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
+      // `runc restore` runs from the serving process still (docs/keeper-protocol.md, "Built so far"): so does its terminal.
+      const keeper = spec.checkpoint === '' ? container.keeper : undefined;
       init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
         beforeExitReport: () => container.killRemaining(),
         consoleSized: configProcess.consoleSize !== undefined,
+        keeper: keeper && { link: keeper, key: spec.id },
       });
-      if (spec.checkpoint === '') await this.createContainer(container, init, spec.stdio.terminal);
+      if (spec.checkpoint === '') await this.createContainer(container, init);
       if (init.pid > 0) {
         container.cgroup = ContainerCgroup.of(init.pid);
         if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
@@ -106,11 +109,12 @@ export class RuncRuntime implements ProcessRuntime {
     const config = readBundleConfig(spec.id, spec.bundle);
     const container = this.container(spec, config, this.cliFor(spec, config, subject));
     const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
-    const keeper = spec.stdio.terminal ? undefined : container.keeper;
+    const keeper = container.keeper;
     const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
       beforeExitReport: () => container.killRemaining(),
       consoleSized: configProcess.consoleSize !== undefined,
       adopted: true,
+      keeper: keeper && { link: keeper, key: spec.id },
     });
     let observedStatus: 'created' | 'running' | 'paused' | undefined;
     if (spec.init.pid > 0) {
@@ -151,16 +155,15 @@ export class RuncRuntime implements ProcessRuntime {
   }
 
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */
-  private async createContainer(container: RuncContainer, init: ContainerProcess, terminal: boolean): Promise<void> {
+  private async createContainer(container: RuncContainer, init: ContainerProcess): Promise<void> {
     const pidFile = join(container.taskDir, INIT_PID_FILE);
-    // A terminal's master stays the serving process's (docs/keeper-protocol.md, "Built so far").
-    if (container.keeper !== undefined && !terminal) {
+    if (container.keeper !== undefined) {
       await init.launchKept((io, onExit) =>
         container.launchKept(
           'create',
           container.id,
-          ['create', '--bundle', container.bundle, '--pid-file', pidFile, container.id],
-          { pidFile, fds: io.keptFds, onExit },
+          ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id],
+          { pidFile, consoleSocket: io.keptConsole, fds: io.keptFds, onExit },
         ),
       );
       return;

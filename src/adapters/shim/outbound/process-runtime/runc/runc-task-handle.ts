@@ -13,7 +13,7 @@ import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { KeeperLink, RuncContainer } from './runc-container';
+import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE } from '../task-layout';
 import { execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
@@ -112,16 +112,13 @@ export class RuncTaskHandle implements TaskHandle {
   }
 
   async resizePty(width: number, height: number): Promise<void> {
-    this.init.io.resize(width, height);
+    await this.init.io.resize(width, height);
   }
 
   async closeStdin(): Promise<void> {
     this.init.io.closeStdin();
-    this.keeperTell((keeper) => keeper.keepers.closeStdin(keeper.pod, this.id));
-  }
-
-  private keeperTell(send: (keeper: KeeperLink) => void): void {
-    if (this.container.keeper !== undefined) send(this.container.keeper);
+    const keeper = this.container.keeper;
+    await keeper?.keepers.closeStdin(keeper.pod, this.id);
   }
 
   /** `runc delete --force` (kills an init that never started), then the exit, stdio, mounts and files. */
@@ -129,7 +126,8 @@ export class RuncTaskHandle implements TaskHandle {
     if (this.init.pid > 0) await this.container.remove();
     await this.init.exited;
     this.init.io.release();
-    this.keeperTell((keeper) => keeper.keepers.release(keeper.pod, this.id));
+    const keeper = this.container.keeper;
+    await keeper?.keepers.release(keeper.pod, this.id);
     await this.parts.mounts.unmount();
     this.container.removeFiles();
   }
@@ -137,7 +135,8 @@ export class RuncTaskHandle implements TaskHandle {
   /** Its container was removed by containerd's `delete` after its pod keeper died: only this process's part goes. */
   forget(): void {
     this.init.forget();
-    this.keeperTell((keeper) => keeper.keepers.release(keeper.pod, this.id));
+    const keeper = this.container.keeper;
+    keeper?.keepers.drop(keeper.pod, this.id);
   }
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {

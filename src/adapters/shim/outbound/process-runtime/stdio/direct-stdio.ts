@@ -63,7 +63,7 @@ export class DirectStdio {
 
   /** The stdin FIFO's writer while CloseIO has not closed it (a keeper holds a copy: docs/keeper-protocol.md, role `I`). */
   get stdinKeepAliveFd(): number | undefined {
-    return this.stdinFifo?.keepAliveFd;
+    return this.stdinFifo?.keepaliveFd;
   }
 
   /** The FIFO holders' read-write descriptors (a keeper holds copies: docs/keeper-protocol.md, role `H`). */

@@ -13,8 +13,8 @@ export class StdinFifo {
     this.keepalive = openSync(path, constants.O_RDWR);
   }
 
-  /** The writer the shim holds until CloseIO, or undefined once closed (a keeper holds a copy: role `I`). */
-  get keepAliveFd(): number | undefined {
+  /** The writer CloseIO closes, while open (a pod keeper holds a copy: docs/keeper-protocol.md, role `I`). */
+  get keepaliveFd(): number | undefined {
     return this.keepalive;
   }
 
