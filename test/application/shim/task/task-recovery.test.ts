@@ -133,6 +133,22 @@ describe('TaskService.recover: a new serving process takes over what the last on
     expect(journal.get('gone')).toBeUndefined();
   });
 
+  it('reports an exit the runtime learnt late (a pod keeper kept it through the restart) with the time it happened', async () => {
+    const { journal, pids } = await previousServer();
+    const runtime = new FakeProcessRuntime();
+    const { service, events, clock } = shimWithFakes(journal, runtime);
+    await service.recover();
+    const happened = new Date(clock.current.getTime() - 3000);
+    runtime.task('running').exit({ code: 7, signal: null, exitedAt: happened });
+    await settle();
+    expect(await service.wait(init('running'))).toEqual({ exitStatus: 7, exitedAt: happened });
+    expect(service.state(init('running'))).toMatchObject({ status: 'stopped', exitStatus: 7, exitedAt: happened });
+    expect(events.published.filter((e) => e.topic === '/tasks/exit')).toEqual([
+      expect.objectContaining({ id: 'running', pid: pids.running, exitStatus: 7, exitedAt: happened }),
+    ]);
+    expect(journal.get('running')?.init.exit).toEqual({ status: 7, exitedAt: happened });
+  });
+
   it('publishes an exit learnt once only, even across a second restart', async () => {
     const { journal, pids } = await previousServer();
     const second = new FakeProcessRuntime();
