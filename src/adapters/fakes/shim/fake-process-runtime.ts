@@ -115,11 +115,11 @@ export class FakeProcess implements ProcessHandle {
     this.deleted = true;
   }
 
-  /** Reports an exit (test hook, or the program's own end). Only the first counts. */
-  exit(exit: ProcessExit): void {
+  /** Reports an exit (test hook, or the program's own end). Only the first counts; resolves once the shim recorded it. */
+  async exit(exit: ProcessExit): Promise<void> {
     if (this.exitReported) return;
     this.exitReported = true;
-    this.onExit(exit);
+    await this.onExit(exit);
   }
 }
 

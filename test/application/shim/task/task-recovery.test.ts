@@ -69,6 +69,35 @@ describe('TaskService records every transition in the journal', () => {
     expect(journal.size).toBe(0);
   });
 
+  it('replies only once the record holds the change, and lets go of an exit only once it is recorded', async () => {
+    const { service, journal, runtime } = shimWithFakes();
+    await service.create(createInput('t1', ['sleep', '100']));
+    /** Runs `call` with the journal's writes held: it must not settle before they land. */
+    async function waitsForItsRecord<T>(call: () => Promise<T>): Promise<T> {
+      const release = journal.hold();
+      let settled = false;
+      const reply = call().finally(() => (settled = true));
+      await settle();
+      expect(settled).toBe(false);
+      release();
+      return reply;
+    }
+    await waitsForItsRecord(() => service.start(init('t1')));
+    expect(journal.get('t1')?.init.status).toBe('running');
+    await waitsForItsRecord(() => service.exec({ id: 't1', execId: 'e1', spec: spec(['sleep', '5']), ...NO_STDIO }));
+    expect(journal.get('t1')?.execs).toHaveLength(1);
+    const { pid } = await waitsForItsRecord(() => service.start({ id: 't1', execId: 'e1' }));
+    expect(journal.get('t1')?.execs[0]).toMatchObject({ pid, status: 'running' });
+    await waitsForItsRecord(() => service.pause('t1'));
+    expect(journal.get('t1')?.init.status).toBe('paused');
+    await waitsForItsRecord(() => service.resume('t1'));
+    expect(journal.get('t1')?.init.status).toBe('running');
+    await waitsForItsRecord(() => runtime.task('t1').execs.get('e1')?.exit({ code: 3, signal: null }) as Promise<void>);
+    expect(journal.get('t1')?.execs[0]).toMatchObject({ status: 'stopped', exit: { status: 3 } });
+    await waitsForItsRecord(() => service.delete({ id: 't1', execId: 'e1' }));
+    expect(journal.get('t1')?.execs).toEqual([]);
+  });
+
   it('writes changes that come quicker than the writes once, the newest last', async () => {
     const { service, journal } = shimWithFakes();
     await service.create(createInput('t1', ['sleep', '100']));

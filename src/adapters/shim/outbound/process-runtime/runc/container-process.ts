@@ -130,7 +130,7 @@ export class ContainerProcess {
   private async report(exit: ProcessExit): Promise<void> {
     await this.beforeExitReport().catch(() => undefined);
     await this.io.finish();
-    this.onExit(exit);
+    await this.onExit(exit);
   }
 }
 
