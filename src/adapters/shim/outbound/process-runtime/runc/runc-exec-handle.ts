@@ -6,7 +6,9 @@ import {
   ExitListener,
   ProcessHandle,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { FailedPreconditionError } from '../../../../../domain/shared/errors';
 import { signalProcess } from '../signal-process';
+import { resolveStdioTarget } from '../stdio/stdio-target';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
 import { ContainerProcess } from './container-process';
 import { KeeperLink, RuncContainer } from './runc-container';
@@ -38,7 +40,7 @@ export function execProcessJson(
   return json;
 }
 
-/** An exec process of a runc container: prepared at Exec (stdio opened), made by `runc exec --detach` at Start. */
+/** An exec process of a runc container: prepared at Exec (stdio checked), made by `runc exec --detach` at Start (stdio opened). */
 export class RuncExecHandle implements ProcessHandle {
   private readonly process: ContainerProcess;
   private readonly files: string;
@@ -56,9 +58,14 @@ export class RuncExecHandle implements ProcessHandle {
     adopted?: AdoptedProcess,
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
+    // A bad stdio string is refused at Exec; the FIFOs and files are opened at Start.
+    if (adopted === undefined)
+      for (const stream of ['stdin', 'stdout', 'stderr'] as const)
+        resolveStdioTarget(spec.stdio[stream], stream, subject);
     this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
       consoleSized: true,
       adopted: adopted !== undefined,
+      openAtLaunch: adopted === undefined,
     });
     this.key = `${container.id}/${spec.execId}`;
     this.keeper = spec.stdio.terminal ? undefined : container.keeper;
@@ -109,17 +116,22 @@ export class RuncExecHandle implements ProcessHandle {
   }
 
   async resizePty(width: number, height: number): Promise<void> {
+    if (this.pid === 0)
+      throw new FailedPreconditionError(
+        `${this.process.subject} has not started: no terminal to resize yet`,
+        'PTY.NONE',
+      );
     this.process.io.resize(width, height);
   }
 
   async closeStdin(): Promise<void> {
-    this.process.io.closeStdin();
+    this.process.closeStdin();
     this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
   }
 
   async delete(): Promise<void> {
     await this.process.exited;
-    this.process.io.release();
+    this.process.releaseIo();
     this.keeper?.keepers.release(this.keeper.pod, this.key);
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
