@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,6 +71,15 @@ if (containerdTestsEnabled())
     const skiffTasks = () => {
       const dir = join(env.paths.state, 'skiff', ns, 'tasks');
       return existsSync(dir) ? readdirSync(dir).sort() : [];
+    };
+    /** The containers runc knows under skiff's root for this namespace: none made twice, none half-made and lost. */
+    const runcContainers = () => {
+      const root = join(env.paths.state, 'skiff', ns, 'runc');
+      if (!existsSync(root)) return [];
+      return execFileSync('runc', ['--root', root, 'list', '-q'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((id) => id !== '')
+        .sort();
     };
 
     it('are done right or refused naming the restart, never answered wrong; every task is whole and deletable', async () => {
@@ -192,6 +202,7 @@ if (containerdTestsEnabled())
       for (const id of tasks.keys())
         if (!made.has(id)) expect(['counter', 'base', 'talker', ...uncertain]).toContain(id);
       expect(skiffTasks()).toEqual([...tasks.keys()].sort());
+      expect(runcContainers()).toEqual([...tasks.keys()].sort());
 
       // After the crashes: pause, resume, metrics of a task the first serving process made.
       await ok(env, ns, ['tasks', 'pause', 'base']);
@@ -223,6 +234,7 @@ if (containerdTestsEnabled())
       await ok(env, ns, ['containers', 'rm', ...containers]);
       expect((await taskList(env, ns)).size).toBe(0);
       expect(skiffTasks()).toEqual([]);
+      expect(runcContainers()).toEqual([]);
       await waitFor('no process of the tasks left', () => pids.every((pid) => !processRuns(pid)));
     }, 55_000);
   });
