@@ -203,6 +203,14 @@ if (containerdTestsEnabled())
         if (!made.has(id)) expect(['counter', 'base', 'talker', ...uncertain]).toContain(id);
       expect(skiffTasks()).toEqual([...tasks.keys()].sort());
       expect(runcContainers()).toEqual([...tasks.keys()].sort());
+      // Each status is runc's own: a Start refused with the restart may have started the container.
+      const root = join(env.paths.state, 'skiff', ns, 'runc');
+      for (const [id, row] of tasks) {
+        const state = JSON.parse(execFileSync('runc', ['--root', root, 'state', id], { encoding: 'utf8' })) as {
+          status: string;
+        };
+        expect([id, row.status]).toEqual([id, state.status.toUpperCase()]);
+      }
 
       // After the crashes: pause, resume, metrics of a task the first serving process made.
       await ok(env, ns, ['tasks', 'pause', 'base']);

@@ -138,9 +138,15 @@ export class FakeTask extends FakeProcess implements TaskHandle {
   readonly execs = new Map<string, FakeProcess>();
   /** Set by the runtime that adopted this task: whether a pid exited while no server ran. */
   goneMeanwhile: (pid: number) => boolean = () => false;
+  /** Set by the runtime that adopted this task: what its init does now, where a test says. */
+  liveNow: () => 'created' | 'running' | 'paused' | undefined = () => undefined;
   paused = false;
   readonly updates: Array<Record<string, unknown>> = [];
   readonly checkpoints: string[] = [];
+
+  async liveStatus(): Promise<'created' | 'running' | 'paused' | undefined> {
+    return this.liveNow();
+  }
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     assertKnownProgram(spec.process, spec.execId);
@@ -241,12 +247,15 @@ export class FakeProcessRuntime implements ProcessRuntime {
 
   /** Pids that exited while no serving process ran (test hook): adopt reports them exited. */
   readonly exitedMeanwhile = new Set<number>();
+  /** What adopted inits do now, by pid (test hook: a Start in flight at the crash that ran). */
+  readonly liveStatuses = new Map<number, 'created' | 'running' | 'paused'>();
 
   async adopt(spec: AdoptSpec, { onExit, onOom }: TaskWatch): Promise<TaskHandle> {
     const oci = readBundleSpec(spec.id, spec.bundle);
     const gone = (pid: number) => this.exitedMeanwhile.has(pid);
     const task = adopted(new FakeTask(oci.process.args, spec.stdio.terminal, onExit), spec.init, gone(spec.init.pid));
     task.goneMeanwhile = gone;
+    task.liveNow = () => this.liveStatuses.get(spec.init.pid);
     this.tasks.set(spec.id, task);
     if (onOom !== undefined) this.oomListeners.set(spec.id, onOom);
     return task;

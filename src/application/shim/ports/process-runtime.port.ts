@@ -98,6 +98,12 @@ export interface TaskHandle extends ProcessHandle {
    * its exit is reported through onExit, at once if it is gone already. Where the runtime adopts.
    */
   adoptExec?(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle;
+  /**
+   * liveStatus: what an adopted init is doing now, where the runtime can tell (undefined
+   * where not). A call in flight when the previous serving process died (a Start, a Resume)
+   * may have taken effect without being recorded.
+   */
+  liveStatus?(): Promise<'created' | 'running' | 'paused' | undefined>;
 }
 
 /** A process a previous serving process made: its pid, and its start time to tell it from a reused pid. */

@@ -50,6 +50,7 @@ export async function recoverTask(
     execs: () => task.execProcesses().flatMap((e) => (e.isAttached ? [e.handle] : [])),
   };
   task.init.attach(await runtime.adopt(spec, watch));
+  await catchUp(task, record);
   for (const exec of record.execs) {
     await recoverExec(task, exec, listeners).catch((err: unknown) => {
       task.removeExec(exec.execId);
@@ -57,6 +58,18 @@ export async function recoverTask(
     });
   }
   return task;
+}
+
+/**
+ * A record that reads created or paused may be one change behind: a Start or Resume in flight
+ * at the crash was answered UNAVAILABLE, yet may have run. The runtime's word wins (asked only
+ * then: a Pause in flight, which leaves a record reading running, is not caught).
+ */
+async function catchUp(task: ShimTask, record: TaskRecord): Promise<void> {
+  if (record.init.pid === 0 || (record.init.status !== 'created' && record.init.status !== 'paused')) return;
+  const live = await task.init.handle.liveStatus?.();
+  if (live !== undefined && live !== record.init.status && task.init.exit === undefined)
+    task.init.restore(live, undefined);
 }
 
 async function recoverExec(task: ShimTask, record: ExecRecord, listeners: RecoveryListeners): Promise<void> {

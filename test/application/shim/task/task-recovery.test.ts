@@ -131,9 +131,9 @@ describe('TaskService.recover: a new serving process takes over what the last on
     const exec = await service.start({ id: 'running', execId: 'sh' });
     const gone = await service.create(createInput('gone', ['sleep', '100']));
     await service.start(init('gone'));
-    await service.create(createInput('fresh', ['sleep', '100']));
+    const fresh = await service.create(createInput('fresh', ['sleep', '100']));
     await settle();
-    return { journal, pids: { running: running.pid, exec: exec.pid, gone: gone.pid } };
+    return { journal, pids: { running: running.pid, exec: exec.pid, gone: gone.pid, fresh: fresh.pid } };
   }
 
   it('answers State as before, learns exits after, and forgets at Delete', async () => {
@@ -176,6 +176,18 @@ describe('TaskService.recover: a new serving process takes over what the last on
       expect.objectContaining({ id: 'running', pid: pids.running, exitStatus: 7, exitedAt: happened }),
     ]);
     expect(journal.get('running')?.init.exit).toEqual({ status: 7, exitedAt: happened });
+  });
+
+  it("takes the runtime's word over a record that reads created: a Start in flight at the crash may have run", async () => {
+    const { journal, pids } = await previousServer();
+    const runtime = new FakeProcessRuntime();
+    runtime.liveStatuses.set(pids.fresh, 'running');
+    const { service } = shimWithFakes(journal, runtime);
+    await service.recover();
+    expect(service.state(init('fresh'))).toMatchObject({ status: 'running', pid: pids.fresh });
+    await settle();
+    expect(journal.get('fresh')?.init.status).toBe('running');
+    await expect(service.start(init('fresh'))).rejects.toThrow(FailedPreconditionError);
   });
 
   it('publishes an exit learnt once only, even across a second restart', async () => {

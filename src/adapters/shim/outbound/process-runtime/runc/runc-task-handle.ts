@@ -149,6 +149,16 @@ export class RuncTaskHandle implements TaskHandle {
     await this.container.run('resume', ['resume', this.id]);
   }
 
+  /** `runc state`: runc's own word on the container (created, running, paused); undefined when it has none. */
+  async liveStatus(): Promise<'created' | 'running' | 'paused' | undefined> {
+    try {
+      const { status } = JSON.parse(await this.container.run('state', ['state', this.id])) as { status?: unknown };
+      return status === 'created' || status === 'running' || status === 'paused' ? status : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async pids(): Promise<ProcessPid[]> {
     const output = await this.container.run('ps', ['ps', '--format', 'json', this.id]);
     let pids: unknown;
