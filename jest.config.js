@@ -5,7 +5,12 @@ const { containerdSuitesLeftOut } = require('./scripts/missing-tools');
  * (test/support/suite-gate.ts), jest would fail each such file as holding no test, so
  * they are not collected then; the other gated files still print why.
  */
-const CONTAINERD_ONLY = ['<rootDir>/test/e2e/cri/', '<rootDir>/test/e2e/containerd/skiff-shim.test.ts'];
+const CONTAINERD_ONLY = [
+  '<rootDir>/test/e2e/cri/',
+  '<rootDir>/test/e2e/containerd/skiff-shim.test.ts',
+  '<rootDir>/test/e2e/containerd/skiff-crash.test.ts',
+  '<rootDir>/test/e2e/containerd/skiff-crash-inflight.test.ts',
+];
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -273,12 +273,12 @@ void control_read_waiting(void) {
   control_on_event(EPOLLIN);
 }
 
-int control_timeout(void) {
-  if (c.fd >= 0 || held_count() == 0) return -1;
+int control_timeout(int wanted) {
+  if (c.fd >= 0 || !wanted) return -1;
   long left = retry_left();
   return left > 0 ? (int)left : 0;
 }
 
-void control_tick(void) {
-  if (c.fd < 0 && held_count() > 0) control_ensure();
+void control_tick(int wanted) {
+  if (c.fd < 0 && wanted) control_ensure();
 }

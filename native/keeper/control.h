@@ -29,8 +29,8 @@ void control_read_waiting(void);
 /* Queues a message for the serving process; dropped when not connected (what must arrive is sent again on the next connection). */
 void control_send(char type, const char *const *fields, int count);
 
-/* Milliseconds until a due reconnect (-1: none due), and the reconnect itself. */
-int control_timeout(void);
-void control_tick(void);
+/* Milliseconds until a due reconnect (-1: none due), and the reconnect itself, when `wanted` (keeper.c says when). */
+int control_timeout(int wanted);
+void control_tick(int wanted);
 
 #endif

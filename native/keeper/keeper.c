@@ -233,10 +233,23 @@ static int idle_timeout(void) {
   return left > 0 ? (int)left : 0;
 }
 
+/*
+ * Whether the control connection must come back after a loss: the keeper holds a process, or a
+ * relay is connected to the serving process (a Create there waits for this keeper's control
+ * connection; a loss inside the retry pause, just before the relay reconnected, would leave a
+ * keeper that holds nothing yet without one). A relay without an upstream starts nothing.
+ */
+static int control_wanted(void) {
+  if (held_count() > 0) return 1;
+  for (const struct relay *r = k.relays; r != NULL; r = r->next)
+    if (r->up >= 0) return 1;
+  return 0;
+}
+
 /* The soonest of the idle exit, a control reconnect and the held processes' timers. */
 static int next_timeout(void) {
   int soonest = -1;
-  const int each[] = {idle_timeout(), control_timeout(), held_timeout()};
+  const int each[] = {idle_timeout(), control_timeout(control_wanted()), held_timeout()};
   for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
     if (each[i] >= 0 && (soonest < 0 || each[i] < soonest)) soonest = each[i];
   return soonest;
@@ -360,7 +373,7 @@ int keeper_main(const struct keeper_config *config) {
       else on_relay(s, events[i].events);
     }
     held_tick();
-    control_tick();
+    control_tick(control_wanted());
     /* Nothing held and no containerd connection: nothing to tell the serving process. */
     if (k.relay_count == 0 && held_count() == 0) control_close();
     if (busy && !may_hold_tasks()) clock_gettime(CLOCK_MONOTONIC, &k.idle_since);

@@ -19,11 +19,26 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-/* A connected, non-blocking descriptor, or -1 with errno (ECONNREFUSED, ENOENT: nobody serves). */
+/* How long a connect waits for room in a listening server's backlog before it gives up. */
+#define BACKLOG_WAIT_MS 2000
+#define BACKLOG_STEP_MS 2
+
+/*
+ * A connected, non-blocking descriptor, or -1 with errno (ECONNREFUSED, ENOENT: nobody serves).
+ * EAGAIN is a server whose backlog is full (every keeper of a namespace reconnects at once
+ * after a crash, before Node accepts): it is there, so the connect waits for room rather than
+ * report it gone, which would start a second server on the same socket path.
+ */
 static int try_connect(const char *path) {
-  return unix_connect(path, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  for (int waited = 0;; waited += BACKLOG_STEP_MS) {
+    int fd = unix_connect(path, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd >= 0 || errno != EAGAIN || waited >= BACKLOG_WAIT_MS) return fd;
+    const struct timespec step = {0, BACKLOG_STEP_MS * 1000000L};
+    nanosleep(&step, NULL);
+  }
 }
 
 /*
@@ -69,7 +84,8 @@ static void exec_server(const struct keeper_config *c, int listener, int report)
 
 /* Binds the group socket and starts Node on it; 0, or -1 with `why` filled. */
 static int start_server(const struct keeper_config *c, char *why, size_t why_size) {
-  int listener = unix_listen(c->group_socket, SOCK_CLOEXEC, 128);
+  /* Room for every keeper of a namespace reconnecting at once, until Node listens with its own backlog. */
+  int listener = unix_listen(c->group_socket, SOCK_CLOEXEC, 1024);
   if (listener < 0) {
     snprintf(why, why_size, "cannot listen on the group socket %s: %s", c->group_socket, strerror(errno));
     return -1;
@@ -120,7 +136,9 @@ int serving_connect(const struct keeper_config *c, char *why, size_t why_size) {
   }
   /* Another keeper of the group may have started one while this one waited for the lock. */
   fd = try_connect(c->group_socket);
-  if (fd < 0 && start_server(c, why, why_size) == 0) {
+  if (fd < 0 && errno != ECONNREFUSED && errno != ENOENT)
+    snprintf(why, why_size, "cannot connect to the serving process at %s: %s", c->group_socket, strerror(errno));
+  else if (fd < 0 && start_server(c, why, why_size) == 0) {
     fd = try_connect(c->group_socket);
     if (fd < 0)
       snprintf(why, why_size, "cannot connect to the serving process just started at %s: %s", c->group_socket,

@@ -7,6 +7,11 @@ export interface ProcessExit {
   readonly code: number | null;
   /** Signal number when a signal ended it; null otherwise. */
   readonly signal: number | null;
+  /**
+   * When it ended, where the runtime knows (a pod keeper's reap time): an exit during a
+   * restart of the serving process is learnt later than it happened. Absent: when it was learnt.
+   */
+  readonly exitedAt?: Date;
 }
 
 /** The status the service reports: the exit code, or 128+signal (docs/shim-contract.md, "Exit statuses"). */
@@ -15,7 +20,8 @@ export interface ExitStatus {
   readonly exitedAt: Date;
 }
 
-export function exitStatusOf(exit: ProcessExit, exitedAt: Date): ExitStatus {
+/** `learntAt`: when the exit was learnt, its time unless the exit carries its own. */
+export function exitStatusOf(exit: ProcessExit, learntAt: Date): ExitStatus {
   const status = exit.signal !== null && exit.signal > 0 ? SIGNAL_EXIT_OFFSET + exit.signal : (exit.code ?? 0);
-  return { status, exitedAt };
+  return { status, exitedAt: exit.exitedAt ?? learntAt };
 }

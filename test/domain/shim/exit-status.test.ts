@@ -11,4 +11,9 @@ describe('exit status', () => {
     expect(exitStatusOf({ code: null, signal: 9 }, at).status).toBe(137);
     expect(exitStatusOf({ code: null, signal: 15 }, at).status).toBe(143);
   });
+
+  it('keeps the time the process exited when the runtime knows it, else takes when it was learnt', () => {
+    const exited = new Date('2026-01-02T03:04:01Z');
+    expect(exitStatusOf({ code: 0, signal: null, exitedAt: exited }, at)).toEqual({ status: 0, exitedAt: exited });
+  });
 });

@@ -170,6 +170,14 @@ if (LINUX)
       expect([fifth.hellos, fifth.exits]).toEqual([[[]], []]);
     });
 
+    it('comes back after a loss while a relay is connected, holding nothing yet (a Create on that relay waits for it)', async () => {
+      const first = await side.next(0);
+      expect(first.hellos).toEqual([[]]);
+      first.control.close();
+      const second = await side.next(1);
+      expect(second.hellos).toEqual([[]]);
+    });
+
     it('D closes every descriptor of a key: its held FIFO, its stdin keep-alive', async () => {
       const first = await side.next(0);
       const [keeper] = keeperPids(l.address);

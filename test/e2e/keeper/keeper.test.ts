@@ -13,7 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect, createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from '../../support/wait-for';
 import { requestFrame } from '../support/ttrpc-wire';
@@ -231,6 +231,36 @@ if (LINUX)
       expect(serverPids(l)).toEqual([]); // the keeper holds containerd's connection, and waits
       expect(await outcome(c.state('x'))).toEqual({ code: 5, message: 'task "x" not found' });
       expect(serverPids(l)).toHaveLength(1);
+    });
+
+    it("waits for room in a busy serving process's backlog instead of starting a second one on its socket", async () => {
+      const l = fresh();
+      const { socket } = start(BUILT_SHIM, l, NS, 'q1');
+      const [{ pid: server, socket: group }] = groupServers(l);
+      // A serving process that accepts nothing for a while, its backlog full: as when every
+      // keeper of a namespace reconnects at once after a crash, before Node accepts.
+      process.kill(server, 'SIGSTOP');
+      const fillers: Socket[] = [];
+      try {
+        for (;;) {
+          const filler = connect(group);
+          fillers.push(filler);
+          const full = await new Promise<boolean>((resolve) => {
+            filler.once('connect', () => resolve(false));
+            filler.once('error', () => resolve(true));
+          });
+          if (full) break;
+        }
+        const call = outcome(calls(socket).state('x'));
+        await sleep(300);
+        expect(serverPids(l)).toEqual([server]);
+        process.kill(server, 'SIGCONT');
+        expect(await call).toEqual({ code: 5, message: 'task "x" not found' });
+        expect(serverPids(l)).toEqual([server]);
+      } finally {
+        process.kill(server, 'SIGCONT');
+        fillers.forEach((f) => f.destroy());
+      }
     });
 
     it("the serving process's log moves to a task of another pod's keeper once its first task's log has no reader", async () => {

@@ -1,6 +1,6 @@
 import { status as Code } from '@grpc/grpc-js';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { readProcStat } from '../../../src/adapters/shim/os/proc-fs';
 import { skiff } from '../../../src/adapters/shim/wire/proto/generated/skiff/v1/skiff';
@@ -143,6 +143,34 @@ if (runcTestsEnabled())
       expect((await shim.client.wait(id)).exit_status).toBe(137);
       await shim.client.delete(id, 'e1');
       await shim.client.delete(id);
+    });
+
+    it("opens an exec's stdio at Start, not at Exec: until then the shim holds no writer of the client's FIFO", async () => {
+      const { id } = await run(['sleep', '1000'], { pidNamespace: true });
+      const out = join(shim.dir, `${id}.exec.out`);
+      mkfifo(out);
+      const reader = openSync(out, constants.O_RDONLY | constants.O_NONBLOCK);
+      /** What a read finds: 'eof' when no writer holds the FIFO (a serving process killed after Exec leaves none). */
+      const read = (): string => {
+        try {
+          const buffer = Buffer.alloc(64);
+          const n = readSync(reader, buffer);
+          return n === 0 ? 'eof' : buffer.subarray(0, n).toString();
+        } catch (err) {
+          return (err as NodeJS.ErrnoException).code as string;
+        }
+      };
+      try {
+        await shim.client.exec(id, 'late', { args: ['echo', 'late'], env: [PATH_ENV], cwd: '/' }, { stdout: out });
+        expect(read()).toBe('eof');
+        await shim.client.start(id, 'late');
+        expect((await shim.client.wait(id, 'late')).exit_status).toBe(0);
+        expect(read()).toBe('late\n');
+        await shim.client.delete(id, 'late');
+      } finally {
+        closeSync(reader);
+      }
+      await end(id);
     });
 
     it('freezes the whole cgroup on Pause: a counter stops, the freezer says so, Resume thaws it', async () => {

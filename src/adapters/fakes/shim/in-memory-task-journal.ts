@@ -6,10 +6,24 @@ export class InMemoryTaskJournal implements TaskJournal {
   /** Lines readAll reports, as the real journal does for records it cannot read. */
   readonly unreadable: string[] = [];
   writes = 0;
+  /** While set, every write waits for it (hold()). */
+  private gate: Promise<void> | undefined;
 
   async record(task: TaskRecord): Promise<void> {
+    const copy = structuredClone(task);
+    await this.gate;
     this.writes++;
-    this.records.set(task.id, structuredClone(task));
+    this.records.set(task.id, copy);
+  }
+
+  /** Holds every write until the returned release is called (test hook: a slow disk). */
+  hold(): () => void {
+    let release!: () => void;
+    this.gate = new Promise((resolve) => (release = resolve));
+    return () => {
+      this.gate = undefined;
+      release();
+    };
   }
 
   async forget(id: string): Promise<void> {

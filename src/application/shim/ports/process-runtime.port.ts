@@ -31,8 +31,12 @@ export interface ExecSpec {
   readonly processJson: Readonly<Record<string, unknown>>;
 }
 
-/** Called once, when the process has exited and been reaped. */
-export type ExitListener = (exit: ProcessExit) => void;
+/**
+ * Called once, when the process has exited and been reaped. Resolves once the shim has
+ * recorded the exit: a runtime that keeps exits for a restarted serving process (a pod
+ * keeper) may let go of it then, not before.
+ */
+export type ExitListener = (exit: ProcessExit) => void | Promise<void>;
 
 /** Resource figures of a task (proto skiff.v1.TaskStats). 0 = unknown or unlimited. */
 export interface TaskStats {

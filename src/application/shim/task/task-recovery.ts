@@ -12,7 +12,8 @@ type ShimProcess = TaskProcess<ProcessHandle>;
 
 /** How a rebuilt task reports what its processes do from now on: the service's own listeners. */
 export interface RecoveryListeners {
-  onExit(process: ShimProcess, exit: ProcessExit): void;
+  /** Resolves once the exit is recorded. */
+  onExit(process: ShimProcess, exit: ProcessExit): Promise<void>;
   onOom(id: string): void;
   /** An exec that could not be taken over: the task is, without it. */
   problem(line: string): void;

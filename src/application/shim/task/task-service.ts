@@ -200,7 +200,7 @@ export class TaskService {
         this.exitEvents.deleted(ref.id, ref.execId);
         task.removeExec(ref.execId);
         this.records.execDeleted(ref.id, ref.execId);
-        void this.records.save(task);
+        await this.records.save(task);
       }
       return view;
     });
@@ -219,7 +219,7 @@ export class TaskService {
         const spec = { execId: input.execId, stdio: input, process: oci, processJson: json as Record<string, unknown> };
         exec.attach(await task.init.handle.exec(spec, (exit) => this.onExit(exec, exit)));
         this.records.execSpec(input.id, input.execId, spec.processJson);
-        void this.records.save(task);
+        await this.records.save(task);
         this.events.publish({ topic: '/tasks/exec-added', id: input.id, execId: input.execId });
       } catch (err) {
         task.removeExec(input.execId);
@@ -404,26 +404,31 @@ export class TaskService {
     if (this.tasks.has(id)) this.events.publish({ topic: '/tasks/oom', id });
   }
 
-  /** The runtime saw the process exit: record it (waking every Wait), then publish it once. */
-  private onExit(process: ShimProcess, exit: ProcessExit): void {
+  /**
+   * The runtime saw the process exit: record it (waking every Wait), then publish it once.
+   * Resolves once the record holds it: a runtime that keeps the exit for a restart (a pod
+   * keeper) lets go of it then.
+   */
+  private onExit(process: ShimProcess, exit: ProcessExit): Promise<void> {
     // A process taken over with its exit recorded already was reported before the restart.
-    if (process.exit !== undefined || process.status === 'deleted') return;
+    if (process.exit !== undefined || process.status === 'deleted') return Promise.resolve();
     const status = exitStatusOf(exit, this.clock.now());
     process.markExited(status);
     this.exitEvents.exited(process.taskId, process.execId, process.pid, status);
     const task = this.tasks.get(process.taskId);
-    if (task !== undefined) void this.records.save(task);
+    return task === undefined ? Promise.resolve() : this.records.save(task);
   }
 
   /**
-   * A transition whose outcome goes into the task's record. The reply does not wait for
-   * the write: a crash in between leaves the record one change behind (docs/failure-domains.md).
+   * A transition whose outcome goes into the task's record. The reply waits for the write:
+   * a serving process killed after it replied must not come back one change behind (a
+   * started exec read as never started, a paused task as running).
    */
   private async recorded<R>(task: ShimTask, process: ShimProcess, op: Operation, effect: () => Promise<R>): Promise<R> {
     try {
       return await this.transition(process, op, effect);
     } finally {
-      void this.records.save(task);
+      await this.records.save(task);
     }
   }
 

@@ -107,6 +107,35 @@ describe('TaskService records every transition in the journal', () => {
     expect(journal.size).toBe(0);
   });
 
+  it('replies only once the record holds the change, and lets go of an exit only once it is recorded', async () => {
+    const { service, journal, runtime } = shimWithFakes();
+    await service.create(createInput('t1', ['sleep', '100']));
+    /** Runs `call` with the journal's writes held: it must not settle before they land. */
+    async function waitsForItsRecord<T>(call: () => Promise<T>): Promise<T> {
+      const release = journal.hold();
+      let settled = false;
+      const reply = call().finally(() => (settled = true));
+      await settle();
+      expect(settled).toBe(false);
+      release();
+      return reply;
+    }
+    await waitsForItsRecord(() => service.start(init('t1')));
+    expect(journal.get('t1')?.init.status).toBe('running');
+    await waitsForItsRecord(() => service.exec({ id: 't1', execId: 'e1', spec: spec(['sleep', '5']), ...NO_STDIO }));
+    expect(journal.get('t1')?.execs).toHaveLength(1);
+    const { pid } = await waitsForItsRecord(() => service.start({ id: 't1', execId: 'e1' }));
+    expect(journal.get('t1')?.execs[0]).toMatchObject({ pid, status: 'running' });
+    await waitsForItsRecord(() => service.pause('t1'));
+    expect(journal.get('t1')?.init.status).toBe('paused');
+    await waitsForItsRecord(() => service.resume('t1'));
+    expect(journal.get('t1')?.init.status).toBe('running');
+    await waitsForItsRecord(() => runtime.task('t1').execs.get('e1')?.exit({ code: 3, signal: null }) as Promise<void>);
+    expect(journal.get('t1')?.execs[0]).toMatchObject({ status: 'stopped', exit: { status: 3 } });
+    await waitsForItsRecord(() => service.delete({ id: 't1', execId: 'e1' }));
+    expect(journal.get('t1')?.execs).toEqual([]);
+  });
+
   it('writes changes that come quicker than the writes once, the newest last', async () => {
     const { service, journal } = shimWithFakes();
     await service.create(createInput('t1', ['sleep', '100']));
@@ -140,9 +169,9 @@ describe('TaskService.recover: a new serving process takes over what the last on
     const exec = await service.start({ id: 'running', execId: 'sh' });
     const gone = await service.create(createInput('gone', ['sleep', '100']));
     await service.start(init('gone'));
-    await service.create(createInput('fresh', ['sleep', '100']));
+    const fresh = await service.create(createInput('fresh', ['sleep', '100']));
     await settle();
-    return { journal, pids: { running: running.pid, exec: exec.pid, gone: gone.pid } };
+    return { journal, pids: { running: running.pid, exec: exec.pid, gone: gone.pid, fresh: fresh.pid } };
   }
 
   it('answers State as before, learns exits after, and forgets at Delete', async () => {
@@ -173,17 +202,44 @@ describe('TaskService.recover: a new serving process takes over what the last on
 
   it("takes the runtime's view of a live init over a record one change behind (a crash between a reply and its record)", async () => {
     const { journal, pids } = await previousServer();
-    const fresh = journal.get('fresh')?.init.pid as number;
     const runtime = new FakeProcessRuntime();
     // `fresh` was started and `running` paused, and containerd told so, but neither record was written.
-    runtime.seenAs.set(fresh, 'running');
+    runtime.seenAs.set(pids.fresh, 'running');
     runtime.seenAs.set(pids.running, 'paused');
     const { service } = shimWithFakes(journal, runtime);
     expect(await service.recover()).toEqual([]);
-    expect(service.state(init('fresh'))).toMatchObject({ status: 'running', pid: fresh });
+    expect(service.state(init('fresh'))).toMatchObject({ status: 'running', pid: pids.fresh });
     expect(service.state(init('running'))).toMatchObject({ status: 'paused' });
     await service.resume('running');
     expect(service.state(init('running'))).toMatchObject({ status: 'running' });
+  });
+
+  it('reports an exit the runtime learnt late (a pod keeper kept it through the restart) with the time it happened', async () => {
+    const { journal, pids } = await previousServer();
+    const runtime = new FakeProcessRuntime();
+    const { service, events, clock } = shimWithFakes(journal, runtime);
+    await service.recover();
+    const happened = new Date(clock.current.getTime() - 3000);
+    runtime.task('running').exit({ code: 7, signal: null, exitedAt: happened });
+    await settle();
+    expect(await service.wait(init('running'))).toEqual({ exitStatus: 7, exitedAt: happened });
+    expect(service.state(init('running'))).toMatchObject({ status: 'stopped', exitStatus: 7, exitedAt: happened });
+    expect(events.published.filter((e) => e.topic === '/tasks/exit')).toEqual([
+      expect.objectContaining({ id: 'running', pid: pids.running, exitStatus: 7, exitedAt: happened }),
+    ]);
+    expect(journal.get('running')?.init.exit).toEqual({ status: 7, exitedAt: happened });
+  });
+
+  it("takes the runtime's word over a record that reads created: a Start in flight at the crash may have run", async () => {
+    const { journal, pids } = await previousServer();
+    const runtime = new FakeProcessRuntime();
+    runtime.seenAs.set(pids.fresh, 'running');
+    const { service } = shimWithFakes(journal, runtime);
+    await service.recover();
+    expect(service.state(init('fresh'))).toMatchObject({ status: 'running', pid: pids.fresh });
+    await settle();
+    expect(journal.get('fresh')?.init.status).toBe('running');
+    await expect(service.start(init('fresh'))).rejects.toThrow(FailedPreconditionError);
   });
 
   it('publishes an exit learnt once only, even across a second restart', async () => {

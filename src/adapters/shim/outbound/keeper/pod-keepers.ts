@@ -22,10 +22,15 @@ interface Watcher {
   readonly adopted: boolean;
 }
 
-/** waitpid's raw status as a ProcessExit (WIFSIGNALED: the low 7 bits; else WEXITSTATUS). */
-export function exitOfWaitStatus(status: number): ProcessExit {
+/**
+ * waitpid's raw status as a ProcessExit (WIFSIGNALED: the low 7 bits; else WEXITSTATUS), with
+ * the time of the reap when the keeper told it (`E`'s seconds and nanoseconds).
+ */
+export function exitOfWaitStatus(status: number, at?: KeptExit['at']): ProcessExit {
   const signal = status & 0x7f;
-  return signal === 0 ? { code: (status >> 8) & 0xff, signal: null } : { code: null, signal };
+  const exit = signal === 0 ? { code: (status >> 8) & 0xff, signal: null } : { code: null, signal };
+  if (at === undefined || !(at.seconds > 0)) return exit;
+  return { ...exit, exitedAt: new Date(at.seconds * 1000 + Math.floor(at.nanoseconds / 1e6)) };
 }
 
 /** The pod socket a bundle's task is served through: containerd's `address` file, which `start` wrote. */
@@ -189,7 +194,7 @@ export class PodKeepers {
     if (watcher === undefined) return ack();
     this.watchers.delete(exit.key);
     const reported = watcher
-      .listener(exitOfWaitStatus(exit.status))
+      .listener(exitOfWaitStatus(exit.status, exit.at))
       .then(ack)
       .catch((err: unknown) =>
         this.log(`the exit of ${exit.key}: ${err instanceof Error ? err.message : String(err)}`),

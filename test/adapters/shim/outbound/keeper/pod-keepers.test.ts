@@ -66,7 +66,7 @@ describe('PodKeepers', () => {
     keepers.watchAdopted(POD, 'c1', async (exit) => void exits.push(exit));
     const k = await keeper();
     k.send('H', ['c1', '100']);
-    k.send('E', ['c1', '100', String(7 << 8), '1700000000', '5']);
+    k.send('E', ['c1', '100', String(7 << 8), '1700000000', '250000000']);
     await waitFor('the ack of c1', () => k.got.includes('A c1'));
     // The keeper resends it on a new connection before it saw the ack: recorded already.
     k.close();
@@ -77,7 +77,8 @@ describe('PodKeepers', () => {
     await waitFor('the acks of the resent and the unknown exit', () =>
       ['A c1', 'A gone'].every((m) => again.got.includes(m)),
     );
-    expect(exits).toEqual([{ code: 7, signal: null }]);
+    // With the time of the reap, not of the telling: an exit during an outage is learnt later.
+    expect(exits).toEqual([{ code: 7, signal: null, exitedAt: new Date(1_700_000_000_250) }]);
     again.close();
   });
 
@@ -156,6 +157,11 @@ describe('PodKeepers', () => {
   it('maps wait statuses, and finds the pod socket in a bundle', () => {
     expect(exitOfWaitStatus(9)).toEqual({ code: null, signal: 9 });
     expect(exitOfWaitStatus(3 << 8)).toEqual({ code: 3, signal: null });
+    expect(exitOfWaitStatus(0, { seconds: 1_700_000_001, nanoseconds: 999_999_999 })).toEqual({
+      code: 0,
+      signal: null,
+      exitedAt: new Date(1_700_000_001_999),
+    });
     writeFileSync(join(dir, 'address'), 'unix:///run/x/k-1.sock');
     expect(podSocketOfBundle(dir)).toBe('/run/x/k-1.sock');
     expect(podSocketOfBundle(join(dir, 'none'))).toBeUndefined();

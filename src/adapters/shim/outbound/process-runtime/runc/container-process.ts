@@ -18,7 +18,10 @@ export type BeforeExitReport = () => Promise<void>;
  * it, and its exit, reported once after its output was handed on.
  */
 export class ContainerProcess {
-  readonly io: ContainerIo;
+  private opened: ContainerIo | undefined;
+  private readonly openIo: () => ContainerIo;
+  /** CloseIO came before the stdio was opened: it is closed as it opens. */
+  private stdinClosed = false;
   private currentPid = 0;
   private started = 0;
   private exitSeen: Promise<void> | undefined;
@@ -31,14 +34,45 @@ export class ContainerProcess {
     readonly subject: string,
     private readonly reaper: Reaper,
     private readonly onExit: ExitListener,
-    options: { beforeExitReport?: BeforeExitReport; consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey } = {},
+    options: {
+      beforeExitReport?: BeforeExitReport;
+      consoleSized?: boolean;
+      adopted?: boolean;
+      keeper?: KeptKey;
+      openAtLaunch?: boolean;
+    } = {},
   ) {
-    this.io = ContainerProcess.openIo(stdio, subject, options);
+    this.openIo = () => ContainerProcess.openIo(stdio, subject, options);
+    if (options.openAtLaunch !== true) this.opened = this.openIo();
     this.beforeExitReport = options.beforeExitReport ?? (async () => undefined);
   }
 
   get pid(): number {
     return this.currentPid;
+  }
+
+  /**
+   * The process's stdio. With `openAtLaunch` (an exec) it is opened when the process is made,
+   * as containerd's runc shim opens an exec's: a serving process killed between Exec and Start
+   * then takes no writer of the client's FIFOs with it, which would end the client's reading
+   * before the exec has run.
+   */
+  get io(): ContainerIo {
+    if (this.opened === undefined) {
+      this.opened = this.openIo();
+      if (this.stdinClosed) this.opened.closeStdin();
+    }
+    return this.opened;
+  }
+
+  closeStdin(): void {
+    if (this.opened === undefined) this.stdinClosed = true;
+    else this.opened.closeStdin();
+  }
+
+  /** Frees the stdio, if it was opened. */
+  releaseIo(): void {
+    this.opened?.release();
   }
 
   /** The process's start time (/proc/<pid>/stat), which a record keeps to tell it from a reused pid. */
@@ -135,14 +169,14 @@ export class ContainerProcess {
   /** Its container was removed by another (ProcessHandle.forget): its stdio goes, its exit is never reported. */
   forget(): void {
     this.forgotten = true;
-    this.io.release();
+    this.releaseIo();
   }
 
   private async report(exit: ProcessExit): Promise<void> {
     if (this.forgotten) return;
     await this.beforeExitReport().catch(() => undefined);
     await this.io.finish();
-    if (!this.forgotten) this.onExit(exit);
+    if (!this.forgotten) await this.onExit(exit);
   }
 }
 

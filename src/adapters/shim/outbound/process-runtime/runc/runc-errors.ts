@@ -18,6 +18,7 @@ export type RuncAction =
   | 'pause'
   | 'resume'
   | 'ps'
+  | 'state'
   | 'stats'
   | 'update'
   | 'checkpoint'

@@ -6,7 +6,9 @@ import {
   ExitListener,
   ProcessHandle,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { FailedPreconditionError } from '../../../../../domain/shared/errors';
 import { signalProcess } from '../signal-process';
+import { resolveStdioTarget } from '../stdio/stdio-target';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
 import { ContainerProcess } from './container-process';
 import { KeeperLink, RuncContainer } from './runc-container';
@@ -38,7 +40,7 @@ export function execProcessJson(
   return json;
 }
 
-/** An exec process of a runc container: prepared at Exec (stdio opened), made by `runc exec --detach` at Start. */
+/** An exec process of a runc container: prepared at Exec (stdio checked), made by `runc exec --detach` at Start (stdio opened). */
 export class RuncExecHandle implements ProcessHandle {
   private readonly process: ContainerProcess;
   private readonly files: string;
@@ -59,10 +61,15 @@ export class RuncExecHandle implements ProcessHandle {
     this.key = `${container.id}/${spec.execId}`;
     this.keeper = container.keeper;
     const keeper = this.keeper;
+    // A bad stdio string is refused at Exec; the FIFOs and files are opened at Start.
+    if (adopted === undefined)
+      for (const stream of ['stdin', 'stdout', 'stderr'] as const)
+        resolveStdioTarget(spec.stdio[stream], stream, subject);
     this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
       consoleSized: true,
       adopted: adopted !== undefined,
       keeper: keeper && { link: keeper, key: this.key },
+      openAtLaunch: adopted === undefined,
     });
     if (adopted !== undefined)
       this.process.adopt(
@@ -110,11 +117,16 @@ export class RuncExecHandle implements ProcessHandle {
   }
 
   async resizePty(width: number, height: number): Promise<void> {
+    if (this.pid === 0)
+      throw new FailedPreconditionError(
+        `${this.process.subject} has not started: no terminal to resize yet`,
+        'PTY.NONE',
+      );
     await this.process.io.resize(width, height);
   }
 
   async closeStdin(): Promise<void> {
-    this.process.io.closeStdin();
+    this.process.closeStdin();
     await this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
   }
 
@@ -126,7 +138,7 @@ export class RuncExecHandle implements ProcessHandle {
 
   async delete(): Promise<void> {
     await this.process.exited;
-    this.process.io.release();
+    this.process.releaseIo();
     await this.keeper?.keepers.release(this.keeper.pod, this.key);
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
