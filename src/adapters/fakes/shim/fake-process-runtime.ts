@@ -121,7 +121,7 @@ export class FakeProcess implements ProcessHandle {
     this.forgotten = true;
   }
 
-  /** Reports an exit (test hook, or the program's own end). Only the first counts, none once forgotten; resolves once the shim recorded it. */
+  /** Reports an exit (test hook, or the program's own end): the first only, none once forgotten; resolves once the shim recorded it. */
   async exit(exit: ProcessExit): Promise<void> {
     if (this.exitReported || this.forgotten) return;
     this.exitReported = true;
