@@ -53,7 +53,8 @@ async function run() {
       const killed = process.hrtime.bigint();
       const state = await client.state({ id: ids[0], execId: '' });
       firstCall.push(ms(killed));
-      if (state.status !== 'running') throw new Error(`${ids[0]} is not RUNNING after the kill (status ${state.status})`);
+      if (state.status !== 'running')
+        throw new Error(`${ids[0]} is not RUNNING after the kill (status ${state.status})`);
       await sleep(300);
       process.kill(await servingProcess(address), 'SIGKILL');
       const killedAgain = process.hrtime.bigint();

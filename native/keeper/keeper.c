@@ -177,7 +177,7 @@ static void maybe_shut_down(struct relay *r) {
   if (!r->shutdown_ok || r->to_down.head != NULL) return;
   r->shutdown_ok = 0;
   r->said_goodbye = 1;
-  /* Its other connections, and the keys it holds, are tasks it still serves (docs/keeper-protocol.md, "Built so far"). */
+  /* Its other connections, and the keys it holds, are tasks it still serves (docs/keeper-protocol.md, "As built"). */
   if (k.relay_count == 1 && held_count() == 0) leave(0);
 }
 

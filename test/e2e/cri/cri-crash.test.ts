@@ -7,8 +7,8 @@ import { forwardedTopics, groupServersUnder } from '../containerd/skiff-support'
 import { waitFor } from '../../support/wait-for';
 
 /**
- * Pods outlive skiff's serving process under the CRI plugin (docs/failure-domains.md, "Step
- * 2, with the keepers"): behind pod keepers (SKIFF_KEEPER=1 in containerd's environment) a
+ * Pods outlive skiff's serving process under the CRI plugin (docs/failure-domains.md, "The
+ * containers' processes are the keepers' children"): behind pod keepers (the default) a
  * SIGKILL of the serving process leaves every sandbox READY and every container RUNNING,
  * with the exits and the log lines that follow. Beside it, what containerd's runc shim loses
  * to the SIGKILL of one pod's shim.

@@ -14,7 +14,7 @@ const PATH_ENV = 'PATH=/usr/bin:/bin';
 
 /**
  * `skiff shim serve --runtime runc` SIGKILLed while its containers run, and started again on
- * the same state directory and socket (docs/failure-domains.md, "Order of work", step 1). Its
+ * the same state directory and socket (docs/failure-domains.md, "Task records and the takeover"). Its
  * parent is a child subreaper (subreaper-parent.js), as a supervisor would be: the containers
  * are re-parented there, and reaped only when the test says so.
  */

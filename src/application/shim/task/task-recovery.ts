@@ -21,7 +21,7 @@ export interface RecoveryListeners {
 
 /**
  * Rebuilds a task a previous serving process recorded, its processes taken over by the
- * runtime (docs/failure-domains.md, "Order of work", step 1): each takes up its recorded
+ * runtime (docs/failure-domains.md, "Task records and the takeover"): each takes up its recorded
  * status, and a process the runtime finds gone is reported exited through `listeners`.
  */
 export async function recoverTask(

@@ -8,7 +8,7 @@ const MAX_PREAMBLE = 8 + 0xffff;
  * Reads a connection's first bytes and hands it to `serve` when it speaks ttrpc: plainly
  * (containerd, `skiff task --address`, tests), or after a keeper's relay preamble. A
  * keeper's control connection goes to `control` (closed when there is none: only containerd's
- * serving process behind pod keepers has one, docs/keeper-protocol.md, "Built so far"). A forget
+ * serving process behind pod keepers has one, docs/keeper-protocol.md, "As built"). A forget
  * connection (`delete`'s, once a task's pod keeper died) goes to `forget`, and is closed once it
  * settles: its close is the answer `delete` waits for. Without a handler, and for a preamble
  * version this server does not know, the connection is closed. `serve` and `control` get the

@@ -2,8 +2,8 @@ import { JournalContents, TaskJournal } from '../../../../application/shim/ports
 
 /**
  * The native runtime's journal: none. Its processes hold their stdio and terminal
- * through this serving process and die with it (docs/failure-domains.md, "The native
- * runtime"), so a record could not be taken over, and writing one would only cost time.
+ * through this serving process and die with it (docs/failure-domains.md, "Known
+ * limits"), so a record could not be taken over, and writing one would only cost time.
  */
 export class NoTaskJournal implements TaskJournal {
   async record(): Promise<void> {}

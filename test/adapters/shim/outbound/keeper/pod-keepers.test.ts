@@ -13,7 +13,7 @@ import { ProcessExit } from '../../../../../src/domain/shim/exit-status';
 import { waitFor } from '../../../../support/wait-for';
 
 /**
- * The serving process's pod keepers (docs/keeper-protocol.md, "Built so far"): a test plays the
+ * The serving process's pod keepers (docs/keeper-protocol.md, "As built"): a test plays the
  * keeper on a real unix socket and reads what the serving process sends back.
  */
 describe('PodKeepers', () => {

@@ -70,7 +70,7 @@ export class RuncRuntime implements ProcessRuntime {
     try {
       mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject);
       const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
-      // `runc restore` runs from the serving process still (docs/keeper-protocol.md, "Built so far"): so does its terminal.
+      // `runc restore` runs from the serving process still (docs/keeper-protocol.md, "As built"): so does its terminal.
       const keeper = spec.checkpoint === '' ? container.keeper : undefined;
       init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
         beforeExitReport: () => container.killRemaining(),
