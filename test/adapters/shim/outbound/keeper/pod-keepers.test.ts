@@ -129,7 +129,7 @@ describe('PodKeepers', () => {
     await handing;
     await waitFor('the control connection to close', () => closed);
     expect(k.got).toEqual(['A c1']);
-    expect(exits).toEqual([{ code: 0, signal: null }]);
+    expect(exits).toEqual([{ code: 0, signal: null, exitedAt: new Date(1_700_000_000_000) }]);
   });
 
   it("sends a CloseIO's C and a Delete's D that came before the keeper's control connection (a restart) once it is there", async () => {
