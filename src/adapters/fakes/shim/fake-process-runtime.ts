@@ -147,6 +147,8 @@ export class FakeTask extends FakeProcess implements TaskHandle {
   paused = false;
   /** Set by the runtime that adopted this task: what it saw of a live init (TaskHandle.observedStatus). */
   observedStatus: 'created' | 'running' | 'paused' | undefined;
+  /** Set by the runtime that adopted this task: execs made while no record said so, by exec id. */
+  madeMeanwhile = new Map<string, AdoptedProcess>();
   readonly updates: Array<Record<string, unknown>> = [];
   readonly checkpoints: string[] = [];
 
@@ -155,6 +157,10 @@ export class FakeTask extends FakeProcess implements TaskHandle {
     const exec = new FakeProcess(spec.process.args, spec.stdio.terminal, onExit);
     this.execs.set(spec.execId, exec);
     return exec;
+  }
+
+  startedExec(execId: string): AdoptedProcess | undefined {
+    return this.madeMeanwhile.get(execId);
   }
 
   adoptExec(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle {
@@ -251,6 +257,8 @@ export class FakeProcessRuntime implements ProcessRuntime {
   readonly exitedMeanwhile = new Set<number>();
   /** What the runtime sees of live inits, by pid (test hook): a status the record may be behind. */
   readonly seenAs = new Map<number, 'created' | 'running' | 'paused'>();
+  /** Execs made whose record says never started, by `<task id>/<exec id>` (test hook: a Start in flight at the crash). */
+  readonly execsMadeMeanwhile = new Map<string, AdoptedProcess>();
 
   async adopt(spec: AdoptSpec, { onExit, onOom }: TaskWatch): Promise<TaskHandle> {
     const oci = readBundleSpec(spec.id, spec.bundle);
@@ -258,6 +266,8 @@ export class FakeProcessRuntime implements ProcessRuntime {
     const task = adopted(new FakeTask(oci.process.args, spec.stdio.terminal, onExit), spec.init, gone(spec.init.pid));
     task.goneMeanwhile = gone;
     if (!gone(spec.init.pid)) task.observedStatus = this.seenAs.get(spec.init.pid);
+    for (const [key, made] of this.execsMadeMeanwhile)
+      if (key.startsWith(`${spec.id}/`)) task.madeMeanwhile.set(key.slice(spec.id.length + 1), made);
     this.tasks.set(spec.id, task);
     if (onOom !== undefined) this.oomListeners.set(spec.id, onOom);
     return task;

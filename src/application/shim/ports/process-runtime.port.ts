@@ -106,6 +106,11 @@ export interface TaskHandle extends ProcessHandle {
    */
   adoptExec?(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle;
   /**
+   * startedExec: an exec recorded as never started that the runtime shows was made (a Start
+   * in flight at a crash, its record not written yet): its process, to adopt. Where the runtime adopts.
+   */
+  startedExec?(execId: string): AdoptedProcess | undefined;
+  /**
    * observedStatus: for a task taken over whose init still runs, what the runtime itself
    * sees it as. A record written after its reply can be one change behind (a crash in
    * between), and the runtime's view is the truth. Where the runtime adopts.

@@ -78,7 +78,12 @@ async function recoverExec(task: ShimTask, record: ExecRecord, listeners: Recove
   };
   const onExit = (exit: ProcessExit) => listeners.onExit(exec, exit);
   const init = task.init.handle;
-  if (record.pid === 0) {
+  // A Start in flight at the crash may have made the exec before its record was written.
+  const made = record.pid === 0 && record.exit === undefined ? init.startedExec?.(record.execId) : undefined;
+  if (made !== undefined && init.adoptExec !== undefined) {
+    exec.restore('running', undefined);
+    exec.attach(init.adoptExec(spec, made, onExit));
+  } else if (record.pid === 0) {
     exec.attach(await init.exec(spec, onExit));
   } else if (init.adoptExec !== undefined) {
     exec.attach(init.adoptExec(spec, { pid: record.pid, startTime: record.startTime }, onExit));

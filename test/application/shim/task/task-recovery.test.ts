@@ -242,6 +242,23 @@ describe('TaskService.recover: a new serving process takes over what the last on
     await expect(service.start(init('fresh'))).rejects.toThrow(FailedPreconditionError);
   });
 
+  it('takes over an exec its record says was never started but the runtime shows was made (a Start in flight at the crash)', async () => {
+    const { journal } = await previousServer();
+    const first = shimWithFakes(journal, new FakeProcessRuntime()).service;
+    await first.recover();
+    await first.exec({ id: 'running', execId: 'late', spec: spec(['sleep', '100']), ...NO_STDIO });
+    await settle();
+    expect(journal.get('running')?.execs.find((e) => e.execId === 'late')).toMatchObject({ pid: 0, status: 'created' });
+    const runtime = new FakeProcessRuntime();
+    runtime.execsMadeMeanwhile.set('running/late', { pid: 4242, startTime: 7 });
+    const { service } = shimWithFakes(journal, runtime);
+    expect(await service.recover()).toEqual([]);
+    expect(service.state({ id: 'running', execId: 'late' })).toMatchObject({ status: 'running', pid: 4242 });
+    await expect(service.start({ id: 'running', execId: 'late' })).rejects.toThrow(FailedPreconditionError);
+    await runtime.task('running').execs.get('late')?.exit({ code: 3, signal: null });
+    expect(await service.wait({ id: 'running', execId: 'late' })).toMatchObject({ exitStatus: 3 });
+  });
+
   it('publishes an exit learnt once only, even across a second restart', async () => {
     const { journal, pids } = await previousServer();
     const second = new FakeProcessRuntime();

@@ -40,6 +40,11 @@ export function execProcessJson(
   return json;
 }
 
+/** Where an exec's files go, without their extension: `.json` its OCI process, `.pid` runc's pid file. */
+export function execFiles(taskDir: string, execId: string): string {
+  return join(taskDir, `exec-${execId}`);
+}
+
 /** An exec process of a runc container: prepared at Exec (stdio checked), made by `runc exec --detach` at Start (stdio opened). */
 export class RuncExecHandle implements ProcessHandle {
   private readonly process: ContainerProcess;
@@ -76,7 +81,7 @@ export class RuncExecHandle implements ProcessHandle {
         adopted,
         keeper && ((listener) => keeper.keepers.watchAdopted(keeper.pod, this.key, listener)),
       );
-    this.files = join(container.taskDir, `exec-${spec.execId}`);
+    this.files = execFiles(container.taskDir, spec.execId);
   }
 
   get pid(): number {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
 import {
@@ -10,12 +11,13 @@ import {
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { ContainerCgroup } from './container-cgroup';
+import { readProcStat } from '../../../os/proc-fs';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE } from '../task-layout';
-import { execProcessJson, RuncExecHandle } from './runc-exec-handle';
+import { execFiles, execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
@@ -141,6 +143,22 @@ export class RuncTaskHandle implements TaskHandle {
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
     return this.makeExec(spec, onExit);
+  }
+
+  /**
+   * An exec its record says was never started, made all the same: runc wrote its pid file (a
+   * Start in flight at a crash, whose record came too late). Its start time is read while it
+   * runs; one gone already is its keeper's to tell.
+   */
+  startedExec(execId: string): AdoptedProcess | undefined {
+    let pid = NaN;
+    try {
+      pid = Number(readFileSync(`${execFiles(this.container.taskDir, execId)}.pid`, 'utf8').trim());
+    } catch {
+      return undefined;
+    }
+    if (!Number.isInteger(pid) || pid <= 0) return undefined;
+    return { pid, startTime: readProcStat(pid)?.startTicks ?? 0 };
   }
 
   adoptExec(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle {
