@@ -8,7 +8,7 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, processRuns, taskList, TaskRow, waitForStatus } from './support';
-import { forwardedTopics, groupServers } from './skiff-support';
+import { forwardedTopics, groupServers, SKIFF } from './skiff-support';
 import { outcome, TaskCalls } from '../keeper/keeper-support';
 import { RpcCode } from '../../../src/adapters/shim/wire/rpc-code';
 import { waitFor } from '../../support/wait-for';
@@ -20,7 +20,6 @@ import { waitFor } from '../../support/wait-for';
  * tasks (`delete`'s forget connection, docs/keeper-protocol.md, "`delete`") and holds nothing of
  * them; a new task of the dead pod gets a new keeper.
  */
-const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
 const SANDBOX = 'io.kubernetes.cri.sandbox-id';
 /** Descriptors the serving process may open or close of its own meanwhile (Node's, libuv's). */
 const FD_SLACK = 1;

@@ -11,7 +11,7 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, processRuns, taskList, TaskRow, waitForStatus } from './support';
-import { groupServers } from './skiff-support';
+import { COUNTER, groupServers, runCounter, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 /**
@@ -19,11 +19,8 @@ import { waitFor } from '../../support/wait-for';
  * behind pod keepers each one is either done, with a right answer, or answered UNAVAILABLE
  * naming the restart; never a wrong answer, a task made twice or one left half-made.
  */
-const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
 /** The keeper's answer to a call in flight that is not read-only. */
 const RESTARTED = /skiff's serving process restarted while \w+ was in flight/;
-/** Prints its counter every 20 ms. */
-const COUNTER = 'i=0; while true; do echo $i; i=$((i+1)); usleep 20000; done';
 const ROUNDS = 3;
 
 /** How each call ended: right, refused naming the restart, or wrong (what was wrong). */
@@ -84,18 +81,7 @@ if (containerdTestsEnabled())
 
     it('are done right or refused naming the restart, never answered wrong; every task is whole and deletable', async () => {
       const log = join(logDir, 'counter.log');
-      await ok(env, ns, [
-        'run',
-        '-d',
-        ...SKIFF,
-        '--log-uri',
-        `file://${log}`,
-        BUSYBOX_IMAGE,
-        'counter',
-        'sh',
-        '-c',
-        COUNTER,
-      ]);
+      await runCounter(env, ns, 'counter', log);
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, 'base', 'sleep', '1000']);
       // Its stdout is a FIFO nobody reads once `ctr run -d` has gone (ctr copies what comes
       // before) until `ctr task attach`: what it prints meanwhile waits in the pipe.

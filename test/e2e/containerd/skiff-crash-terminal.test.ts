@@ -13,7 +13,7 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, taskList, waitForStatus } from './support';
-import { groupServers } from './skiff-support';
+import { groupServers, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 /**
@@ -23,7 +23,6 @@ import { waitFor } from '../../support/wait-for';
  * FIFOs, so `ctr run -t` and `ctr task exec -t` go on through the same ctr sessions, resize
  * through the keeper (`R`), and end with the shell's own exit code.
  */
-const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
 
 /** ctr on a pseudo-terminal of its own, typed into and read from as a user would. */
 class CtrSession {

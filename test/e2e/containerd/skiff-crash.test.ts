@@ -9,7 +9,7 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, processRuns, taskList, waitForStatus } from './support';
-import { forwardedTopics, groupServers } from './skiff-support';
+import { forwardedTopics, groupServers, runCounter, SKIFF, TRAPPED } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 /**
@@ -17,11 +17,6 @@ import { waitFor } from '../../support/wait-for';
  * keepers (SKIFF_KEEPER=1 in containerd's environment) a SIGKILL of the serving process leaves
  * every container running and known to containerd, with the exits and output that follow.
  */
-const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
-/** Prints its counter every 20 ms: a gap in the file log is a lost byte. */
-const COUNTER = 'i=0; while true; do echo $i; i=$((i+1)); usleep 20000; done';
-/** Exits 7 at SIGTERM: the real status, which the 255 fallback would hide. */
-const TRAPPED = 'trap "exit 7" TERM; while true; do usleep 20000; done';
 
 function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -55,18 +50,7 @@ if (containerdTestsEnabled())
     it('loses no container, no exit and no byte of output, and the next call is served at once', async () => {
       const [counter, lasting, ending] = ['counter', 'lasting', 'ending'];
       const log = join(logDir, 'counter.log');
-      await ok(env, ns, [
-        'run',
-        '-d',
-        ...SKIFF,
-        '--log-uri',
-        `file://${log}`,
-        BUSYBOX_IMAGE,
-        counter,
-        'sh',
-        '-c',
-        COUNTER,
-      ]);
+      await runCounter(env, ns, counter, log);
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, lasting, 'sleep', '1000']);
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, ending, 'sh', '-c', TRAPPED]);
       const before = await taskList(env, ns);

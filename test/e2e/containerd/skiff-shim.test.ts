@@ -9,7 +9,7 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, processRuns, taskList, waitForStatus } from './support';
-import { ctrOnTerminal, forwardedTopics, groupServers, mountedAt } from './skiff-support';
+import { ctrOnTerminal, forwardedTopics, groupServers, mountedAt, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 /**
@@ -17,7 +17,6 @@ import { waitFor } from '../../support/wait-for';
  * as a user would: the same commands the runc baseline suite runs through containerd's own
  * shim, plus what only a shared serving process has to answer for (docs/containerd.md).
  */
-const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
 const GROUP = 'io.containerd.runc.v2.group';
 
 if (containerdTestsEnabled())

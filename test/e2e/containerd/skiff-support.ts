@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { PrivateContainerd } from '../../support/containerd';
+import { BUSYBOX_IMAGE, PrivateContainerd } from '../../support/containerd';
+import { ok } from './support';
 
 /** The filesystem type mounted at `path` (the last mount there), or undefined. */
 export function mountedAt(path: string): string | undefined {
@@ -81,4 +82,16 @@ export function ctrOnTerminal(
       resolve({ status: exitCode, output });
     });
   });
+}
+
+/** containerd's runtime flags for skiff. */
+export const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
+/** Prints its counter every 20 ms: a gap in its log is a lost byte. */
+export const COUNTER = 'i=0; while true; do echo $i; i=$((i+1)); usleep 20000; done';
+/** Exits 7 at SIGTERM: its real status, which only its parent (the pod keeper) can read. */
+export const TRAPPED = 'trap "exit 7" TERM; while true; do usleep 20000; done';
+
+/** `ctr run -d` of a COUNTER container through skiff, its output in the file://`log`. */
+export async function runCounter(env: PrivateContainerd, ns: string, id: string, log: string): Promise<void> {
+  await ok(env, ns, ['run', '-d', ...SKIFF, '--log-uri', `file://${log}`, BUSYBOX_IMAGE, id, 'sh', '-c', COUNTER]);
 }

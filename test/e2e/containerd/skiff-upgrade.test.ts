@@ -23,7 +23,7 @@ import {
 } from '../../support/containerd';
 import { TtrpcTaskClient } from '../../../src/adapters/shim/outbound/task-client/ttrpc-task-client';
 import { ok, processRuns, taskList, waitForStatus } from './support';
-import { forwardedTopics, groupServers, groupServersUnder } from './skiff-support';
+import { forwardedTopics, groupServers, groupServersUnder, runCounter, SKIFF, TRAPPED } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 /**
@@ -32,11 +32,6 @@ import { waitFor } from '../../support/wait-for';
  * files, and nothing is lost: no call made meanwhile fails, no exit, no byte of output.
  */
 const ROOT = join(__dirname, '../../..');
-const SKIFF = ['--runtime', 'io.containerd.skiff.v2'];
-/** Prints its counter every 20 ms: a gap in the file log is a lost byte. */
-const COUNTER = 'i=0; while true; do echo $i; i=$((i+1)); usleep 20000; done';
-/** Exits 7 at SIGTERM: its real status, which only its keeper could read. */
-const TRAPPED = 'trap "exit 7" TERM; while true; do usleep 20000; done';
 
 const SLOW_CREATE_S = 2;
 
@@ -134,18 +129,7 @@ if (containerdTestsEnabled())
     it('hands every container to a new serving process of the new version, with no call refused and nothing lost', async () => {
       const [counter, lasting, ending] = ['counter', 'lasting', 'ending'];
       const log = join(work, 'counter.log');
-      await ok(env, ns, [
-        'run',
-        '-d',
-        ...SKIFF,
-        '--log-uri',
-        `file://${log}`,
-        BUSYBOX_IMAGE,
-        counter,
-        'sh',
-        '-c',
-        COUNTER,
-      ]);
+      await runCounter(env, ns, counter, log);
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, lasting, 'sleep', '1000']);
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, ending, 'sh', '-c', TRAPPED]);
       const before = await taskList(env, ns);
