@@ -206,7 +206,7 @@ if (containerdTestsEnabled())
       expect((await ok(env, ns, ['tasks', 'metrics', 'base'])).stdout).toMatch(/pids\.current\s+[1-9]/);
 
       // Attach: the talker's output waited in its FIFO through the crashes, and goes on.
-      const attached = await env.ctr(ns, ['tasks', 'attach', 'talker'], { timeoutMs: 1500 });
+      const attached = await env.ctr(ns, ['tasks', 'attach', 'talker'], { timeoutMs: 3000 });
       expect(attached.timedOut).toBe(true);
       const talked = [...counted(talkerRun.stdout), ...counted(attached.stdout)];
       expect(counted(attached.stdout).length).toBeGreaterThan(10);
