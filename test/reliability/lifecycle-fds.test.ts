@@ -52,7 +52,10 @@ describe.each(runtimes())('descriptors of the serving process after %s lifecycle
       2000,
     ).catch(() => descriptors(pid));
     figure(`${name}: fds ${before.length} after ${WARM_UP} lifecycles, ${settled.length} after ${LIFECYCLES} more`);
-    expect(kinds(settled)).toEqual(kinds(before));
+    // A leak grows a kind of descriptor. A kind may also shrink: the warm-up's last lifecycle can
+    // still hold one on its way out when `before` is taken (its OOM watch's eventfd).
+    const counted = kinds(before);
+    expect(Object.entries(kinds(settled)).filter(([kind, n]) => n > (counted[kind] ?? 0))).toEqual([]);
   }, 180_000);
 
   /** Create, Start, Kill (SIGKILL or SIGTERM), Wait, Delete; the id is this process's, so no other run's cgroup has its name. */

@@ -12,7 +12,7 @@ import {
   startContainerd,
   uniqueNamespace,
 } from '../../support/containerd';
-import { ok, taskList, waitForStatus } from './support';
+import { ok, processRuns, taskList, waitForStatus } from './support';
 import { groupServers, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
@@ -167,6 +167,9 @@ if (containerdTestsEnabled())
       // ctr's writer on the stdin FIFO goes; the keeper's `I` keeps the shell's input open.
       run.kill();
       await run.exited;
+      // After the crash, not during it: a call the dying process's listener still took in the
+      // instant before its descriptors closed would be in flight at the crash (UNAVAILABLE).
+      await waitFor('the killed serving process to be gone', () => !processRuns(servers[0].pid));
       const stdin = fifoOf(env.paths.fifoDir, `${id}-stdin`);
       expect(hasReader(stdin)).toBe(true);
       const address = readFileSync(join(env.paths.state, 'io.containerd.runtime.v2.task', ns, id, 'address'), 'utf8');
