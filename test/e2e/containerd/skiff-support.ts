@@ -32,22 +32,30 @@ export function groupServerPids(dir: string): number[] {
   return groupServersUnder(dir).map((s) => s.pid);
 }
 
-/** skiff's serving processes whose group socket is under `dir`, with their command lines. */
+/**
+ * skiff's serving processes whose group socket is under `dir`, with their command lines. A
+ * child the serving process has forked and not yet exec'd (a runc it launches) shows its
+ * parent's command line for that instant: it is not a second serving process.
+ */
 export function groupServersUnder(dir: string): Array<{ pid: number; socket: string; argv: string[] }> {
-  const servers: Array<{ pid: number; socket: string; argv: string[] }> = [];
+  const found: Array<{ pid: number; ppid: number; socket: string; argv: string[] }> = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     let argv: string[];
+    let stat: string;
     try {
       argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
     } catch {
       continue;
     }
     const socket = argv[argv.indexOf('--socket') + 1];
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     if (argv.some((a) => a.endsWith('containerd-daemon.js')) && socket?.startsWith(dir))
-      servers.push({ pid: Number(entry), socket, argv });
+      found.push({ pid: Number(entry), ppid, socket, argv });
   }
-  return servers;
+  const pids = new Set(found.map((s) => s.pid));
+  return found.filter((s) => !pids.has(s.ppid)).map(({ pid, socket, argv }) => ({ pid, socket, argv }));
 }
 
 /** ctr on a pseudo-terminal (as `ctr run -t` needs): its exit status and everything it printed. */
