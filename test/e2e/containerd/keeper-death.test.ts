@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BUSYBOX_IMAGE,
@@ -9,6 +9,7 @@ import {
 } from '../../support/containerd';
 import { ok, processRuns, taskList, TaskRow, waitForStatus } from './support';
 import { forwardedTopics, groupServers, SKIFF } from './skiff-support';
+import { argvOf, openFds, parentOf } from '../../support/procs';
 import { outcome, TaskCalls } from '../keeper/keeper-support';
 import { RpcCode } from '../../../src/adapters/shim/wire/rpc-code';
 import { waitFor } from '../../support/wait-for';
@@ -23,21 +24,6 @@ import { waitFor } from '../../support/wait-for';
 const SANDBOX = 'io.kubernetes.cri.sandbox-id';
 /** Descriptors the serving process may open or close of its own meanwhile (Node's, libuv's). */
 const FD_SLACK = 1;
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-function argvOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-    .split('\0')
-    .filter((a) => a !== '');
-}
-
-function openFds(pid: number): number {
-  return readdirSync(`/proc/${pid}/fd`).length;
-}
 
 const pidOf = (row: TaskRow | undefined) => (row as TaskRow).pid;
 

@@ -13,6 +13,7 @@ import {
 import { ok, processRuns, taskList, TaskRow, waitForStatus } from './support';
 import { COUNTER, groupServers, runCounter, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
+import { argvOf, parentOf } from '../../support/procs';
 
 /**
  * Calls in flight when skiff's serving process dies (docs/keeper-protocol.md, "The relay"):
@@ -28,14 +29,6 @@ interface Tally {
   right: number;
   restarted: string[];
   wrong: string[];
-}
-
-function parentArgv(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  return readFileSync(`/proc/${ppid}/cmdline`, 'utf8')
-    .split('\0')
-    .filter((a) => a !== '');
 }
 
 /** The counter's lines, in order, 0 first; a gap is a lost byte. */
@@ -183,7 +176,7 @@ if (containerdTestsEnabled())
       for (const id of tasks.keys()) expect(containers).toContain(id);
       for (const id of made) {
         expect([id, tasks.get(id)?.status]).toEqual([id, 'RUNNING']);
-        expect(parentArgv((tasks.get(id) as TaskRow).pid).at(-1)).toBe('keep');
+        expect(argvOf(parentOf((tasks.get(id) as TaskRow).pid)).at(-1)).toBe('keep');
       }
       for (const id of tasks.keys())
         if (!made.has(id)) expect(['counter', 'base', 'talker', ...uncertain]).toContain(id);

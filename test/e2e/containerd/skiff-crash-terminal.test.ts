@@ -14,6 +14,7 @@ import {
 } from '../../support/containerd';
 import { ok, processRuns, taskList, waitForStatus } from './support';
 import { groupServers, SKIFF } from './skiff-support';
+import { argvOf, parentOf } from '../../support/procs';
 import { waitFor } from '../../support/wait-for';
 
 /**
@@ -87,17 +88,6 @@ function hasReader(path: string): boolean {
   }
 }
 
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-function commandOf(pid: number): string[] {
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-    .split('\0')
-    .filter((a) => a !== '');
-}
-
 if (containerdTestsEnabled())
   describe('containerd 1.6 with skiff behind pod keepers: a SIGKILL of the serving process under a terminal', () => {
     let env: PrivateContainerd;
@@ -122,7 +112,7 @@ if (containerdTestsEnabled())
       // ctr sizes the container's terminal to its own at the start (ResizePty, the keeper's `R`).
       await run.type('stty size', /24 80/);
       const init = (await waitForStatus(env, ns, id, 'RUNNING')).pid;
-      expect(commandOf(parentOf(init)).at(-1)).toBe('keep');
+      expect(argvOf(parentOf(init)).at(-1)).toBe('keep');
 
       const exec = new CtrSession(env, ns, ['task', 'exec', '-t', '--exec-id', 'sh2', id, 'sh']);
       sessions.push(exec);
@@ -225,7 +215,7 @@ if (containerdTestsEnabled())
       sessions.push(run);
       expect(await run.exited).toBe(0);
       const init = (await waitForStatus(env, ns, id, 'RUNNING')).pid;
-      expect(commandOf(parentOf(init)).at(-1)).toBe('keep');
+      expect(argvOf(parentOf(init)).at(-1)).toBe('keep');
       const size = spawnSync('stty', ['-F', `/proc/${init}/fd/0`, 'size'], { encoding: 'utf8' });
       expect(size.stdout.trim()).toBe('24 80');
       await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);

@@ -11,24 +11,13 @@ import {
 import { ok, processRuns, taskList, waitForStatus } from './support';
 import { forwardedTopics, groupServers, runCounter, SKIFF, TRAPPED } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
+import { argvOf, parentOf } from '../../support/procs';
 
 /**
  * Containers outlive skiff's serving process (docs/keeper-protocol.md, docs/failure-domains.md): behind pod
  * keepers (SKIFF_KEEPER=1 in containerd's environment) a SIGKILL of the serving process leaves
  * every container running and known to containerd, with the exits and output that follow.
  */
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
-/** The command line of `pid`'s parent. */
-function parentArgv(pid: number): string[] {
-  return readFileSync(`/proc/${parentOf(pid)}/cmdline`, 'utf8')
-    .split('\0')
-    .filter((a) => a !== '');
-}
 
 if (containerdTestsEnabled())
   describe('containerd 1.6 with skiff behind pod keepers: a SIGKILL of the serving process', () => {
@@ -57,7 +46,7 @@ if (containerdTestsEnabled())
       for (const id of [counter, lasting, ending]) expect(before.get(id)?.status).toBe('RUNNING');
       // Each init is its pod keeper's child, not the serving process's: its exit status is the keeper's to read.
       for (const id of [counter, lasting, ending])
-        expect(parentArgv((before.get(id) as { pid: number }).pid).at(-1)).toBe('keep');
+        expect(argvOf(parentOf((before.get(id) as { pid: number }).pid)).at(-1)).toBe('keep');
       const exits = () => forwardedTopics(env, ns).filter((t) => t === '/tasks/exit').length;
       const exitsBefore = exits();
       const servers = groupServers(env);
@@ -77,7 +66,7 @@ if (containerdTestsEnabled())
       expect(servedMs).toBeLessThan(2000);
       expect(after.get(counter)).toEqual(before.get(counter));
       expect(after.get(lasting)).toEqual(before.get(lasting));
-      expect(parentArgv((after.get(lasting) as { pid: number }).pid).at(-1)).toBe('keep');
+      expect(argvOf(parentOf((after.get(lasting) as { pid: number }).pid)).at(-1)).toBe('keep');
       console.log('skiff behind pod keepers: 0 of 3 containers lost to the SIGKILL of the process serving them');
       expect(groupServers(env).map((s) => s.pid)).not.toContain(servers[0].pid);
 

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { BUSYBOX_IMAGE, PrivateContainerd } from '../../support/containerd';
+import { argAfter, argvOf, parentOf, pids } from '../../support/procs';
 import { ok } from './support';
 
 /** The filesystem type mounted at `path` (the last mount there), or undefined. */
@@ -38,24 +39,14 @@ export function groupServerPids(dir: string): number[] {
  * parent's command line for that instant: it is not a second serving process.
  */
 export function groupServersUnder(dir: string): Array<{ pid: number; socket: string; argv: string[] }> {
-  const found: Array<{ pid: number; ppid: number; socket: string; argv: string[] }> = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let argv: string[];
-    let stat: string;
-    try {
-      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue;
-    }
-    const socket = argv[argv.indexOf('--socket') + 1];
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    if (argv.some((a) => a.endsWith('containerd-daemon.js')) && socket?.startsWith(dir))
-      found.push({ pid: Number(entry), ppid, socket, argv });
-  }
-  const pids = new Set(found.map((s) => s.pid));
-  return found.filter((s) => !pids.has(s.ppid)).map(({ pid, socket, argv }) => ({ pid, socket, argv }));
+  const found = pids()
+    .map((pid) => ({ pid, argv: argvOf(pid) }))
+    .filter(
+      ({ argv }) => argv.some((a) => a.endsWith('containerd-daemon.js')) && argAfter(argv, '--socket')?.startsWith(dir),
+    )
+    .map(({ pid, argv }) => ({ pid, argv, socket: argAfter(argv, '--socket') as string }));
+  const servers = new Set(found.map((s) => s.pid));
+  return found.filter((s) => !servers.has(parentOf(s.pid)));
 }
 
 /** ctr on a pseudo-terminal (as `ctr run -t` needs): its exit status and everything it printed. */

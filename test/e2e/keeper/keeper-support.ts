@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
@@ -8,6 +8,10 @@ import { TtrpcClient } from '../../../src/adapters/shim/wire/ttrpc/ttrpc-client'
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/wire/ttrpc/service-names';
 import { groupServerPids, groupServersUnder } from '../containerd/skiff-support';
 import { waitFor } from '../../support/wait-for';
+
+/** Whether `pid` still runs (a zombie does not), its descriptors, the keepers of a containerd address. */
+export { processRuns as alive } from '../../support/containerd';
+export { keeperPids, openFds } from '../../support/procs';
 
 export const BUILT_SHIM = resolve(__dirname, '../../../build/Release/containerd-shim-skiff-v2');
 
@@ -65,22 +69,6 @@ export function start(
   return { ...result, bundle, socket: result.stdout.replace(/^unix:\/\//, '') };
 }
 
-/** Pids of the keepers whose containerd address is `address`. */
-export function keeperPids(address: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let argv: string[];
-    try {
-      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-    } catch {
-      continue;
-    }
-    if (argv[argv.length - 2] === 'keep' && argv[argv.indexOf('-address') + 1] === address) pids.push(Number(entry));
-  }
-  return pids;
-}
-
 export function serverPids(l: Layout): number[] {
   return groupServerPids(l.root);
 }
@@ -111,20 +99,6 @@ export async function relayedInFlight<T>(keeper: number, c: TaskCalls, calls: ()
   const made = calls();
   await waitFor('the keeper to relay the calls', () => bytesWritten(keeper) - written >= c.bytesSent - sent);
   return made;
-}
-
-export function openFds(pid: number): number {
-  return readdirSync(`/proc/${pid}/fd`).length;
-}
-
-/** Whether `pid` still runs: a zombie does not (its parent, init here, reaps it when it gets to it). */
-export function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** Task calls by hand on one connection, as containerd makes them. */
