@@ -54,6 +54,7 @@
             "native/common/serving-argv.c",
             "native/common/unix-socket.c",
             "native/common/preamble.c",
+            "native/common/exec-report.c",
             "native/keeper/keeper.c",
             "native/keeper/control.c",
             "native/keeper/control-wire.c",

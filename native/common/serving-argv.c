@@ -1,9 +1,11 @@
 /* The serving process's command line (serving-argv.h). */
 #include "serving-argv.h"
+#include "exec-report.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX]) {
   int n = 0;
@@ -31,4 +33,11 @@ void serving_exec_error(char *out, size_t size, const char *node, int err) {
   snprintf(out, size,
            "cannot run %s (%s): set SKIFF_NODE=/path/to/node (Node.js 20 or newer) in containerd's environment", node,
            strerror(err));
+}
+
+void serving_exec(const struct serving_command *c, int report) {
+  char *args[SERVING_ARGV_MAX];
+  serving_argv(c, args);
+  execv(c->node, args);
+  exec_report_failed(report);
 }

@@ -20,6 +20,10 @@ struct serving_command {
 /* Fills argv (SERVING_ARGV_MAX entries) for execv(c->node, argv); it points into c. */
 void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX]);
 
+/* Execs Node on `c` (its stdio and the listener on fd 3 in place); if that fails, tells
+ * `report` (exec-report.h) and exits 127. */
+_Noreturn void serving_exec(const struct serving_command *c, int report);
+
 /* The one line when `node` cannot be exec'd (errno `err`), into out: `start` and the keeper say it alike. */
 void serving_exec_error(char *out, size_t size, const char *node, int err);
 

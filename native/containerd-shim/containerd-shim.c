@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "delete-response.h"
+#include "exec-report.h"
 #include "flags.h"
 #include "forget.h"
 #include "json-read.h"
@@ -300,10 +301,8 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
   if (pid < 0) die("cannot fork the serving process", strerror(errno));
   if (pid > 0) {
     close(report[1]);
-    int err = 0;
-    ssize_t n = read(report[0], &err, sizeof err);
-    close(report[0]);
-    if (n == (ssize_t)sizeof err) {
+    int err = exec_report_wait(report[0]);
+    if (err != 0) {
       char what[PATH_MAX + 160];
       serving_exec_error(what, sizeof what, node, err);
       unlink(socket_path);
@@ -335,12 +334,7 @@ static void spawn_server(const struct flags *f, int listener, const char *socket
       .socket = socket_path,
       .debug = f->debug,
   };
-  char *args[SERVING_ARGV_MAX];
-  serving_argv(&command, args);
-  execv(node, args);
-  int err = errno;
-  if (write(report[1], &err, sizeof err) < 0) _exit(127);
-  _exit(127);
+  serving_exec(&command, report[1]);
 }
 
 /* The bundle (-bundle, else the working directory, as containerd runs the binary) and the state dir above it. */

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "held.h"
 #include "unix-socket.h"
+#include "exec-report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -170,7 +171,7 @@ static void kept_exited(struct held *e, int status, const struct timespec *when)
 }
 
 /* Every other descriptor closed, default signals, an empty mask: the program starts clean. */
-static void exec_program(struct held *e, char **argv, int report) {
+_Noreturn static void exec_program(struct held *e, char **argv, int report) {
   int null = open("/dev/null", O_RDWR);
   for (int i = 0; i < 3; i++) dup2(e->stdio[i] >= 0 ? e->stdio[i] : null, i);
   int max = (int)sysconf(_SC_OPEN_MAX);
@@ -185,9 +186,7 @@ static void exec_program(struct held *e, char **argv, int report) {
   for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
   execv(argv[0], argv);
-  int err = errno;
-  if (write(report, &err, sizeof err) < 0) _exit(127);
-  _exit(127);
+  exec_report_failed(report);
 }
 
 /* Places each role's descriptor; -1 with `error` when a role is not one. */
@@ -303,12 +302,8 @@ void held_launch(const char *const *fields, int count, int *fds) {
     return;
   }
   /* No pid file: the program itself is kept, from its exec on (EOF on the pipe; an errno if the exec failed). */
-  int err = 0;
-  ssize_t n;
-  do n = read(report[0], &err, sizeof err);
-  while (n < 0 && errno == EINTR);
-  close(report[0]);
-  if (n == (ssize_t)sizeof err) {
+  int err = exec_report_wait(report[0]);
+  if (err != 0) {
     snprintf(error, sizeof error, "cannot run %s: %s", e->argv0, strerror(err));
     forget(e);
     reply_launched(seq, -1, 0, error);
@@ -399,10 +394,10 @@ static void program_exited(struct held *e, int status) {
   e->program = 0;
   for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
   char error[ERROR_MAX] = "";
-  int err = 0;
-  if (read(e->report, &err, sizeof err) == (ssize_t)sizeof err)
-    snprintf(error, sizeof error, "cannot run %s: %s", e->argv0, strerror(err));
-  close_fd(&e->report);
+  /* The program has exited: its end of the pipe is closed, so this does not block. */
+  int err = exec_report_wait(e->report);
+  e->report = -1;
+  if (err != 0) snprintf(error, sizeof error, "cannot run %s: %s", e->argv0, strerror(err));
   pid_t pid = 0;
   int ok = error[0] == '\0' && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (ok && e->pid_file[0] != '\0' && (pid = read_pid_file(e->pid_file)) == 0)

@@ -7,6 +7,7 @@
 #include "serving.h"
 #include "unix-socket.h"
 #include "serving-argv.h"
+#include "exec-report.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +53,7 @@ static pid_t fork_as_sibling(void) {
   return pid;
 }
 
-static void exec_server(const struct keeper_config *c, int listener, int report) {
+_Noreturn static void exec_server(const struct keeper_config *c, int listener, int report) {
   setsid();
   if (chdir("/") != 0) _exit(127);
   sigset_t none;
@@ -74,12 +75,7 @@ static void exec_server(const struct keeper_config *c, int listener, int report)
       .socket = c->group_socket,
       .debug = c->debug,
   };
-  char *args[SERVING_ARGV_MAX];
-  serving_argv(&command, args);
-  execv(c->node, args);
-  int err = errno;
-  if (write(report, &err, sizeof err) < 0) _exit(127);
-  _exit(127);
+  serving_exec(&command, report);
 }
 
 /* Binds the group socket and starts Node on it; 0, or -1 with `why` filled. */
@@ -107,13 +103,8 @@ static int start_server(const struct keeper_config *c, char *why, size_t why_siz
     unlink(c->group_socket);
     return -1;
   }
-  /* EOF at exec; an errno when the exec failed. */
-  int err = 0;
-  ssize_t n;
-  do n = read(report[0], &err, sizeof err);
-  while (n < 0 && errno == EINTR);
-  close(report[0]);
-  if (n == (ssize_t)sizeof err) {
+  int err = exec_report_wait(report[0]);
+  if (err != 0) {
     serving_exec_error(why, why_size, c->node, err);
     unlink(c->group_socket);
     return -1;
