@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { containerdTestsEnabled } from '../../support/containerd';
-import { ContainerStatusResponse, ExecSyncResponse, ListedContainer, nsToMs } from '../../support/cri';
+import { ContainerStatusResponse, ListedContainer, nsToMs } from '../../support/cri';
 import {
   containerPid,
+  expectTickingOn,
   CRI_HANDLERS,
   CriEnv,
   criReady,
@@ -70,17 +71,7 @@ if (containerdTestsEnabled())
       // What it printed after containerd went down is not checked: with no reader left on its
       // FIFO once the container is gone, containerd's runc shim loses it too (docs/cri.md).
 
-      const reply = await ctx.cri.runtime<ExecSyncResponse>('ExecSync', {
-        containerId: ticker,
-        cmd: ['echo', 'still here'],
-        timeout: 10,
-      });
-      expect(reply).toMatchObject({ exitCode: 0 });
-      expect(reply.stdout.toString()).toBe('still here\n');
-      const ticks = readCriLog(tickerLog).length;
-      await waitFor('the ticker to go on logging after the restart', () => readCriLog(tickerLog).length > ticks + 5);
-      const texts = readCriLog(tickerLog).map((l) => l.text);
-      expect(texts).toEqual(texts.map((_, i) => `tick ${i}`));
+      await expectTickingOn(ctx.cri, ticker, tickerLog);
 
       await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
       expect(processRuns(tickerPid)).toBe(false);

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { containerdTestsEnabled } from '../../support/containerd';
-import { ContainerStatusResponse, ExecSyncResponse, ListedContainer } from '../../support/cri';
-import { containerPid, CriEnv, processRuns, readCriLog, startCriEnv, waitForState } from './support';
+import { ContainerStatusResponse, ListedContainer } from '../../support/cri';
+import { containerPid, CriEnv, expectTickingOn, processRuns, readCriLog, startCriEnv, waitForState } from './support';
 import { groupServers } from '../containerd/skiff-support';
 import { waitFor } from '../../support/wait-for';
 
@@ -79,17 +79,7 @@ if (containerdTestsEnabled())
       const { status } = await waitForState(ctx.cri, waiter, 'CONTAINER_EXITED');
       expect(status).toMatchObject({ exitCode: 5, reason: 'Error' });
 
-      const reply = await ctx.cri.runtime<ExecSyncResponse>('ExecSync', {
-        containerId: ticker,
-        cmd: ['echo', 'still here'],
-        timeout: 10,
-      });
-      expect(reply).toMatchObject({ exitCode: 0 });
-      expect(reply.stdout.toString()).toBe('still here\n');
-      const ticks = readCriLog(tickerLog).length;
-      await waitFor('the ticker to go on logging', () => readCriLog(tickerLog).length > ticks + 5);
-      const texts = readCriLog(tickerLog).map((l) => l.text);
-      expect(texts).toEqual(texts.map((_, i) => `tick ${i}`));
+      await expectTickingOn(ctx.cri, ticker, tickerLog);
 
       await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
       expect(processRuns(tickerPid)).toBe(false);

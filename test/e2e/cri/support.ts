@@ -7,6 +7,7 @@ import {
   ContainerStatusResponse,
   criClient,
   CriClient,
+  ExecSyncResponse,
   criReady,
   PodSpec,
   removePod,
@@ -130,4 +131,22 @@ export function cgroupDir(pid: number, controller: string): string {
   const v2 = lines.find((line) => line.startsWith('0::'));
   if (v2 === undefined) throw new Error(`process ${pid} has no ${controller} cgroup`);
   return join('/sys/fs/cgroup', v2.slice(3));
+}
+
+/**
+ * A ticker (`tick <n>` a line) that came through an outage of its runtime (containerd's restart,
+ * skiff's hand-over): ExecSync answers in it, and its CRI log goes on with no line lost.
+ */
+export async function expectTickingOn(cri: CriClient, containerId: string, log: string): Promise<void> {
+  const reply = await cri.runtime<ExecSyncResponse>('ExecSync', {
+    containerId,
+    cmd: ['echo', 'still here'],
+    timeout: 10,
+  });
+  expect(reply).toMatchObject({ exitCode: 0 });
+  expect(reply.stdout.toString()).toBe('still here\n');
+  const ticks = readCriLog(log).length;
+  await waitFor('the ticker to go on logging', () => readCriLog(log).length > ticks + 5);
+  const texts = readCriLog(log).map((l) => l.text);
+  expect(texts).toEqual(texts.map((_, i) => `tick ${i}`));
 }
