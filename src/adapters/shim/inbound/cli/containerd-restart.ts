@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { FailedPreconditionError, InternalError } from '../../../../domain/shared/errors';
+import { ConfigurationError, FailedPreconditionError, InternalError } from '../../../../domain/shared/errors';
 import { keepersWanted } from '../../os/keepers-wanted';
 import { readPidFile } from '../../os/pid-file';
 import {
@@ -32,6 +33,12 @@ const POLL_MS = 20;
  * not complete in time; never reports one that did not.
  */
 export async function restartServing(options: RestartOptions): Promise<void> {
+  // A mistyped --state would otherwise read as "nothing to restart" while the old version serves on.
+  if (!existsSync(options.state))
+    throw new ConfigurationError(
+      `containerd's state directory ${options.state} does not exist: pass the \`state\` of containerd's config.toml with --state`,
+      'RESTART.NO_STATE',
+    );
   const skiffState = join(options.state, 'skiff');
   const serving = listPidFiles(skiffState)
     .map(servingProcessOf)

@@ -2,6 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigurationError } from '../../../../../src/domain/shared/errors';
 import { restartServing } from '../../../../../src/adapters/shim/inbound/cli/containerd-restart';
 import { readPidFile } from '../../../../../src/adapters/shim/os/pid-file';
 import { isRunning } from '../../../../../src/adapters/shim/os/serving-processes';
@@ -137,6 +138,15 @@ describe('skiff containerd restart', () => {
     await expect(restartServing({ state, out })).rejects.toThrow(
       `cannot read ${skiffState} (ENOTDIR); --state is containerd's state directory`,
     );
+  });
+
+  it('refuses a state directory that does not exist (a mistyped --state), instead of finding nothing to restart', async () => {
+    const missing = join(state, 'no-such-state');
+    await expect(restartServing({ state: missing, out })).rejects.toMatchObject({
+      constructor: ConfigurationError,
+      message: `containerd's state directory ${missing} does not exist: pass the \`state\` of containerd's config.toml with --state`,
+    });
+    expect(lines).toEqual([]);
   });
 
   it('takes only the namespace asked for, and no pid file whose process is not a serving process', async () => {
