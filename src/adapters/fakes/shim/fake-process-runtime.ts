@@ -12,9 +12,10 @@ import {
   CreateSpec,
   ExecSpec,
   ExitListener,
+  LiveStatus,
+  ProcessHandle,
   ProcessPid,
   ProcessRuntime,
-  ProcessHandle,
   TaskHandle,
   TaskStats,
   TaskWatch,
@@ -146,7 +147,7 @@ export class FakeTask extends FakeProcess implements TaskHandle {
   goneMeanwhile: (pid: number) => boolean = () => false;
   paused = false;
   /** Set by the runtime that adopted this task: what it saw of a live init (TaskHandle.observedStatus). */
-  observedStatus: 'created' | 'running' | 'paused' | undefined;
+  observedStatus: LiveStatus | undefined;
   /** Set by the runtime that adopted this task: execs made while no record said so, by exec id. */
   madeMeanwhile = new Map<string, AdoptedProcess>();
   readonly updates: Array<Record<string, unknown>> = [];
@@ -256,7 +257,7 @@ export class FakeProcessRuntime implements ProcessRuntime {
   /** Pids that exited while no serving process ran (test hook): adopt reports them exited. */
   readonly exitedMeanwhile = new Set<number>();
   /** What the runtime sees of live inits, by pid (test hook): a status the record may be behind. */
-  readonly seenAs = new Map<number, 'created' | 'running' | 'paused'>();
+  readonly seenAs = new Map<number, LiveStatus>();
   /** Execs made whose record says never started, by `<task id>/<exec id>` (test hook: a Start in flight at the crash). */
   readonly execsMadeMeanwhile = new Map<string, AdoptedProcess>();
 

@@ -1,3 +1,4 @@
+import { ProcessStatus } from '../../../domain/shim/lifecycle';
 import { ProcessExit } from '../../../domain/shim/exit-status';
 import { OciProcess } from '../../../domain/shim/oci-spec';
 import { Stdio } from '../../../domain/shim/task-process';
@@ -115,8 +116,11 @@ export interface TaskHandle extends ProcessHandle {
    * sees it as. A record written after its reply can be one change behind (a crash in
    * between), and the runtime's view is the truth. Where the runtime adopts.
    */
-  readonly observedStatus?: 'created' | 'running' | 'paused';
+  readonly observedStatus?: LiveStatus;
 }
+
+/** What a process that still runs can be: what a runtime sees of one it took over. */
+export type LiveStatus = Exclude<ProcessStatus, 'stopped' | 'deleted'>;
 
 /** A process a previous serving process made: its pid, and its start time to tell it from a reused pid. */
 export interface AdoptedProcess {

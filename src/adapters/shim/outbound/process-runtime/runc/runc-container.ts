@@ -1,6 +1,7 @@
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotFoundError } from '../../../../../domain/shared/errors';
+import { LiveStatus } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
 import { ChildStdio } from '../stdio/direct-stdio';
@@ -80,7 +81,7 @@ export class RuncContainer {
    * container's state directory from `create` until `start` (libcontainer's exec fifo), and a
    * paused container is one its cgroup's freezer holds.
    */
-  liveStatus(): 'created' | 'running' | 'paused' {
+  liveStatus(): LiveStatus {
     if (existsSync(join(this.cli.root, this.id, 'exec.fifo'))) return 'created';
     return this.cgroup?.isFrozen() === true ? 'paused' : 'running';
   }

@@ -4,6 +4,7 @@ import { FailedPreconditionError, InvalidArgumentError } from '../../../../../do
 import {
   AdoptSpec,
   CreateSpec,
+  LiveStatus,
   ProcessRuntime,
   TaskHandle,
   TaskWatch,
@@ -116,7 +117,7 @@ export class RuncRuntime implements ProcessRuntime {
       adopted: true,
       keeper: keeper && { link: keeper, key: spec.id },
     });
-    let observedStatus: 'created' | 'running' | 'paused' | undefined;
+    let observedStatus: LiveStatus | undefined;
     if (spec.init.pid > 0) {
       if (isSameLiveProcess(spec.init.pid, spec.init.startTime)) {
         container.cgroup = ContainerCgroup.of(spec.init.pid);

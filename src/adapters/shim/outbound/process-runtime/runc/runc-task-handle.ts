@@ -5,8 +5,9 @@ import {
   AdoptedProcess,
   ExecSpec,
   ExitListener,
-  ProcessPid,
+  LiveStatus,
   ProcessHandle,
+  ProcessPid,
   TaskHandle,
   TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
@@ -31,7 +32,7 @@ export interface RuncTaskHandleParts {
   readonly restoreFrom: string;
   readonly criu: () => Promise<CriuStatus>;
   /** A task taken over whose init still runs: what runc's state shows of it (RuncContainer.liveStatus). */
-  readonly observedStatus?: 'created' | 'running' | 'paused';
+  readonly observedStatus?: LiveStatus;
 }
 
 /**
@@ -53,7 +54,7 @@ export class RuncTaskHandle implements TaskHandle {
     return this.init.pid;
   }
 
-  get observedStatus(): 'created' | 'running' | 'paused' | undefined {
+  get observedStatus(): LiveStatus | undefined {
     return this.parts.observedStatus;
   }
 
