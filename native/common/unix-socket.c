@@ -53,3 +53,36 @@ int unix_answers(const char *path) {
   close(fd);
   return 1;
 }
+
+/* Room for as many descriptors as one message may carry to any skiff program (the keeper's control connection's FDS_MAX). */
+#define RECV_FDS_MAX 64
+
+long unix_recv_fds(int fd, void *buf, unsigned long len, int flags, int *fds, int max, int *got, int *lost) {
+  struct iovec iov = {buf, len};
+  char control[CMSG_SPACE(sizeof(int) * RECV_FDS_MAX)];
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  *got = 0;
+  *lost = 0;
+  ssize_t n = recvmsg(fd, &msg, flags | MSG_CMSG_CLOEXEC);
+  if (n < 0) return -1;
+  for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h != NULL; h = CMSG_NXTHDR(&msg, h)) {
+    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+    size_t count = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < count; i++) {
+      int received;
+      memcpy(&received, CMSG_DATA(h) + i * sizeof(int), sizeof received);
+      if (*got < max) fds[(*got)++] = received;
+      else {
+        close(received);
+        *lost = 1;
+      }
+    }
+  }
+  if (msg.msg_flags & MSG_CTRUNC) *lost = 1;
+  return (long)n;
+}

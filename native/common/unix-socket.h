@@ -13,6 +13,11 @@ int unix_listen(const char *path, int flags, int backlog);
 /* A connected descriptor, or -1 with errno (ECONNREFUSED, ENOENT: nobody serves). */
 int unix_connect(const char *path, int flags);
 
+/* recvmsg of at most `len` bytes with the descriptors that came along (SCM_RIGHTS, made
+ * close-on-exec): the first `max` go to fds[] and their number to *got; any beyond them are
+ * closed and, like a cut-short control message, set *lost. recvmsg's result. */
+long unix_recv_fds(int fd, void *buf, unsigned long len, int flags, int *fds, int max, int *got, int *lost);
+
 /* 1 when something accepts connections on path. */
 int unix_answers(const char *path);
 

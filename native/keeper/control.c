@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "control.h"
+#include "unix-socket.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -212,31 +213,11 @@ static int receive(void) {
     c.in = in;
     c.in_cap = cap;
   }
-  struct iovec iov = {c.in + c.in_len, READ_CHUNK};
-  char control[CMSG_SPACE(sizeof(int) * FDS_MAX)];
-  struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n = recvmsg(c.fd, &msg, MSG_CMSG_CLOEXEC);
+  int got = 0, dropped = 0;
+  long n = unix_recv_fds(c.fd, c.in + c.in_len, READ_CHUNK, 0, c.fds + c.fd_count, FDS_MAX - c.fd_count, &got, &dropped);
   if (n < 0) return errno == EAGAIN || errno == EINTR ? 0 : -1;
-  int overflow = 0;
-  for (struct cmsghdr *h = CMSG_FIRSTHDR(&msg); h != NULL; h = CMSG_NXTHDR(&msg, h)) {
-    if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
-    size_t got = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < got; i++) {
-      int fd;
-      memcpy(&fd, CMSG_DATA(h) + i * sizeof(int), sizeof fd);
-      if (c.fd_count < FDS_MAX) c.fds[c.fd_count++] = fd;
-      else {
-        close(fd);
-        overflow = 1;
-      }
-    }
-  }
-  if (n == 0 || overflow || (msg.msg_flags & MSG_CTRUNC)) return -1;
+  c.fd_count += got;
+  if (n == 0 || dropped) return -1;
   c.in_len += (size_t)n;
   return 0;
 }

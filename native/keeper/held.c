@@ -336,27 +336,10 @@ static int receive_master(struct held *e, char *error) {
     return -1;
   }
   char byte[256];
-  struct iovec iov = {byte, sizeof byte};
-  char control[CMSG_SPACE(sizeof(int) * 4)];
-  struct msghdr msg;
-  memset(&msg, 0, sizeof msg);
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof control;
-  ssize_t n = recvmsg(conn, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  int master = -1, got = 0, lost = 0;
+  /* runc sends one descriptor; anything more is closed. */
+  unix_recv_fds(conn, byte, sizeof byte, MSG_DONTWAIT, &master, 1, &got, &lost);
   close(conn);
-  int master = -1;
-  for (struct cmsghdr *c = n >= 0 ? CMSG_FIRSTHDR(&msg) : NULL; c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    size_t got = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < got; i++) {
-      int fd;
-      memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
-      if (master < 0) master = fd;
-      else close(fd);
-    }
-  }
   if (master < 0) snprintf(error, ERROR_MAX, "no terminal came on the console socket %s", e->console);
   return master;
 }
