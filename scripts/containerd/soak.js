@@ -12,7 +12,7 @@ const path = require('node:path');
 const { BUSYBOX_IMAGE } = require('../busybox-image');
 const { describe } = require('./ctr');
 const { startPod, containerConfig } = require('./cri-pods');
-const { servingProcesses, taskAddress, rssBytes, fdCount } = require('./runtime-processes');
+const { servingPid, servingProcesses, taskAddress, rssBytes, fdCount } = require('./runtime-processes');
 
 const NS = 'k8s.io';
 const RUNTIME = 'io.containerd.skiff.v2';
@@ -28,9 +28,14 @@ function threadCount(pid) {
   }
 }
 
-/** One sample of the serving process `pid` after `containers` containers. */
-function sample(pid, containers) {
-  return { containers, fds: fdCount(pid), threads: threadCount(pid), rssMiB: rssBytes(pid) / 2 ** 20 };
+/**
+ * One sample of the serving process `pid` after `containers` containers, and of the
+ * descriptors of `podShim`, the soak pod's own process (skiff's pod keeper, which launches the
+ * crash-looping attempts) when given.
+ */
+function sample(pid, containers, podShim) {
+  const s = { containers, fds: fdCount(pid), threads: threadCount(pid), rssMiB: rssBytes(pid) / 2 ** 20 };
+  return podShim === undefined ? s : { ...s, podShimFds: fdCount(podShim) };
 }
 
 async function ctrOk(env, args) {
@@ -71,9 +76,10 @@ async function soak({ env, cri, logDir, containers, every, onSample = () => unde
     return servers.length === 1 ? servers[0] : undefined;
   };
   const pid = servingOf(pod.podSandboxId);
+  const podShim = servingPid(taskAddress(env.paths.bundles, NS, pod.podSandboxId) ?? '');
   if (pid === undefined) throw new Error('no skiff serving process found for the soak pod');
   const servingPids = new Set([pid]);
-  const samples = [sample(pid, 1)];
+  const samples = [sample(pid, 1, podShim)];
   await onSample(samples[0], pid);
   let lastDead = pod.containerIds[0];
   let attempt = 0;
@@ -101,7 +107,7 @@ async function soak({ env, cri, logDir, containers, every, onSample = () => unde
       lastDead = containerId;
     }
     if ((done + 1) % every === 0) {
-      const s = sample(pid, done + 1);
+      const s = sample(pid, done + 1, podShim);
       samples.push(s);
       await onSample(s, pid);
     }
@@ -111,7 +117,8 @@ async function soak({ env, cri, logDir, containers, every, onSample = () => unde
 
 /** One line for a sample, as the test and the benchmark print it. */
 function describeSample(s) {
-  return `${String(s.containers).padStart(5)} containers: fds ${s.fds}, threads ${s.threads}, RSS ${s.rssMiB.toFixed(1)} MiB`;
+  const podShim = s.podShimFds === undefined ? '' : `; the pod's keeper: fds ${s.podShimFds}`;
+  return `${String(s.containers).padStart(5)} containers: fds ${s.fds}, threads ${s.threads}, RSS ${s.rssMiB.toFixed(1)} MiB${podShim}`;
 }
 
 module.exports = { soak, sample, describeSample };

@@ -10,6 +10,8 @@ interface Sample {
   readonly fds: number;
   readonly threads: number;
   readonly rssMiB: number;
+  /** Descriptors of the soak pod's keeper, through which each crash-looping attempt is launched. */
+  readonly podShimFds?: number;
 }
 
 interface Measured extends Sample {
@@ -80,7 +82,7 @@ if (containerdTestsEnabled())
           // The collection first (the inspector it opens is counted from the first sample on),
           // then the figures, RSS included, of a heap holding only what is live.
           const liveMiB = (await liveMemoryBytes(pid)) / 2 ** 20;
-          const m = { ...soakJs.sample(pid, s.containers), liveMiB };
+          const m = { ...soakJs.sample(pid, s.containers), podShimFds: s.podShimFds, liveMiB };
           measured.push(m);
           figure(`soak: ${soakJs.describeSample(m)}, live heap ${liveMiB.toFixed(2)} MiB`);
         },
@@ -94,6 +96,11 @@ if (containerdTestsEnabled())
           threads: base.threads,
         });
         expect(s.liveMiB - base.liveMiB).toBeLessThan(LIVE_SLACK_MIB);
+        // What each attempt brings into its pod's keeper (its stdio, its key) ends with it.
+        expect({ containers: s.containers, podShimFds: s.podShimFds }).toEqual({
+          containers: s.containers,
+          podShimFds: base.podShimFds,
+        });
         expect(s.rssMiB - base.rssMiB).toBeLessThan(RSS_SLACK_MIB);
       }
       // A descriptor may still be on its way out when a sample is taken (containerd closes its
