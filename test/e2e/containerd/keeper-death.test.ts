@@ -33,7 +33,7 @@ if (containerdTestsEnabled())
     let ns: string;
 
     beforeAll(async () => {
-      env = await startContainerd({ logLevel: 'debug', env: { SKIFF_KEEPER: '1' } });
+      env = await startContainerd({ logLevel: 'debug' });
       ns = uniqueNamespace('keeper-death');
       await env.importImages(ns);
     });

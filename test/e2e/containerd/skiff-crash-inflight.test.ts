@@ -47,7 +47,7 @@ if (containerdTestsEnabled())
     let logDir: string;
 
     beforeAll(async () => {
-      env = await startContainerd({ env: { SKIFF_KEEPER: '1' } });
+      env = await startContainerd();
       ns = uniqueNamespace('inflight');
       await env.importImages(ns);
       logDir = mkdtempSync(join(tmpdir(), 'skiff-inflight-'));

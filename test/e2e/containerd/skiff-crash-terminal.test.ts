@@ -20,7 +20,7 @@ import { waitFor } from '../../support/wait-for';
 /**
  * A terminal container keeps its terminal when skiff's serving process is killed
  * (docs/keeper-protocol.md, `L` with a console socket; docs/failure-domains.md): behind pod
- * keepers (SKIFF_KEEPER=1) the keeper holds the pty master and copies it to and from the
+ * keepers (the default) the keeper holds the pty master and copies it to and from the
  * FIFOs, so `ctr run -t` and `ctr task exec -t` go on through the same ctr sessions, resize
  * through the keeper (`R`), and end with the shell's own exit code.
  */
@@ -95,7 +95,7 @@ if (containerdTestsEnabled())
     const sessions: CtrSession[] = [];
 
     beforeAll(async () => {
-      env = await startContainerd({ logLevel: 'debug', env: { SKIFF_KEEPER: '1' } });
+      env = await startContainerd({ logLevel: 'debug' });
       ns = uniqueNamespace('crash-tty');
       await env.importImages(ns);
     });

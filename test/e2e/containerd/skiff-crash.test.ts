@@ -15,7 +15,7 @@ import { argvOf, parentOf } from '../../support/procs';
 
 /**
  * Containers outlive skiff's serving process (docs/keeper-protocol.md, docs/failure-domains.md): behind pod
- * keepers (SKIFF_KEEPER=1 in containerd's environment) a SIGKILL of the serving process leaves
+ * keepers (the default) a SIGKILL of the serving process leaves
  * every container running and known to containerd, with the exits and output that follow.
  */
 
@@ -26,7 +26,7 @@ if (containerdTestsEnabled())
     let logDir: string;
 
     beforeAll(async () => {
-      env = await startContainerd({ logLevel: 'debug', env: { SKIFF_KEEPER: '1' } });
+      env = await startContainerd({ logLevel: 'debug' });
       ns = uniqueNamespace('crash');
       await env.importImages(ns);
       logDir = mkdtempSync(join(tmpdir(), 'skiff-crash-'));

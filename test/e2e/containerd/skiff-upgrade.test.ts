@@ -115,7 +115,6 @@ if (containerdTestsEnabled())
       );
       env = await startContainerd({
         logLevel: 'debug',
-        env: { SKIFF_KEEPER: '1' },
         shimDirs: [join(installed, 'bin'), tools],
       });
       ns = uniqueNamespace('upgrade');

@@ -24,7 +24,7 @@ if (containerdTestsEnabled())
     let ctx: CriEnv;
 
     beforeAll(async () => {
-      ctx = await startCriEnv({ logLevel: 'debug', env: { SKIFF_KEEPER: '1' } });
+      ctx = await startCriEnv({ logLevel: 'debug' });
     });
     afterAll(async () => {
       await ctx?.close();

@@ -37,7 +37,7 @@ if (containerdTestsEnabled())
     let ctx: CriEnv;
 
     beforeAll(async () => {
-      ctx = await startCriEnv({ env: { SKIFF_KEEPER: '1' } });
+      ctx = await startCriEnv();
     });
     afterAll(async () => {
       await ctx?.close();
