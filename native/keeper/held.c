@@ -315,15 +315,21 @@ void held_launch(const char *const *fields, int count, int *fds) {
   reply_launched(seq, 0, pid, "");
 }
 
+/* A small file's text, NUL-ended, into buf: 0, or -1 when it cannot be read or is empty. */
+static int read_small(const char *path, char *buf, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, size - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  return 0;
+}
+
 /* The pid in a pid file (runc writes it without a newline); 0 when there is none. */
 static pid_t read_pid_file(const char *path) {
-  char text[32] = "";
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, text, sizeof text - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  text[n] = '\0';
+  char text[32];
+  if (read_small(path, text, sizeof text) != 0) return 0;
   long pid = strtol(text, NULL, 10);
   return pid > 0 && pid < 1L << 30 ? (pid_t)pid : 0;
 }
@@ -359,12 +365,7 @@ static void watch_terminal(struct held *e) {
 static int is_child(pid_t pid) {
   char path[32], stat[512];
   snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  ssize_t n = read(fd, stat, sizeof stat - 1);
-  close(fd);
-  if (n <= 0) return 0;
-  stat[n] = '\0';
+  if (read_small(path, stat, sizeof stat) != 0) return 0;
   /* "pid (comm) state ppid ...": comm may hold spaces and parentheses, so from the last ')'. */
   const char *end = strrchr(stat, ')');
   char state;
