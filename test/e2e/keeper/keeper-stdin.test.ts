@@ -5,7 +5,7 @@ import { TtrpcTaskClient } from '../../../src/adapters/shim/outbound/task-client
 import { runcTestsEnabled } from '../../support/runc-bundles';
 import { waitFor } from '../../support/wait-for';
 import { mkfifo, readFifoInAnotherProcess } from '../support/fifo';
-import { BUILT_SHIM, groupServers, layout, start } from './keeper-support';
+import { BUILT_SHIM, groupServers, keeperPids, layout, start } from './keeper-support';
 
 const { makeBusyboxBundle } = require('../../../scripts/busybox-bundle.js') as {
   makeBusyboxBundle(dir: string, args: string[], options?: object): string;
@@ -28,7 +28,8 @@ if (runcTestsEnabled())
     afterAll(() => {
       client?.close();
       if (readerPid !== undefined) spawnSync('kill', ['-9', String(readerPid)]);
-      for (const { pid } of groupServers(l)) process.kill(pid, 'SIGKILL');
+      // A test that failed midway leaves a keeper holding the container: it goes too (the container then reads end-of-file).
+      for (const pid of [...keeperPids(l.address), ...groupServers(l).map((s) => s.pid)]) process.kill(pid, 'SIGKILL');
       rmSync(l.root, { recursive: true, force: true });
     });
 
