@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -7,6 +8,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -238,4 +240,49 @@ if (LINUX)
           for (const pid of groupServerPids(a.root)) process.kill(pid, 'SIGTERM');
         }
       });
+  });
+
+if (LINUX)
+  describe("the PATH's containerd-shim-skiff-v2 (bin/, a script that chooses the native binary)", () => {
+    const { version } = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as {
+      version: string;
+    };
+    const root = mkdtempSync(join(tmpdir(), 'skiff-wrapper-'));
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+    /** `-v` through `path` with an empty PATH: the script can run no readlink or uname, only itself and the binary. */
+    const versionThrough = (path: string) => {
+      const result = spawnSync(path, ['-v'], { encoding: 'utf8', env: { PATH: '' } });
+      return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+    };
+    const ARCH = process.arch === 'arm64' ? 'arm64' : 'x64';
+
+    it("npm's global layout (<prefix>/bin -> ../lib/node_modules/skiff/bin) with prebuilt parts, forking nothing", () => {
+      const pkg = join(root, 'prefix/lib/node_modules/skiff');
+      mkdirSync(join(pkg, 'bin'), { recursive: true });
+      mkdirSync(join(pkg, `prebuilds/linux-${ARCH}`), { recursive: true });
+      copyFileSync(SHIM, join(pkg, 'bin/containerd-shim-skiff-v2'));
+      copyFileSync(BUILT, join(pkg, `prebuilds/linux-${ARCH}/containerd-shim-skiff-v2`));
+      mkdirSync(join(root, 'prefix/bin'));
+      symlinkSync(
+        '../lib/node_modules/skiff/bin/containerd-shim-skiff-v2',
+        join(root, 'prefix/bin/containerd-shim-skiff-v2'),
+      );
+      expect(versionThrough(join(root, 'prefix/bin/containerd-shim-skiff-v2'))).toEqual({
+        status: 0,
+        stdout: `containerd-shim-skiff-v2 ${version}\n`,
+        stderr: '',
+      });
+    });
+
+    it('a checkout on the PATH (its build/Release), forking nothing', () => {
+      expect(versionThrough(SHIM)).toMatchObject({ status: 0, stdout: `containerd-shim-skiff-v2 ${version}\n` });
+    });
+
+    it('any other link to it, however chained, through readlink', () => {
+      symlinkSync(SHIM, join(root, 'first'));
+      symlinkSync(join(root, 'first'), join(root, 'containerd-shim-skiff-v2'));
+      const result = spawnSync(join(root, 'containerd-shim-skiff-v2'), ['-v'], { encoding: 'utf8' });
+      expect(result).toMatchObject({ status: 0, stdout: `containerd-shim-skiff-v2 ${version}\n` });
+      expect(versionThrough(join(root, 'containerd-shim-skiff-v2')).status).not.toBe(0);
+    });
   });
