@@ -40,7 +40,7 @@ export class FsTaskJournal implements TaskJournal {
     const fd = openTemp(dir, temp);
     try {
       const text = Buffer.from(recordToJson(task));
-      for (let at = 0; at < text.length; ) at += writeSync(fd, text, at);
+      for (let at = 0; at < text.length;) at += writeSync(fd, text, at);
     } finally {
       closeSync(fd);
     }
