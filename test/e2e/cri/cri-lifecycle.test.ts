@@ -271,9 +271,15 @@ if (containerdTestsEnabled())
       const started = Date.now();
       await cri().runtime('StopContainer', { containerId, timeout: 2 });
       const took = Date.now() - started;
-      expect(took).toBeGreaterThanOrEqual(1_900);
-      expect(took).toBeLessThan(8_000);
-      expect(await status(containerId)).toMatchObject({ state: 'CONTAINER_EXITED', exitCode: 137 });
+      // Together, so that a StopContainer that returns early says how the container ended (seen once, 41 ms).
+      expect({
+        took: took >= 1_900 && took < 8_000 ? 'the grace period' : took,
+        ...(await status(containerId)),
+      }).toMatchObject({
+        took: 'the grace period',
+        state: 'CONTAINER_EXITED',
+        exitCode: 137,
+      });
       expect(processRuns(pid)).toBe(false);
       await cri().runtime('StopContainer', { containerId, timeout: 2 });
     });
