@@ -15,7 +15,7 @@ import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
+import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli, speaksExecFifo } from './runc-cli';
 import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE, runtimeRoot, taskDir as taskDirOf, writeOciRuntimeRecord } from '../task-layout';
 import { readRuncOptions } from './runc-options';
@@ -55,6 +55,8 @@ export class RuncRuntime implements ProcessRuntime {
     const root = runtimeRoot(stateDir, runtime.name);
     makeDirs(root, 0o700);
     this.cli = new RuncCli(binary, root);
+    // Known before the first Start asks (RuncContainer.start).
+    void speaksExecFifo(binary);
   }
 
   async create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle> {
@@ -87,6 +89,7 @@ export class RuncRuntime implements ProcessRuntime {
         init,
         mounts,
         configProcess,
+        poststartHooks: hasPoststartHooks(config.json),
         restoreFrom: spec.checkpoint,
         criu: () => this.criuStatus(),
       });
@@ -130,6 +133,7 @@ export class RuncRuntime implements ProcessRuntime {
       init,
       mounts: RootfsMounts.adopted(spec.rootfs, spec.bundle),
       configProcess,
+      poststartHooks: hasPoststartHooks(config.json),
       // A task restored from a checkpoint whose Start never came restores at Start still.
       restoreFrom: spec.init.pid > 0 ? '' : spec.checkpoint,
       criu: () => this.criuStatus(),
@@ -196,6 +200,11 @@ export class RuncRuntime implements ProcessRuntime {
 export function hasSystemdCgroupsPath(json: Readonly<Record<string, unknown>>): boolean {
   const path = (json.linux as { cgroupsPath?: unknown } | undefined)?.cgroupsPath;
   return typeof path === 'string' && !path.startsWith('/') && path.split(':').length === 3;
+}
+
+function hasPoststartHooks(json: Readonly<Record<string, unknown>>): boolean {
+  const hooks = json.hooks as { poststart?: unknown } | undefined;
+  return Array.isArray(hooks?.poststart) && hooks.poststart.length > 0;
 }
 
 function hasOwnPidNamespace(json: Readonly<Record<string, unknown>>): boolean {

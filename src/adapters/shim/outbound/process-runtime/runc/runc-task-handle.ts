@@ -31,12 +31,15 @@ export interface RuncTaskHandleParts {
   /** A checkpoint directory to restore from at Start ('' = a fresh container made at Create). */
   readonly restoreFrom: string;
   readonly criu: () => Promise<CriuStatus>;
+  /** The spec has poststart hooks, which runc's own `start` runs (RuncContainer.start). */
+  readonly poststartHooks: boolean;
   /** A task taken over whose init still runs: what runc's state shows of it (RuncContainer.liveStatus). */
   readonly observedStatus?: LiveStatus;
 }
 
 /**
- * A task on runc: every RPC is one runc subcommand on the container, as in containerd's
+ * A task on runc: every RPC is one runc subcommand on the container (Start without one
+ * where `runc start` would do nothing more: RuncContainer.start), as in containerd's
  * runtime/v2/runc/task/service.go (docs/runtimes.md). The shim's state machine has
  * already judged the request; runc does the OS work.
  */
@@ -66,10 +69,10 @@ export class RuncTaskHandle implements TaskHandle {
     return this.container.id;
   }
 
-  /** `runc start`, or for a task created from a checkpoint `runc restore --detach` (containerd restores at Start). */
+  /** `runc start` (RuncContainer.start), or for a task created from a checkpoint `runc restore --detach` (containerd restores at Start). */
   async start(): Promise<number> {
     if (this.parts.restoreFrom === '') {
-      await this.container.run('start', ['start', this.id]);
+      await this.container.start(this.init.exited ?? new Promise(() => undefined), this.parts.poststartHooks);
       return this.init.pid;
     }
     const criu = await this.criuBinary('restore');

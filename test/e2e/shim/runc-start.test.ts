@@ -1,0 +1,101 @@
+import { status as Code, ServiceError } from '@grpc/grpc-js';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
+import { RunningShim, startShim } from '../support/shim-process';
+
+/**
+ * Start of a runc task: the exec fifo's handshake in the shim (RuncContainer.start, exec-fifo.ts)
+ * where `runc start` would do nothing more, and runc's own `start` where it would. A `runc` on
+ * the shim's PATH logs each subcommand before it runs the real one.
+ */
+if (runcTestsEnabled())
+  describe('Start on the runc runtime', () => {
+    let shim: RunningShim;
+    let bundles: RuncBundleFactory;
+    let calls: string;
+    let n = 0;
+
+    beforeAll(async () => {
+      bundles = new RuncBundleFactory();
+      const bin = join(bundles.root, 'logging-runc');
+      mkdirSync(bin);
+      calls = join(bin, 'calls');
+      const realRunc = execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim();
+      writeFileSync(join(bin, 'runc'), `#!/bin/sh\necho "$*" >> ${calls}\nexec ${realRunc} "$@"\n`);
+      chmodSync(join(bin, 'runc'), 0o755);
+      shim = await startShim('runc', [], undefined, { PATH: `${bin}:${process.env.PATH ?? ''}` });
+    });
+    afterAll(async () => {
+      await shim.stop();
+      bundles.cleanup();
+    });
+
+    /** The runc subcommands run for task `id` (one of the arguments of each). */
+    const subcommandsFor = (id: string) =>
+      existsSync(calls)
+        ? readFileSync(calls, 'utf8')
+            .split('\n')
+            .filter((line) => line.split(' ').includes(id))
+            .map((line) => line.split(' ').find((word) => ['create', 'start', 'delete', 'kill'].includes(word)))
+        : [];
+
+    /** `runc state`'s status, as runc itself reads the container. */
+    const runcStatus = (id: string) =>
+      (
+        JSON.parse(
+          execFileSync('runc', ['--root', join(shim.stateDir, 'runc'), 'state', id], { encoding: 'utf8' }),
+        ) as { status: string }
+      ).status;
+
+    it("lets the init go without a runc process: runc then reads it running, and the program has exec'd", async () => {
+      const id = `plain-${n++}`;
+      const { pid } = await shim.client.create({ id, bundle: bundles.make(['sleep', '1000'], { pidNamespace: true }) });
+      expect(runcStatus(id)).toBe('created');
+      await shim.client.start(id);
+      expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('sleep');
+      expect(runcStatus(id)).toBe('running');
+      expect(existsSync(join(shim.stateDir, 'runc', id, 'exec.fifo'))).toBe(false);
+      await shim.client.kill(id, 9);
+      expect((await shim.client.wait(id)).exit_status).toBe(137);
+      await shim.client.delete(id);
+      expect(subcommandsFor(id)).toEqual(['create', 'kill', 'delete']);
+    });
+
+    it('has runc start a spec with poststart hooks (runc after 1.4 runs them at start)', async () => {
+      const id = `hooked-${n++}`;
+      const bundle = bundles.make(['true']);
+      const marker = join(bundles.root, `${id}.poststart`);
+      const config = JSON.parse(readFileSync(join(bundle, 'config.json'), 'utf8')) as Record<string, unknown>;
+      config.hooks = { poststart: [{ path: '/bin/sh', args: ['sh', '-c', `echo ran > ${marker}`] }] };
+      writeFileSync(join(bundle, 'config.json'), JSON.stringify(config));
+      await shim.client.create({ id, bundle });
+      await shim.client.start(id);
+      expect((await shim.client.wait(id)).exit_status).toBe(0);
+      await shim.client.delete(id);
+      expect(readFileSync(marker, 'utf8')).toBe('ran\n');
+      expect(subcommandsFor(id)).toEqual(['create', 'start', 'delete']);
+    });
+
+    it("answers a Start racing its init's SIGKILL with FAILED_PRECONDITION or a start whose exit is 137, never a hang", async () => {
+      for (let round = 0; round < 5; round++) {
+        const id = `racing-${n++}`;
+        const { pid } = await shim.client.create({
+          id,
+          bundle: bundles.make(['sleep', '1000'], { pidNamespace: true }),
+        });
+        process.kill(pid, 'SIGKILL');
+        const outcome = await shim.client.start(id).then(
+          () => 'started',
+          (err: ServiceError) => err,
+        );
+        if (outcome !== 'started') {
+          expect(outcome.code).toBe(Code.FAILED_PRECONDITION);
+          expect(outcome.details).toMatch(/container process is already dead|stopped/);
+        }
+        expect((await shim.client.wait(id)).exit_status).toBe(137);
+        await shim.client.delete(id);
+      }
+    });
+  });
