@@ -58,6 +58,7 @@
             "native/keeper/keeper.c",
             "native/keeper/control.c",
             "native/keeper/control-wire.c",
+            "native/keeper/exec-fifo.c",
             "native/keeper/held.c",
             "native/keeper/keeper-start.c",
             "native/keeper/relay.c",

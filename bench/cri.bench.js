@@ -17,7 +17,7 @@ const { startPod, removePod } = require('../scripts/containerd/cri-pods');
 const { runtimeProcesses, rssBytes, pssBytes, taskAddress } = require('../scripts/containerd/runtime-processes');
 const { median, report } = require('./stats');
 
-const ROUNDS = 12;
+const ROUNDS = 30;
 const PODS = 20;
 const SKIFF_SHIM = path.join(__dirname, '../build/Release/containerd-shim-skiff-v2');
 const MB = 1024 * 1024;

@@ -33,6 +33,8 @@ int control_request_ok(char type, int count) {
     return count >= 6;
   case 'R':
     return count == 4;
+  case 'S':
+    return count == 3;
   case 'C':
   case 'A':
   case 'D':

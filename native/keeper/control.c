@@ -191,6 +191,9 @@ static int dispatch(const unsigned char *message, size_t size) {
   case 'R':
     held_resize(fields[0], fields[1], fields[2], fields[3]);
     return 0;
+  case 'S':
+    held_start(fields[0], fields[1], fields[2]);
+    return 0;
   case 'A':
     held_ack(fields[0]);
     return 0;

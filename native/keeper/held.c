@@ -28,6 +28,7 @@
 
 #include "control.h"
 #include "control-wire.h"
+#include "exec-fifo.h"
 #include "keeper.h"
 
 #define ROLES_MAX 16
@@ -59,6 +60,10 @@ struct held {
   int exited, status, exit_told, acked, terminal_done;
   struct timespec when;
   long exit_deadline; /* monotonic ms; 0 when none */
+  /* `S`: runc's start handshake with the kept init, and the seq its `s` answers. */
+  struct exec_fifo start;
+  char start_seq[24];
+  struct side start_side;
 };
 
 static struct {
@@ -100,6 +105,7 @@ static struct held *find(const char *key) {
 }
 
 static void close_all(struct held *e) {
+  exec_fifo_close(&e->start);
   for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
   for (int i = 0; i < e->hold_count; i++) close_fd(&e->hold[i]);
   for (int i = 0; i < e->keep_open_count; i++) close_fd(&e->keep_open[i]);
@@ -159,7 +165,11 @@ static void tell_exit(struct held *e) {
   control_send('E', fields, 5);
 }
 
+static void start_settled(struct held *e, enum exec_fifo_state state);
+
 static void kept_exited(struct held *e, int status, const struct timespec *when) {
+  /* An init that dies before its byte never makes the fifo readable: its exit settles the start. */
+  if (e->start.fd >= 0) start_settled(e, exec_fifo_after_exit(&e->start));
   e->exited = 1;
   e->status = status;
   e->when = *when;
@@ -264,6 +274,8 @@ void held_launch(const char *const *fields, int count, int *fds) {
   e->stdio[0] = e->stdio[1] = e->stdio[2] = -1;
   for (int i = 0; i < ROLES_MAX; i++) e->hold[i] = e->keep_open[i] = -1;
   e->out = e->in = e->master = e->listener = e->report = -1;
+  e->start = (struct exec_fifo)EXEC_FIFO_NONE;
+  e->start_side = (struct side){.kind = SIDE_FIFO, .owner = e};
   e->master_side = (struct side){.kind = SIDE_MASTER, .owner = e};
   e->input_side = (struct side){.kind = SIDE_INPUT, .owner = e};
   e->output_side = (struct side){.kind = SIDE_OUTPUT, .owner = e};
@@ -478,6 +490,39 @@ void held_resize(const char *seq, const char *key, const char *width, const char
   control_send('r', fields, 2);
 }
 
+static void reply_started(const char *seq, const char *outcome, const char *error) {
+  const char *fields[] = {seq, outcome, error};
+  control_send('s', fields, 3);
+}
+
+/* The handshake is over (unless still waiting): `s` goes, the fifo's descriptor closes. */
+static void start_settled(struct held *e, enum exec_fifo_state state) {
+  if (state == EXEC_FIFO_WAITING) return;
+  reply_started(e->start_seq, exec_fifo_word(state), state == EXEC_FIFO_FAILED ? strerror(e->start.err) : "");
+  exec_fifo_close(&e->start);
+}
+
+void held_start(const char *seq, const char *key, const char *fifo) {
+  struct held *e = find(key);
+  if (e == NULL || e->pid == 0) {
+    reply_started(seq, "failed", "no such key");
+  } else if (e->start.fd >= 0) {
+    reply_started(seq, "failed", "a start of the key is in progress");
+  } else if (exec_fifo_open(&e->start, fifo) != 0) {
+    /* No fifo: the container is not a created one; runc's own start says what it is. */
+    reply_started(seq, errno == ENOENT ? "absent" : "failed", errno == ENOENT ? "" : strerror(errno));
+  } else {
+    snprintf(e->start_seq, sizeof e->start_seq, "%s", seq);
+    struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &e->start_side};
+    if (e->exited) {
+      start_settled(e, exec_fifo_after_exit(&e->start));
+    } else if (epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->start.fd, &ev) != 0) {
+      e->start.err = errno;
+      start_settled(e, EXEC_FIFO_FAILED);
+    }
+  }
+}
+
 void held_ack(const char *key) {
   struct held *e = find(key);
   if (e != NULL) e->acked = 1;
@@ -577,6 +622,10 @@ void held_on_fd(struct side *s, uint32_t events) {
   struct held *e = s->owner;
   if (e->dead) return;
   static char buf[COPY_CHUNK];
+  if (s->kind == SIDE_FIFO) {
+    if (e->start.fd >= 0) start_settled(e, exec_fifo_read(&e->start));
+    return;
+  }
   if (s->kind == SIDE_OUTPUT) {
     flush_out(e);
     return;

@@ -18,6 +18,8 @@ int held_count(void);
 void held_launch(const char *const *fields, int count, int *fds);
 void held_close_stdin(const char *key);
 void held_resize(const char *seq, const char *key, const char *width, const char *height);
+/* `S`: runc's start handshake with the key's init on `fifo` (exec-fifo.h); `s` answers once it is over. */
+void held_start(const char *seq, const char *key, const char *fifo);
 void held_ack(const char *key);
 void held_release(const char *key);
 

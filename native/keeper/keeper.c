@@ -368,7 +368,7 @@ int keeper_main(const struct keeper_config *config) {
       if (s == &listener_tag) accept_all();
       else if (s == &signal_tag) on_signal();
       else if (s->kind == SIDE_CONTROL) control_on_event(events[i].events);
-      else if (s->kind == SIDE_MASTER || s->kind == SIDE_INPUT || s->kind == SIDE_OUTPUT)
+      else if (s->kind == SIDE_MASTER || s->kind == SIDE_INPUT || s->kind == SIDE_OUTPUT || s->kind == SIDE_FIFO)
         held_on_fd(s, events[i].events);
       else on_relay(s, events[i].events);
     }

@@ -37,13 +37,13 @@ struct partial {
 struct relay;
 
 /* What an epoll event points at: one side of one relay, or (kind not SIDE_RELAY) another of the keeper's descriptors. */
-enum side_kind { SIDE_RELAY, SIDE_OTHER, SIDE_CONTROL, SIDE_MASTER, SIDE_INPUT, SIDE_OUTPUT };
+enum side_kind { SIDE_RELAY, SIDE_OTHER, SIDE_CONTROL, SIDE_MASTER, SIDE_INPUT, SIDE_OUTPUT, SIDE_FIFO };
 
 struct side {
   struct relay *relay;
   int is_up;
   enum side_kind kind;
-  void *owner; /* a held process, for SIDE_MASTER, SIDE_INPUT and SIDE_OUTPUT */
+  void *owner; /* a held process, for SIDE_MASTER, SIDE_INPUT, SIDE_OUTPUT and SIDE_FIFO */
 };
 
 struct relay {

@@ -198,6 +198,32 @@ class PrivateContainerd {
 }
 
 /** Tears down instances whose owner process is gone (killed before it could stop them); resolves what was left. */
+/**
+ * Whether this process tears the stale instance in `dir` down: test files start instances in
+ * parallel, and each start sweeps, so the first sweep to claim an instance does it and the
+ * others leave it (one whose claimer died is claimed again). The claim goes with the directory.
+ */
+function claim(dir) {
+  const file = path.join(dir, 'sweeping');
+  for (let tries = 0; tries < 2; tries++) {
+    try {
+      fs.writeFileSync(file, JSON.stringify({ pid: process.pid, start: startTime(process.pid) }), { flag: 'wx' });
+      return true;
+    } catch (err) {
+      if (err.code !== 'EEXIST') return false;
+      let claimer;
+      try {
+        claimer = JSON.parse(fs.readFileSync(file, 'utf8'));
+      } catch {
+        return false; // being written: its writer is alive
+      }
+      if (alive(claimer.pid, claimer.start)) return false;
+      fs.rmSync(file, { force: true });
+    }
+  }
+  return false;
+}
+
 async function sweepStale() {
   const left = [];
   for (const base of new Set([os.tmpdir(), '/tmp'])) {
@@ -215,7 +241,7 @@ async function sweepStale() {
       } catch {
         continue;
       }
-      if (alive(record.owner, record.ownerStart)) continue;
+      if (alive(record.owner, record.ownerStart) || !claim(dir)) continue;
       left.push(...(await teardown(dir, { pid: record.containerd, start: record.containerdStart })));
     }
   }

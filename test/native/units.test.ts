@@ -15,6 +15,7 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'delete-response.test.c', sources: ['native/containerd-shim/delete-response.c'] },
   { test: 'ttrpc-wire.test.c', sources: ['native/keeper/ttrpc-wire.c'] },
   { test: 'control-wire.test.c', sources: ['native/keeper/control-wire.c'] },
+  { test: 'exec-fifo.test.c', sources: ['native/keeper/exec-fifo.c'] },
   { test: 'preamble.test.c', sources: ['native/common/preamble.c'] },
 ];
 

@@ -5,7 +5,9 @@ import {
   existsSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -324,6 +326,75 @@ if (LINUX)
       await waitFor('the keeper to leave after its idle time', () => !alive(keeper), IDLE_MS * 5);
     });
 
+    /**
+     * `S` with a stand-in for runc's init: a daemon whose pid file the launch reads (as runc
+     * create's), which opens the fifo for writing (blocking until a reader comes), writes its
+     * byte and closes its end as the init does at its exec.
+     */
+    async function standIn(key: string, script: string) {
+      const first = side.controls[0]?.control === undefined ? await side.next(0) : side.controls[0];
+      const fifoPath = join(dir, `${key}.fifo`);
+      execFileSync('mkfifo', ['-m', '0622', fifoPath]);
+      const pidFile = join(dir, `${key}.pid`);
+      const launched = await first.control.launch({
+        key,
+        pidFile,
+        argv: ['/bin/sh', '-c', `(${script}) & echo $! > ${pidFile}`, 'init', fifoPath],
+      });
+      kept.push(launched.pid);
+      return { control: first.control, exits: first.exits, fifo: fifoPath, pid: launched.pid };
+    }
+
+    it("S reads the init's byte, removes the fifo, and answers started once the write end closes (its exec)", async () => {
+      const init = await standIn('s1', 'exec 3>"$1"; printf 0 >&3; sleep 0.3; exec 3>&-; sleep 30');
+      const asked = Date.now();
+      expect(await init.control.start('s1', init.fifo)).toEqual({ outcome: 'started', error: '' });
+      expect(Date.now() - asked).toBeGreaterThanOrEqual(250);
+      expect(existsSync(init.fifo)).toBe(false);
+      expect(alive(init.pid)).toBe(true);
+    });
+
+    it('S answers dead when the init ends without its byte, started when it ends after it', async () => {
+      const dead = await standIn('s2', 'sleep 0.2; exit 3');
+      expect(await dead.control.start('s2', dead.fifo)).toEqual({ outcome: 'dead', error: '' });
+      expect(existsSync(dead.fifo)).toBe(true);
+      const wrote = await standIn('s3', 'sleep 0.2; exec 3>"$1"; printf 0 >&3; exit 4');
+      expect(await wrote.control.start('s3', wrote.fifo)).toEqual({ outcome: 'started', error: '' });
+      // An init already gone when S comes: what the fifo holds decides (nothing: dead).
+      await waitFor('the exits', () => dead.exits.length === 2);
+      const gone = await standIn('s4', 'sleep 0.1; exit 5');
+      await waitFor('its exit', () => gone.exits.some((exit) => exit.key === 's4'));
+      expect(await gone.control.start('s4', gone.fifo)).toEqual({ outcome: 'dead', error: '' });
+    });
+
+    it('S answers absent without a fifo, failed for a key it does not hold or a second start, and D ends one', async () => {
+      const init = await standIn('s5', 'sleep 30');
+      expect(await init.control.start('s5', join(dir, 'none.fifo'))).toEqual({ outcome: 'absent', error: '' });
+      expect(await init.control.start('nokey', init.fifo)).toEqual({ outcome: 'failed', error: 'no such key' });
+      const pending = init.control.start('s5', init.fifo);
+      expect(await init.control.start('s5', init.fifo)).toEqual({
+        outcome: 'failed',
+        error: 'a start of the key is in progress',
+      });
+      // Released while it waits: no answer comes, and the keeper holds nothing of it.
+      let answered = false;
+      // It rejects once the control connection closes, after the test.
+      pending.then(() => (answered = true)).catch(() => undefined);
+      init.control.release('s5');
+      const keeper = keeperPids(l.address)[0];
+      const holdsFifo = () =>
+        readdirSync(`/proc/${keeper}/fd`).some((fd) => {
+          try {
+            return readlinkSync(`/proc/${keeper}/fd/${fd}`) === init.fifo;
+          } catch {
+            return false;
+          }
+        });
+      await waitFor('the fifo to be closed', () => !holdsFifo());
+      await sleep(100);
+      expect(answered).toBe(false);
+    });
+
     it('closes only the control connection on a malformed message, and says hello again on the next', async () => {
       const first = await side.next(0);
       const launched = await first.control.launch({ key: 'b1', argv: ['/bin/sleep', '30'] });
@@ -368,6 +439,54 @@ if (LINUX && runcTestsEnabled())
       await waitFor('the keepers to end', () => pids.every((pid) => !alive(pid)));
       rmSync(l.root, { recursive: true, force: true });
       bundles.cleanup();
+    });
+
+    /** `runc create` through the keeper, of a container running `args`; resolves its launch and runc's root. */
+    async function runcCreate(key: string, args: string[]) {
+      const first = side.controls[0]?.control === undefined ? await side.next(0) : side.controls[0];
+      const bundle = bundles.make(args, { pidNamespace: true });
+      const root = join(bundles.root, 'runc');
+      const pidFile = join(bundle, 'init.pid');
+      const runc = execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim();
+      const launched = await first.control.launch({
+        key,
+        pidFile,
+        argv: [runc, '--root', root, 'create', '--bundle', bundle, '--pid-file', pidFile, key],
+      });
+      expect(launched).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      const state = () =>
+        (JSON.parse(execFileSync(runc, ['--root', root, 'state', key], { encoding: 'utf8' })) as { status: string })
+          .status;
+      const remove = () => execFileSync(runc, ['--root', root, 'delete', '--force', key]);
+      return { first, pid: launched.pid, fifo: join(root, key, 'exec.fifo'), state, remove };
+    }
+
+    it("S starts a container runc created, as runc start does: runc then reads it running, its program exec'd", async () => {
+      const c = await runcCreate('r2', ['sleep', '1000']);
+      try {
+        expect(c.state()).toBe('created');
+        expect(await c.first.control.start('r2', c.fifo)).toEqual({ outcome: 'started', error: '' });
+        expect(c.state()).toBe('running');
+        // Its end of the fifo closes inside the exec, a moment before the kernel names it after the program.
+        const comm = () => readFileSync(`/proc/${c.pid}/comm`, 'utf8').trim();
+        await waitFor(
+          () => `the init to be sleep (it is ${comm()})`,
+          () => comm() === 'sleep',
+          1000,
+        );
+      } finally {
+        c.remove();
+      }
+    });
+
+    it('S of a container whose init was killed first answers dead, as runc start would', async () => {
+      const c = await runcCreate('r3', ['sleep', '1000']);
+      try {
+        process.kill(c.pid, 'SIGKILL');
+        expect(await c.first.control.start('r3', c.fifo)).toEqual({ outcome: 'dead', error: '' });
+      } finally {
+        c.remove();
+      }
     });
 
     it('keeps the init runc create leaves behind, with its terminal, and tells its exit', async () => {

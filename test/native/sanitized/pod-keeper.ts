@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync, writeSync, openSync, constants, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -109,6 +110,23 @@ export const podKeeper: SanitizedProgram = {
             argv: ['/bin/sh', '-c', `(sleep 0.2; exit 7) & echo $! > ${pidFile}`],
           });
           expect(daemon.error).toBe('');
+          // `S`, runc's start handshake: a stand-in init that writes its byte, one that dies without it, no fifo.
+          for (const [key, script, outcome] of [
+            ['s1', 'exec 3>"$1"; printf 0 >&3; exec 3>&-; sleep 0.2', 'started'],
+            ['s2', 'sleep 0.1; exit 3', 'dead'],
+          ]) {
+            const path = join(dir, `${key}.fifo`);
+            execFileSync('mkfifo', [path]);
+            const sPid = join(dir, `${key}.pid`);
+            const init = await first.control.launch({
+              key,
+              pidFile: sPid,
+              argv: ['/bin/sh', '-c', `(${script}) & echo $! > ${sPid}`, 'init', path],
+            });
+            expect(init.error).toBe('');
+            expect(await first.control.start(key, path)).toEqual({ outcome, error: '' });
+            expect(await first.control.start(key, join(dir, 'none.fifo'))).toEqual({ outcome: 'absent', error: '' });
+          }
           expect(await first.control.launch({ key: 'c', argv: ['/nonexistent'] })).toMatchObject({ status: -1 });
           expect(await first.control.launch({ key: 'd', pidFile, argv: ['/bin/false'] })).toMatchObject({ pid: 0 });
           if (PYTHON !== undefined) {
@@ -159,7 +177,7 @@ export const podKeeper: SanitizedProgram = {
             }
             await new Promise((r) => setTimeout(r, 300));
           }
-          await waitFor('the exits', () => ['a', 'b'].every((k) => first.exits.some((e) => e.key === k)));
+          await waitFor('the exits', () => ['a', 'b', 's1', 's2'].every((k) => first.exits.some((e) => e.key === k)));
           first.control.ack('a');
           const fd = (first.control as unknown as { socket: { _handle: { fd: number } } }).socket._handle.fd;
           nativeAddon().sendWithFds(fd, encodeControl('Z', []), []);
@@ -177,7 +195,7 @@ export const podKeeper: SanitizedProgram = {
           process.kill(keeper, 'SIGTERM');
           await new Promise((r) => setTimeout(r, 100));
           expect(alive(keeper)).toBe(true);
-          ['a', 'b', 't', 'u', 'v'].forEach((k) => second.control.release(k));
+          ['a', 'b', 's1', 's2', 't', 'u', 'v'].forEach((k) => second.control.release(k));
           await new Promise((r) => setTimeout(r, 100));
           side.close();
           await waitFor('the keeper to close its control connection', () => openFds(keeper) === 6);

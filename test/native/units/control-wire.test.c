@@ -49,6 +49,7 @@ int main(void) {
 
   CHECK(control_request_ok('L', 6) && control_request_ok('L', 9) && !control_request_ok('L', 5));
   CHECK(control_request_ok('R', 4) && !control_request_ok('R', 3));
+  CHECK(control_request_ok('S', 3) && !control_request_ok('S', 2) && !control_request_ok('S', 4));
   CHECK(control_request_ok('C', 1) && control_request_ok('A', 1) && control_request_ok('D', 1));
   CHECK(control_request_ok('Q', 0) && !control_request_ok('Q', 1));
   CHECK(!control_request_ok('D', 2) && !control_request_ok('E', 5) && !control_request_ok('x', 1));

@@ -34,6 +34,13 @@ export interface Launched {
   readonly error: string;
 }
 
+/**
+ * `s`: how the keeper's start handshake with a created init ended (docs/keeper-protocol.md,
+ * `S`): started; dead (the init ended without its byte: runc's "container process is already
+ * dead"); absent (no exec fifo); failed (the keeper could not do its part: `error` says why).
+ */
+export type StartOutcome = 'started' | 'dead' | 'absent' | 'failed';
+
 export interface KeptExit {
   readonly key: string;
   readonly pid: number;
@@ -89,6 +96,14 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
   /** '' on success, else the keeper's error text. */
   resize(key: string, width: number, height: number): Promise<string> {
     return this.ask('R', [key, String(width), String(height)], []).then(([error]) => error);
+  }
+
+  /** `S`: runc's start handshake with `key`'s init on its exec fifo; resolves once it is over. */
+  start(key: string, fifo: string): Promise<{ outcome: StartOutcome; error: string }> {
+    return this.ask('S', [key, fifo], []).then(([outcome, error]) => ({
+      outcome: ['started', 'dead', 'absent'].includes(outcome) ? (outcome as StartOutcome) : 'failed',
+      error,
+    }));
   }
 
   closeStdin(key: string): void {
@@ -160,7 +175,7 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
           status: Number(status),
           at: { seconds: Number(seconds), nanoseconds: Number(nanoseconds) },
         });
-      } else if (type === 'l' || type === 'r') {
+      } else if (type === 'l' || type === 'r' || type === 's') {
         const asked = this.waiting.get(fields[0]);
         this.waiting.delete(fields[0]);
         asked?.resolve(fields.slice(1));

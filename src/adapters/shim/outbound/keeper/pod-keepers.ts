@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, NetworkError } from '../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../domain/shim/exit-status';
-import { KeeperControl, KeptExit, Launched, LaunchRequest, SendWithFds } from './keeper-control';
+import { KeeperControl, KeptExit, Launched, LaunchRequest, SendWithFds, StartOutcome } from './keeper-control';
 
 /** containerd's reaper status for an exit nobody could read (adopted-exit.ts says why 255). */
 const UNKNOWN_EXIT: ProcessExit = { code: 255, signal: null };
@@ -112,6 +112,23 @@ export class PodKeepers {
         `${subject}: its pod keeper did not resize the terminal: ${error}`,
         'PTY.KEEPER',
       );
+  }
+
+  /**
+   * Start of a created init: `S`, runc's start handshake done by the keeper, its parent, which
+   * finishes it even if this process dies meanwhile. A control connection lost before `s` leaves
+   * the outcome unknown: UNAVAILABLE, as for a call in flight at a crash.
+   */
+  async start(pod: string, key: string, fifo: string): Promise<{ outcome: StartOutcome; error: string }> {
+    const control = await this.control(pod);
+    try {
+      return await control.start(key, fifo);
+    } catch (err) {
+      throw new NetworkError(
+        `the pod keeper of ${pod} was lost while it started ${key} (${err instanceof Error ? err.message : String(err)}); check the task's state`,
+        'KEEPER.LOST',
+      );
+    }
   }
 
   /**

@@ -6,7 +6,6 @@ import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { RuncCli, RuncFailure, speaksExecFifo } from './runc-cli';
-import { EXEC_FIFO, INIT_DEAD, startThroughExecFifo } from './exec-fifo';
 import { lastLogError, logOffset } from './runc-log';
 import { LaunchFd } from '../../keeper/keeper-control';
 import { exitOfWaitStatus, KeptExitListener, PodKeepers } from '../../keeper/pod-keepers';
@@ -20,6 +19,10 @@ import { fromRuncFailure, RuncAction } from './runc-errors';
 import { INIT_PID_FILE, OCI_RUNTIME_FILE } from '../task-layout';
 
 const SIGKILL = '9';
+/** runc's exec fifo in a container's state directory (libcontainer's execFifoFilename). */
+const EXEC_FIFO = 'exec.fifo';
+/** What `runc start` answers when the init died before it could be let go (libcontainer's exec()). */
+const INIT_DEAD = 'container process is already dead';
 
 /** One runc container as the shim addresses it: its id, bundle, per-task directory and runc. */
 export class RuncContainer {
@@ -89,19 +92,20 @@ export class RuncContainer {
 
   /**
    * Lets the created init run the container's program. `runc start` is the exec fifo's
-   * handshake and nothing more (exec-fifo.ts) unless the spec has poststart hooks (runc after
-   * 1.4 runs them at `start`) or runc is to relay sd_notify (NOTIFY_SOCKET, when `start`
-   * waits for the container's READY=1): then, and for a runtime that is not runc 1.x, runc
-   * starts it. Without a runc process a Start takes ~3 ms less (docs/performance.md).
+   * handshake and nothing more (docs/runtimes.md, "Start without a runc process") unless the
+   * spec has poststart hooks (runc after 1.4 runs them at `start`) or runc is to relay
+   * sd_notify (NOTIFY_SOCKET: `start` waits for the container's READY=1). Behind a pod keeper
+   * the keeper, the init's parent, does the handshake (`S`), which spares a runc process (~3 ms
+   * of every Start) and outlives this process; otherwise, or for a runtime that is not runc
+   * 1.x, runc starts it.
    */
-  async start(initExited: Promise<unknown>, poststartHooks: boolean): Promise<void> {
+  async start(poststartHooks: boolean): Promise<void> {
     const plain = !poststartHooks && process.env.NOTIFY_SOCKET === undefined;
-    if (plain && (await speaksExecFifo(this.cli.binary))) {
-      const outcome = await startThroughExecFifo(this.execFifo, initExited).catch((err: Error) => err);
+    if (this.keeper !== undefined && plain && (await speaksExecFifo(this.cli.binary))) {
+      const { outcome } = await this.keeper.keepers.start(this.keeper.pod, this.id, this.execFifo);
       if (outcome === 'started') return;
-      if (outcome instanceof Error && outcome.message === INIT_DEAD)
-        throw fromRuncFailure(new RuncFailure('start', INIT_DEAD), 'start', this.subject);
-      // No fifo, or it could not be read: runc's own start says why.
+      if (outcome === 'dead') throw fromRuncFailure(new RuncFailure('start', INIT_DEAD), 'start', this.subject);
+      // No fifo, or the keeper could not read it: runc's own start says why.
     }
     await this.run('start', ['start', this.id]);
   }

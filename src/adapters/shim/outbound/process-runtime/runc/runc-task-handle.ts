@@ -38,8 +38,8 @@ export interface RuncTaskHandleParts {
 }
 
 /**
- * A task on runc: every RPC is one runc subcommand on the container (Start without one
- * where `runc start` would do nothing more: RuncContainer.start), as in containerd's
+ * A task on runc: every RPC is one runc subcommand on the container (Start behind a pod
+ * keeper without one, where `runc start` would do nothing more: RuncContainer.start), as in containerd's
  * runtime/v2/runc/task/service.go (docs/runtimes.md). The shim's state machine has
  * already judged the request; runc does the OS work.
  */
@@ -72,7 +72,7 @@ export class RuncTaskHandle implements TaskHandle {
   /** `runc start` (RuncContainer.start), or for a task created from a checkpoint `runc restore --detach` (containerd restores at Start). */
   async start(): Promise<number> {
     if (this.parts.restoreFrom === '') {
-      await this.container.start(this.init.exited ?? new Promise(() => undefined), this.parts.poststartHooks);
+      await this.container.start(this.parts.poststartHooks);
       return this.init.pid;
     }
     const criu = await this.criuBinary('restore');
