@@ -254,6 +254,9 @@ async function lifecycle() {
         for (const name of Object.keys(clients)) {
           const id = `${name}-${pidNs}-${i}`;
           const bundle = makeBusyboxBundle(path.join(bundles, id), ['true'], bundleOptions);
+          // What containerd's `start` of each task leaves in its bundle: skiff's serving process
+          // then launches the task's runc through the pod keeper, as under containerd.
+          if (name === 'skiff') fs.writeFileSync(path.join(bundle, 'address'), shims.skiff.address);
           const client = clients[name];
           const started = process.hrtime.bigint();
           await client.create({ id, bundle, ...stdio });

@@ -314,6 +314,12 @@ static int setup(const struct keeper_config *config) {
   n += snprintf(k.fields + n, sizeof k.fields - (size_t)n, "%d", (int)getpid());
   k.fields_len = (size_t)n + 1;
   prctl(PR_SET_CHILD_SUBREAPER, 1);
+  /* What the keeper launches (runc) runs with the environment containerd's runc shim gives
+   * runc: GOMAXPROCS=4 (its process is started with it: runtime/v2/runc/v2/service.go,
+   * newCommand) and no NOTIFY_SOCKET (go-runc's command() drops it; a containerd started by
+   * systemd has it, and runc would relay the container's sd_notify). runc-cli.ts, runcEnvironment. */
+  unsetenv("NOTIFY_SOCKET");
+  setenv("GOMAXPROCS", "4", 1);
   signal(SIGPIPE, SIG_IGN);
   signal(SIGHUP, SIG_IGN);
   signal(SIGINT, SIG_IGN);

@@ -47,7 +47,13 @@ if (LINUX)
       dir = mkdtempSync(join(tmpdir(), 'skiff-control-'));
       side = new ServingSide(l);
       // Its idle time short: only a test that closes containerd's connection meets it.
-      await side.start(NS, 'p1', undefined, { SKIFF_KEEPER_IDLE_MS: String(IDLE_MS) });
+      // containerd started by systemd has NOTIFY_SOCKET (and hands its shims GOMAXPROCS=2).
+      await side.start(NS, 'p1', undefined, {
+        SKIFF_KEEPER_IDLE_MS: String(IDLE_MS),
+        NOTIFY_SOCKET: '/run/systemd/notify',
+        GOMAXPROCS: '2',
+        SKIFF_TEST_KEPT: 'yes',
+      });
     });
     afterEach(async () => {
       side.close();
@@ -393,6 +399,22 @@ if (LINUX)
       await waitFor('the fifo to be closed', () => !holdsFifo());
       await sleep(100);
       expect(answered).toBe(false);
+    });
+
+    it("gives what it launches the environment containerd's runc shim gives runc: GOMAXPROCS=4, no NOTIFY_SOCKET", async () => {
+      const first = await side.next(0);
+      const out = held('env');
+      const launched = await first.control.launch({
+        key: 'env',
+        argv: ['/usr/bin/env'],
+        fds: [{ role: '1', fd: writer(out.path) }],
+      });
+      expect(launched.error).toBe('');
+      await waitFor('its exit', () => first.exits.some((exit) => exit.key === 'env'));
+      const lines = drain(out.fd).split('\n');
+      expect(lines).toContain('GOMAXPROCS=4');
+      expect(lines.filter((line) => line.startsWith('NOTIFY_SOCKET='))).toEqual([]);
+      expect(lines).toContain('SKIFF_TEST_KEPT=yes');
     });
 
     it('closes only the control connection on a malformed message, and says hello again on the next', async () => {

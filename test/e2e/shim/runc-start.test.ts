@@ -23,9 +23,16 @@ if (runcTestsEnabled())
       mkdirSync(bin);
       calls = join(bin, 'calls');
       const realRunc = execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim();
-      writeFileSync(join(bin, 'runc'), `#!/bin/sh\necho "$*" >> ${calls}\nexec ${realRunc} "$@"\n`);
+      writeFileSync(
+        join(bin, 'runc'),
+        `#!/bin/sh\necho "$*" >> ${calls}\necho "GOMAXPROCS=$GOMAXPROCS NOTIFY_SOCKET=\${NOTIFY_SOCKET-unset}" >> ${calls}.env\nexec ${realRunc} "$@"\n`,
+      );
       chmodSync(join(bin, 'runc'), 0o755);
-      shim = await startShim('runc', [], undefined, { PATH: `${bin}:${process.env.PATH ?? ''}` });
+      // As under a containerd started by systemd: NOTIFY_SOCKET is set, and runc must not see it.
+      shim = await startShim('runc', [], undefined, {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        NOTIFY_SOCKET: join(bin, 'notify.sock'),
+      });
     });
     afterAll(async () => {
       await shim.stop();
@@ -58,6 +65,9 @@ if (runcTestsEnabled())
       expect((await shim.client.wait(id)).exit_status).toBe(137);
       await shim.client.delete(id);
       expect(subcommandsFor(id)).toEqual(['create', 'start', 'kill', 'delete']);
+      expect(new Set(readFileSync(`${calls}.env`, 'utf8').trim().split('\n'))).toEqual(
+        new Set(['GOMAXPROCS=4 NOTIFY_SOCKET=unset']),
+      );
     });
 
     it("answers a Start racing its init's SIGKILL with FAILED_PRECONDITION or a start whose exit is 137, never a hang", async () => {

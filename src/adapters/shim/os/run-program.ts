@@ -13,6 +13,8 @@ export interface ProgramOptions {
   readonly stdio?: readonly [ProgramStdio, ProgramStdio, ProgramStdio];
   /** Written to its stdin (small: it must fit a pipe's buffer, as `runc update` JSON does). */
   readonly input?: string;
+  /** Its environment, `NAME=value` each; without it this process's, as it is. */
+  readonly env?: readonly string[];
 }
 
 export interface ProgramResult extends ProcessExit {
@@ -49,7 +51,7 @@ export function runProgram(
     const stdio = options.stdio ?? ['ignore', out?.[1] ?? 'ignore', err?.[1] ?? 'ignore'];
     const fds = stdio.map((s) => (s === 'ignore' ? -1 : s));
     if (input !== undefined) fds[0] = input[0];
-    const pid = nativeAddon().spawn(path, [file, ...args], null, process.cwd(), fds);
+    const pid = nativeAddon().spawn(path, [file, ...args], options.env ?? null, process.cwd(), fds);
     // Watched in the spawn's tick: the orphan sweep must never take this exit.
     const exited = new Promise<ProcessExit>((resolve) => watchExit(pid, resolve));
     for (const end of [input?.[0], out?.[1], err?.[1]]) if (end !== undefined) closeSync(end);

@@ -50,6 +50,22 @@ export function findRuntimeBinary(runtime: OciRuntimeBinary, env: NodeJS.Process
   return path;
 }
 
+/**
+ * The environment runc runs with, as containerd's runc shim gives it: its own with GOMAXPROCS=4
+ * (the shim's process is started with it, containerd's runtime/v2/runc/v2/service.go newCommand,
+ * and runc inherits it) and without NOTIFY_SOCKET (go-runc's command() filters it: runc would
+ * relay the container's sd_notify, and `runc start` wait for its READY=1). containerd started by
+ * systemd (Type=notify) has NOTIFY_SOCKET, and every shim inherits it. A pod keeper gives runc
+ * the same (native/keeper/keeper.c).
+ */
+export function runcEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(env))
+    if (name !== 'NOTIFY_SOCKET' && name !== 'GOMAXPROCS' && value !== undefined) out.push(`${name}=${value}`);
+  out.push('GOMAXPROCS=4');
+  return out;
+}
+
 /** Binaries already asked whether they are runc 1.x, by path (runc-cli.ts, speaksExecFifo). */
 const execFifoBinaries = new Map<string, Promise<boolean>>();
 
@@ -62,7 +78,7 @@ const execFifoBinaries = new Map<string, Promise<boolean>>();
 export function speaksExecFifo(binary: string): Promise<boolean> {
   let known = execFifoBinaries.get(binary);
   if (known === undefined) {
-    known = runProgram(binary, ['--version'])
+    known = runProgram(binary, ['--version'], { env: runcEnvironment() })
       .then((result) => result.code === 0 && /^runc version 1\./.test(result.stdout))
       .catch(() => false);
     execFifoBinaries.set(binary, known);
@@ -98,7 +114,11 @@ export class RuncCli {
     const offset = logOffset(log);
     let result;
     try {
-      result = await runProgram(this.binary, argv.slice(1), { stdio: call.stdio, input: call.input });
+      result = await runProgram(this.binary, argv.slice(1), {
+        stdio: call.stdio,
+        input: call.input,
+        env: runcEnvironment(),
+      });
     } catch (err) {
       throw (err as NodeJS.ErrnoException).code === 'ENOENT'
         ? runcMissingError(`was not found at ${this.binary}`)

@@ -93,15 +93,13 @@ export class RuncContainer {
   /**
    * Lets the created init run the container's program. `runc start` is the exec fifo's
    * handshake and nothing more (docs/runtimes.md, "Start without a runc process") unless the
-   * spec has poststart hooks (runc after 1.4 runs them at `start`) or runc is to relay
-   * sd_notify (NOTIFY_SOCKET: `start` waits for the container's READY=1). Behind a pod keeper
+   * spec has poststart hooks (runc after 1.4 runs them at `start`). Behind a pod keeper
    * the keeper, the init's parent, does the handshake (`S`), which spares a runc process (~3 ms
    * of every Start) and outlives this process; otherwise, or for a runtime that is not runc
    * 1.x, runc starts it.
    */
   async start(poststartHooks: boolean): Promise<void> {
-    const plain = !poststartHooks && process.env.NOTIFY_SOCKET === undefined;
-    if (this.keeper !== undefined && plain && (await speaksExecFifo(this.cli.binary))) {
+    if (this.keeper !== undefined && !poststartHooks && (await speaksExecFifo(this.cli.binary))) {
       const { outcome } = await this.keeper.keepers.start(this.keeper.pod, this.id, this.execFifo);
       if (outcome === 'started') return;
       if (outcome === 'dead') throw fromRuncFailure(new RuncFailure('start', INIT_DEAD), 'start', this.subject);
