@@ -66,26 +66,6 @@ export function runcEnvironment(env: NodeJS.ProcessEnv = process.env): string[] 
   return out;
 }
 
-/** Binaries already asked whether they are runc 1.x, by path (runc-cli.ts, speaksExecFifo). */
-const execFifoBinaries = new Map<string, Promise<boolean>>();
-
-/**
- * Whether `binary` is runc 1.x, whose `start` is the exec fifo's handshake (exec-fifo.ts):
- * asked once per binary with `--version` ("runc version 1.1.5"). A runc-compatible runtime
- * of another name (crun's init reads its fifo instead of writing it) or an answer not
- * understood is not, and keeps its own `start`.
- */
-export function speaksExecFifo(binary: string): Promise<boolean> {
-  let known = execFifoBinaries.get(binary);
-  if (known === undefined) {
-    known = runProgram(binary, ['--version'], { env: runcEnvironment() })
-      .then((result) => result.code === 0 && /^runc version 1\./.test(result.stdout))
-      .catch(() => false);
-    execFifoBinaries.set(binary, known);
-  }
-  return known;
-}
-
 /**
  * Runs runc with an argv array (never a shell): `runc --root <dir> --log <bundle>/log.json
  * --log-format json <args>`, started like every helper program (helpers/run-program).

@@ -5,7 +5,7 @@ import { LiveStatus } from '../../../../../application/shim/ports/process-runtim
 import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
 import { ChildStdio } from '../stdio/direct-stdio';
-import { RuncCli, RuncFailure, speaksExecFifo } from './runc-cli';
+import { RuncCli, RuncFailure } from './runc-cli';
 import { lastLogError, logOffset } from './runc-log';
 import { LaunchFd } from '../../keeper/keeper-control';
 import { exitOfWaitStatus, KeptExitListener, PodKeepers } from '../../keeper/pod-keepers';
@@ -19,8 +19,9 @@ import { fromRuncFailure, RuncAction } from './runc-errors';
 import { INIT_PID_FILE, OCI_RUNTIME_FILE } from '../task-layout';
 
 const SIGKILL = '9';
-/** runc's exec fifo in a container's state directory (libcontainer's execFifoFilename). */
+/** runc's exec fifo and state file in a container's state directory (libcontainer's execFifoFilename, stateFilename). */
 const EXEC_FIFO = 'exec.fifo';
+const STATE_FILE = 'state.json';
 /** What `runc start` answers when the init died before it could be let go (libcontainer's exec()). */
 const INIT_DEAD = 'container process is already dead';
 
@@ -95,11 +96,13 @@ export class RuncContainer {
    * handshake and nothing more (docs/runtimes.md, "Start without a runc process") unless the
    * spec has poststart hooks (runc after 1.4 runs them at `start`). Behind a pod keeper
    * the keeper, the init's parent, does the handshake (`S`), which spares a runc process (~3 ms
-   * of every Start) and outlives this process; otherwise, or for a runtime that is not runc
-   * 1.x, runc starts it.
+   * of every Start) and outlives this process; otherwise, or for a container that libcontainer
+   * did not make (no `state.json` beside the fifo: crun's init reads its fifo instead of
+   * writing it), the runtime's own `start` runs.
    */
   async start(poststartHooks: boolean): Promise<void> {
-    if (this.keeper !== undefined && !poststartHooks && (await speaksExecFifo(this.cli.binary))) {
+    const libcontainer = existsSync(join(this.cli.root, this.id, STATE_FILE));
+    if (this.keeper !== undefined && !poststartHooks && libcontainer) {
       const { outcome } = await this.keeper.keepers.start(this.keeper.pod, this.id, this.execFifo);
       if (outcome === 'started') return;
       if (outcome === 'dead') throw fromRuncFailure(new RuncFailure('start', INIT_DEAD), 'start', this.subject);

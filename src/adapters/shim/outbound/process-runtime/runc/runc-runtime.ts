@@ -15,7 +15,7 @@ import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
-import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli, speaksExecFifo } from './runc-cli';
+import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE, runtimeRoot, taskDir as taskDirOf, writeOciRuntimeRecord } from '../task-layout';
 import { readRuncOptions } from './runc-options';
@@ -55,8 +55,6 @@ export class RuncRuntime implements ProcessRuntime {
     const root = runtimeRoot(stateDir, runtime.name);
     makeDirs(root, 0o700);
     this.cli = new RuncCli(binary, root);
-    // Known before the first Start asks (RuncContainer.start).
-    void speaksExecFifo(binary);
   }
 
   async create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle> {
