@@ -50,6 +50,8 @@ export function findRuntimeBinary(runtime: OciRuntimeBinary, env: NodeJS.Process
   return path;
 }
 
+let ownRuncEnvironment: string[] | undefined;
+
 /**
  * The environment runc runs with, as containerd's runc shim gives it: its own with GOMAXPROCS=4
  * (the shim's process is started with it, containerd's runtime/v2/runc/v2/service.go newCommand,
@@ -58,7 +60,9 @@ export function findRuntimeBinary(runtime: OciRuntimeBinary, env: NodeJS.Process
  * systemd (Type=notify) has NOTIFY_SOCKET, and every shim inherits it. A pod keeper gives runc
  * the same (native/keeper/keeper.c).
  */
-export function runcEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+export function runcEnvironment(env?: NodeJS.ProcessEnv): string[] {
+  // This process's, made once: reading process.env whole took 0.2 ms a runc call.
+  if (env === undefined) return (ownRuncEnvironment ??= runcEnvironment(process.env));
   const out: string[] = [];
   for (const [name, value] of Object.entries(env))
     if (name !== 'NOTIFY_SOCKET' && name !== 'GOMAXPROCS' && value !== undefined) out.push(`${name}=${value}`);
