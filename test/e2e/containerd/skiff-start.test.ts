@@ -1,6 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   BUSYBOX_IMAGE,
@@ -9,6 +7,7 @@ import {
   startContainerd,
   uniqueNamespace,
 } from '../../support/containerd';
+import { LoggingRunc, runcStatus } from '../../support/logging-runc';
 import { ok, waitForStatus } from './support';
 import { SKIFF } from './skiff-support';
 
@@ -25,43 +24,21 @@ if (containerdTestsEnabled())
   describe('Start through skiff under containerd', () => {
     let env: PrivateContainerd;
     let ns: string;
-    let bin: string;
-    let calls: string;
+    let runc: LoggingRunc;
     let n = 0;
 
     beforeAll(async () => {
-      bin = mkdtempSync(join(tmpdir(), 'skiff-logging-runc-'));
-      calls = join(bin, 'calls');
-      const runc = execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim();
-      writeFileSync(join(bin, 'runc'), `#!/bin/sh\necho "$*" >> ${calls}\nexec ${runc} "$@"\n`);
-      chmodSync(join(bin, 'runc'), 0o755);
-      env = await startContainerd({ shimDirs: [resolve(__dirname, '../../../bin'), bin] });
+      runc = new LoggingRunc();
+      env = await startContainerd({ shimDirs: [resolve(__dirname, '../../../bin'), runc.bin] });
       ns = uniqueNamespace('start');
       await env.importImages(ns);
     });
     afterAll(async () => {
       await env?.stop();
-      rmSync(bin, { recursive: true, force: true });
+      runc.remove();
     });
 
-    /** The runc subcommands run for container `id` (one of each call's arguments), in order. */
-    const runcCallsFor = (id: string) =>
-      existsSync(calls)
-        ? readFileSync(calls, 'utf8')
-            .split('\n')
-            .filter((line) => line.split(' ').includes(id))
-            .map((line) => line.split(' ').find((word) => ['create', 'start', 'kill', 'delete'].includes(word)))
-        : [];
-
-    /** `runc state` of a skiff container, as runc reads it. */
-    const runcState = (id: string) =>
-      (
-        JSON.parse(
-          execFileSync('runc', ['--root', join(env.paths.state, 'skiff', ns, 'runc'), 'state', id], {
-            encoding: 'utf8',
-          }),
-        ) as { status: string }
-      ).status;
+    const runcState = (id: string) => runcStatus(join(env.paths.state, 'skiff', ns, 'runc'), id);
 
     it("runs no runc start where containerd's runc shim runs one, and the container runs as runc reads it", async () => {
       const id = `plain${n++}`;
@@ -69,12 +46,12 @@ if (containerdTestsEnabled())
       const { pid } = await waitForStatus(env, ns, id, 'RUNNING');
       expect(readFileSync(`/proc/${pid}/comm`, 'utf8').trim()).toBe('sleep');
       expect(runcState(id)).toBe('running');
-      expect(runcCallsFor(id)).toEqual(['create']);
+      expect(runc.callsFor(id)).toEqual(['create']);
 
       const baseline = `baseline${n++}`;
       await ok(env, ns, ['run', '-d', ...RUNC_SHIM, BUSYBOX_IMAGE, baseline, 'sleep', '1000']);
       await waitForStatus(env, ns, baseline, 'RUNNING');
-      expect(runcCallsFor(baseline)).toEqual(['create', 'start']);
+      expect(runc.callsFor(baseline)).toEqual(['create', 'start']);
 
       for (const done of [id, baseline]) {
         await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', done]);
@@ -86,21 +63,21 @@ if (containerdTestsEnabled())
 
     it('has runc start a spec with poststart hooks, which runc after 1.4 runs at start', async () => {
       const id = `hooked${n++}`;
-      const marker = join(bin, `${id}.poststart`);
+      const marker = join(runc.bin, `${id}.poststart`);
       const spec = JSON.parse((await ok(env, ns, ['oci', 'spec'])).stdout) as Record<string, unknown>;
-      const process = spec.process as Record<string, unknown>;
-      process.args = ['sleep', '1000'];
-      process.env = ['PATH=/bin'];
-      process.terminal = false;
+      const proc = spec.process as Record<string, unknown>;
+      proc.args = ['sleep', '1000'];
+      proc.env = ['PATH=/bin'];
+      proc.terminal = false;
       spec.hooks = { poststart: [{ path: '/bin/sh', args: ['sh', '-c', `echo ran > ${marker}`] }] };
       // With a spec file ctr takes no image: the root is a busybox tree of its own.
-      spec.root = { path: busybox.makeBusyboxRootfs(join(bin, `${id}-rootfs`)), readonly: true };
-      const config = join(bin, `${id}.json`);
+      spec.root = { path: busybox.makeBusyboxRootfs(join(runc.bin, `${id}-rootfs`)), readonly: true };
+      const config = join(runc.bin, `${id}.json`);
       writeFileSync(config, JSON.stringify(spec));
       await ok(env, ns, ['run', '-d', ...SKIFF, '--config', config, id]);
       await waitForStatus(env, ns, id, 'RUNNING');
       expect(readFileSync(marker, 'utf8')).toBe('ran\n');
-      expect(runcCallsFor(id)).toEqual(['create', 'start']);
+      expect(runc.callsFor(id)).toEqual(['create', 'start']);
       await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
       await waitForStatus(env, ns, id, 'STOPPED');
       await ok(env, ns, ['tasks', 'rm', id]);

@@ -1,7 +1,6 @@
 import { status as Code, ServiceError } from '@grpc/grpc-js';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LoggingRunc, runcStatus } from '../../support/logging-runc';
 import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
 import { RunningShim, startShim } from '../support/shim-process';
 
@@ -14,60 +13,34 @@ if (runcTestsEnabled())
   describe('Start on the runc runtime', () => {
     let shim: RunningShim;
     let bundles: RuncBundleFactory;
-    let calls: string;
+    let runc: LoggingRunc;
     let n = 0;
 
     beforeAll(async () => {
       bundles = new RuncBundleFactory();
-      const bin = join(bundles.root, 'logging-runc');
-      mkdirSync(bin);
-      calls = join(bin, 'calls');
-      const realRunc = execFileSync('sh', ['-c', 'command -v runc'], { encoding: 'utf8' }).trim();
-      writeFileSync(
-        join(bin, 'runc'),
-        `#!/bin/sh\necho "$*" >> ${calls}\necho "GOMAXPROCS=$GOMAXPROCS NOTIFY_SOCKET=\${NOTIFY_SOCKET-unset}" >> ${calls}.env\nexec ${realRunc} "$@"\n`,
-      );
-      chmodSync(join(bin, 'runc'), 0o755);
+      runc = new LoggingRunc();
       // As under a containerd started by systemd: NOTIFY_SOCKET is set, and runc must not see it.
       shim = await startShim('runc', [], undefined, {
-        PATH: `${bin}:${process.env.PATH ?? ''}`,
-        NOTIFY_SOCKET: join(bin, 'notify.sock'),
+        PATH: `${runc.bin}:${process.env.PATH ?? ''}`,
+        NOTIFY_SOCKET: join(runc.bin, 'notify.sock'),
       });
     });
     afterAll(async () => {
       await shim.stop();
       bundles.cleanup();
+      runc.remove();
     });
-
-    /** The runc subcommands run for task `id` (one of the arguments of each). */
-    const subcommandsFor = (id: string) =>
-      existsSync(calls)
-        ? readFileSync(calls, 'utf8')
-            .split('\n')
-            .filter((line) => line.split(' ').includes(id))
-            .map((line) => line.split(' ').find((word) => ['create', 'start', 'delete', 'kill'].includes(word)))
-        : [];
-
-    /** `runc state`'s status, as runc itself reads the container. */
-    const runcStatus = (id: string) =>
-      (
-        JSON.parse(
-          execFileSync('runc', ['--root', join(shim.stateDir, 'runc'), 'state', id], { encoding: 'utf8' }),
-        ) as { status: string }
-      ).status;
 
     it("runs runc start: without a pod keeper no handshake of the serving process's own would outlive it", async () => {
       const id = `plain-${n++}`;
       await shim.client.create({ id, bundle: bundles.make(['sleep', '1000'], { pidNamespace: true }) });
       await shim.client.start(id);
-      expect(runcStatus(id)).toBe('running');
+      expect(runcStatus(join(shim.stateDir, 'runc'), id)).toBe('running');
       await shim.client.kill(id, 9);
       expect((await shim.client.wait(id)).exit_status).toBe(137);
       await shim.client.delete(id);
-      expect(subcommandsFor(id)).toEqual(['create', 'start', 'kill', 'delete']);
-      expect(new Set(readFileSync(`${calls}.env`, 'utf8').trim().split('\n'))).toEqual(
-        new Set(['GOMAXPROCS=4 NOTIFY_SOCKET=unset']),
-      );
+      expect(runc.callsFor(id)).toEqual(['create', 'start', 'kill', 'delete']);
+      expect(runc.environments()).toEqual(new Set(['GOMAXPROCS=4 NOTIFY_SOCKET=unset']));
     });
 
     it("answers a Start racing its init's SIGKILL with FAILED_PRECONDITION or a start whose exit is 137, never a hang", async () => {
