@@ -44,6 +44,14 @@ static void free_frame(struct frame *f) {
   free(f);
 }
 
+/* A request in flight whose bytes are no longer worth keeping: only its stream and method stay. */
+static void drop_bytes(struct queue *q, struct frame *f) {
+  q->bytes -= f->len;
+  free(f->data);
+  f->data = NULL;
+  f->len = 0;
+}
+
 static void clear(struct queue *q) {
   struct frame *f;
   while ((f = pop(q)) != NULL) free_frame(f);
@@ -129,6 +137,7 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       r->in_flight.bytes -= request->len;
       if (strcmp(request->method, "Shutdown") == 0 && ttrpc_response_ok(bytes + TTRPC_HEADER, h->length))
         r->shutdown_ok = 1;
+      if (r->newest == request) r->newest = NULL;
       free_frame(request);
     }
   }
@@ -154,6 +163,7 @@ enum relay_result relay_read(struct relay *r, int is_up) {
   if (grow(p, p->len + READ_CHUNK) != 0) return gone;
   ssize_t n = read(fd, p->data + p->len, READ_CHUNK);
   if (n == 0) return gone;
+  if (n < 0 && is_up && errno == ECONNRESET) r->up_reset = 1;
   if (n < 0) return errno == EAGAIN || errno == EINTR ? RELAY_OK : gone;
   p->len += (size_t)n;
   size_t off = 0;
@@ -197,13 +207,11 @@ enum relay_result relay_write(struct relay *r, int is_up) {
     if (f->written < f->len) return RELAY_OK;
     pop(q);
     if (is_up && f->type == TTRPC_REQUEST) {
-      /* In flight now. Only a read-only request's bytes are worth keeping: it may be sent again. */
-      if (!read_only(f->method)) {
-        free(f->data);
-        f->data = NULL;
-        f->len = 0;
-      }
+      /* In flight now. A read-only request's bytes are kept: it may be sent again. So are the
+       * newest request's, until another is written: sent again if the upstream ends with it unread. */
       push(&r->in_flight, f);
+      if (r->newest != NULL && !read_only(r->newest->method)) drop_bytes(&r->in_flight, r->newest);
+      r->newest = f;
     } else {
       free_frame(f);
     }
@@ -212,6 +220,15 @@ enum relay_result relay_write(struct relay *r, int is_up) {
 }
 
 void relay_lose_upstream(struct relay *r) {
+  /*
+   * ECONNRESET: the serving process's side was released with bytes of this connection unread
+   * (it died with them queued, or never accepted the connection: a dying process's listener
+   * still takes connections until its last thread is gone). The unread bytes are the end of
+   * what was written, so the newest request never reached it whole, and took no effect.
+   */
+  struct frame *unread = r->up_reset ? r->newest : NULL;
+  r->up_reset = 0;
+  r->newest = NULL;
   if (!r->up_handing_over) r->losses++;
   if (r->up >= 0) close(r->up);
   r->up = -1;
@@ -223,7 +240,7 @@ void relay_lose_upstream(struct relay *r) {
   struct queue kept = {0};
   struct frame *f;
   while ((f = pop(&r->in_flight)) != NULL) {
-    if (f->data != NULL) {
+    if (f->data != NULL && (read_only(f->method) || f == unread)) {
       f->written = 0;
       push(&kept, f);
     } else {

@@ -62,6 +62,10 @@ struct relay {
   int up_refused;
   /* The upstream said it hands over (`Q`): its close is not counted in `losses`. */
   int up_handing_over;
+  /* The upstream ended with ECONNRESET: the serving process left bytes of it unread. */
+  int up_reset;
+  /* The request written last, its bytes kept while in flight (relay_lose_upstream). */
+  struct frame *newest;
 };
 
 /* Why a side failed: the relay's owner decides what that ends. */
@@ -78,8 +82,9 @@ enum relay_result relay_write(struct relay *r, int is_up);
 
 /*
  * The serving process went away: forget the partial reply, send again the read-only
- * requests in flight (ahead of those waiting), answer the others UNAVAILABLE. Counts a loss
- * unless it said it hands over.
+ * requests in flight (ahead of those waiting) and, when the upstream ended with unread bytes,
+ * the newest request (it never reached the server whole), answer the others UNAVAILABLE.
+ * Counts a loss unless it said it hands over.
  */
 void relay_lose_upstream(struct relay *r);
 

@@ -167,14 +167,7 @@ if (containerdTestsEnabled())
       const client = new TtrpcClient(address.trim().replace('unix://', ''));
       try {
         const request = Buffer.from(new task.v2.CloseIORequest({ id, stdin: true }).serialize());
-        await client.call(TTRPC_TASK_SERVICE, 'CloseIO', request).catch(async (err: Error) => {
-          // The one answer a call may get instead, naming the restart (docs/keeper-protocol.md,
-          // "The relay"): CloseIO is idempotent, so it is sent again as a client would. Said
-          // aloud: under two loaded jest workers it came about once in five runs, unexplained yet.
-          if (!/skiff's serving process restarted while CloseIO was in flight/.test(err.message)) throw err;
-          console.log(`CloseIO answered during the restart, sent again: ${err.message}`);
-          await client.call(TTRPC_TASK_SERVICE, 'CloseIO', request);
-        });
+        await client.call(TTRPC_TASK_SERVICE, 'CloseIO', request);
       } finally {
         client.close();
       }

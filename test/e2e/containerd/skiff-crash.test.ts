@@ -12,6 +12,9 @@ import { ok, processRuns, taskList, waitForStatus } from './support';
 import { forwardedTopics, groupServers, runCounter, SKIFF, TRAPPED } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 import { argvOf, parentOf } from '../../support/procs';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import { TtrpcClient } from '../../../src/adapters/shim/wire/ttrpc/ttrpc-client';
+import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/wire/ttrpc/service-names';
 
 /**
  * Containers outlive skiff's serving process (docs/keeper-protocol.md, docs/failure-domains.md): behind pod
@@ -101,6 +104,33 @@ if (containerdTestsEnabled())
       await ok(env, ns, ['containers', 'rm', counter, lasting, ending]);
       // ending, the exec, lasting, counter: each once.
       expect(exits()).toBe(exitsBefore + 4);
+    });
+
+    it('serves a call made the moment the killed serving process is gone, never UNAVAILABLE: its listener outlives its leader thread', async () => {
+      const id = 'prompt';
+      await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, id, 'sleep', '1000']);
+      const address = readFileSync(join(env.paths.state, 'io.containerd.runtime.v2.task', ns, id, 'address'), 'utf8');
+      // CloseIO changes something (it is never sent again blindly) and is harmless without stdin.
+      const closeIo = Buffer.from(new task.v2.CloseIORequest({ id, stdin: false }).serialize());
+      for (let round = 0; round < 10; round++) {
+        const [server] = groupServers(env);
+        process.kill(server.pid, 'SIGKILL');
+        // Gone as procfs tells it: the leader thread a zombie, while the process's last threads,
+        // and its listener with them, may live a few ms longer and take a connection.
+        await waitFor('the killed serving process to be gone', () => !processRuns(server.pid), 5000);
+        const client = new TtrpcClient(address.trim().replace('unix://', ''));
+        try {
+          await client.call(TTRPC_TASK_SERVICE, 'CloseIO', closeIo);
+        } finally {
+          client.close();
+        }
+        await waitFor('a new serving process', () => groupServers(env).length === 1);
+      }
+      expect((await taskList(env, ns)).get(id)?.status).toBe('RUNNING');
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
+      await waitForStatus(env, ns, id, 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', id]);
+      await ok(env, ns, ['containers', 'rm', id]);
     });
 
     it("beside it, containerd's runc shim: the SIGKILL of a container's shim loses that container (1 of 3)", async () => {
