@@ -63,6 +63,7 @@
             "native/keeper/keeper-start.c",
             "native/keeper/relay.c",
             "native/keeper/serving.c",
+            "native/keeper/terminal.c",
             "native/keeper/ttrpc-wire.c"
           ],
           "include_dirs": ["native/keeper"]

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,12 +29,12 @@
 #include "control-wire.h"
 #include "exec-fifo.h"
 #include "keeper.h"
+#include "terminal.h"
 
 #define ROLES_MAX 16
 #define DRAIN_CHECK_MS 20
 #define TERMINAL_GRACE_MS 2000
 #define RECENT_MAX 64
-#define COPY_CHUNK 65536
 #define ERROR_MAX (PATH_MAX + 160)
 
 struct held {
@@ -50,14 +49,11 @@ struct held {
   int stdio[3];
   int hold[ROLES_MAX], hold_count;
   int keep_open[ROLES_MAX], keep_open_count; /* I */
-  int out, in, master;
-  struct side master_side, input_side, output_side;
-  /* Terminal output `O` did not take yet; the master is not read meanwhile. */
-  char *pending;
-  size_t pending_off, pending_len;
+  /* Its terminal: roles `O` and `N` until the master comes. */
+  struct terminal term;
   /* The process kept, and its exit. */
   pid_t pid;
-  int exited, status, exit_told, acked, terminal_done;
+  int exited, status, exit_told, acked;
   struct timespec when;
   long exit_deadline; /* monotonic ms; 0 when none */
   /* `S`: runc's start handshake with the kept init, and the seq its `s` answers. */
@@ -110,9 +106,7 @@ static void close_all(struct held *e) {
   for (int i = 0; i < e->hold_count; i++) close_fd(&e->hold[i]);
   for (int i = 0; i < e->keep_open_count; i++) close_fd(&e->keep_open[i]);
   e->hold_count = e->keep_open_count = 0;
-  close_fd(&e->out);
-  close_fd(&e->in);
-  close_fd(&e->master);
+  terminal_close(&e->term);
   close_fd(&e->report);
   if (e->listener >= 0) {
     close_fd(&e->listener);
@@ -139,7 +133,6 @@ void held_collect(void) {
     free(e->pid_file);
     free(e->console);
     free(e->argv0);
-    free(e->pending);
     free(e);
   }
 }
@@ -176,7 +169,7 @@ static void kept_exited(struct held *e, int status, const struct timespec *when)
   for (int i = 0; i < e->keep_open_count; i++) close_fd(&e->keep_open[i]);
   e->keep_open_count = 0;
   /* With a terminal, after its last output; a child that outlived the process may hold it. */
-  if (e->master >= 0 && !e->terminal_done) e->exit_deadline = now_ms() + TERMINAL_GRACE_MS;
+  if (e->term.master >= 0 && !e->term.done) e->exit_deadline = now_ms() + TERMINAL_GRACE_MS;
   else tell_exit(e);
 }
 
@@ -217,10 +210,10 @@ static int take_roles(struct held *e, const char *roles, int *fds, char *error) 
       slot = e->keep_open_count < ROLES_MAX ? &e->keep_open[e->keep_open_count++] : NULL;
       break;
     case 'O':
-      slot = &e->out;
+      slot = &e->term.out;
       break;
     case 'N':
-      slot = &e->in;
+      slot = &e->term.in;
       break;
     default:
       break;
@@ -246,7 +239,7 @@ static void check_launch(struct held *e, const char *const *fields, int *fds, ch
     if (take_roles(e, fields[4], fds, error) != 0) return;
     if (e->argv0[0] != '/')
       snprintf(error, ERROR_MAX, "the program %s is not an absolute path", e->argv0);
-    else if ((e->out >= 0 || e->in >= 0) && e->console[0] == '\0')
+    else if ((e->term.out >= 0 || e->term.in >= 0) && e->console[0] == '\0')
       snprintf(error, ERROR_MAX, "roles O and N need a console socket");
     else if (e->console[0] != '\0' && e->pid_file[0] == '\0')
       snprintf(error, ERROR_MAX, "a console socket needs a pid file: the program's exit says when the terminal came");
@@ -273,12 +266,10 @@ void held_launch(const char *const *fields, int count, int *fds) {
   }
   e->stdio[0] = e->stdio[1] = e->stdio[2] = -1;
   for (int i = 0; i < ROLES_MAX; i++) e->hold[i] = e->keep_open[i] = -1;
-  e->out = e->in = e->master = e->listener = e->report = -1;
+  e->listener = e->report = -1;
+  terminal_init(&e->term, h.epfd, e);
   e->start = (struct exec_fifo)EXEC_FIFO_NONE;
   e->start_side = (struct side){.kind = SIDE_FIFO, .owner = e};
-  e->master_side = (struct side){.kind = SIDE_MASTER, .owner = e};
-  e->input_side = (struct side){.kind = SIDE_INPUT, .owner = e};
-  e->output_side = (struct side){.kind = SIDE_OUTPUT, .owner = e};
   snprintf(e->seq, sizeof e->seq, "%s", seq);
   e->key = strdup(fields[1]);
   e->pid_file = strdup(fields[2]);
@@ -362,17 +353,6 @@ static int receive_master(struct held *e, char *error) {
   return master;
 }
 
-static void watch_terminal(struct held *e) {
-  fcntl(e->master, F_SETFL, fcntl(e->master, F_GETFL) | O_NONBLOCK);
-  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &e->master_side};
-  epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->master, &ev);
-  if (e->in >= 0) {
-    struct epoll_event in = {.events = EPOLLIN, .data.ptr = &e->input_side};
-    /* A regular file cannot be watched: a terminal's input is a FIFO or a socket. */
-    if (epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->in, &in) != 0) close_fd(&e->in);
-  }
-}
-
 /* Whether `pid` runs (or waits to be reaped) as the keeper's child: only then will its exit come. */
 static int is_child(pid_t pid) {
   char path[32], stat[512];
@@ -398,7 +378,8 @@ static void program_exited(struct held *e, int status) {
   int ok = error[0] == '\0' && WIFEXITED(status) && WEXITSTATUS(status) == 0;
   if (ok && e->pid_file[0] != '\0' && (pid = read_pid_file(e->pid_file)) == 0)
     snprintf(error, sizeof error, "%s exited 0 without a pid in %s", e->argv0, e->pid_file);
-  if (pid > 0 && e->listener >= 0 && (e->master = receive_master(e, error)) >= 0) watch_terminal(e);
+  int master = pid > 0 && e->listener >= 0 ? receive_master(e, error) : -1;
+  if (master >= 0) terminal_watch(&e->term, master);
   if (e->listener >= 0) {
     close_fd(&e->listener);
     unlink(e->console);
@@ -474,17 +455,16 @@ void held_resize(const char *seq, const char *key, const char *width, const char
   struct held *e = find(key);
   const char *error = "";
   long w = 0, hgt = 0;
-  struct winsize size;
-  memset(&size, 0, sizeof size);
-  if (e == NULL) error = "no such key";
-  else if (e->master < 0) error = "the key has no terminal";
-  else if (control_number(width, &w) != 0 || control_number(height, &hgt) != 0 || w < 0 || hgt < 0 ||
-           w > 0xffff || hgt > 0xffff)
+  if (e == NULL) {
+    error = "no such key";
+  } else if (e->term.master < 0) {
+    error = "the key has no terminal";
+  } else if (control_number(width, &w) != 0 || control_number(height, &hgt) != 0 || w < 0 || hgt < 0 ||
+             w > 0xffff || hgt > 0xffff) {
     error = "width and height are numbers from 0 to 65535";
-  else {
-    size.ws_col = (unsigned short)w;
-    size.ws_row = (unsigned short)hgt;
-    if (ioctl(e->master, TIOCSWINSZ, &size) != 0) error = strerror(errno);
+  } else {
+    int err = terminal_resize(&e->term, (unsigned short)w, (unsigned short)hgt);
+    if (err != 0) error = strerror(err);
   }
   const char *fields[] = {seq, error};
   control_send('r', fields, 2);
@@ -533,128 +513,22 @@ void held_release(const char *key) {
   if (e != NULL) forget(e);
 }
 
-/* All of `len` into a terminal's input: waited out a little (the process reads it), then dropped. */
-static void write_all(int fd, const char *buf, size_t len) {
-  int waits = 0;
-  while (len > 0 && fd >= 0) {
-    ssize_t n = write(fd, buf, len);
-    if (n > 0) {
-      buf += n;
-      len -= (size_t)n;
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN && waits++ < 10) {
-      struct pollfd p = {.fd = fd, .events = POLLOUT};
-      poll(&p, 1, 100);
-      continue;
-    }
-    return;
-  }
-}
-
-/* Reads the master again: `O` took what it held back. */
-static void read_master(struct held *e) {
-  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &e->master_side};
-  epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->master, &ev);
-}
-
-/*
- * `O` is full (a FIFO nobody reads now): what it did not take waits here and the master is not
- * read until `O` is writable again, so the process blocks on its terminal as it would on a full
- * FIFO, nothing is dropped, and the keeper's loop never waits on it.
- */
-static void hold_back(struct held *e, const char *buf, size_t len) {
-  if (e->pending == NULL) e->pending = malloc(COPY_CHUNK);
-  struct epoll_event ev = {.events = EPOLLOUT, .data.ptr = &e->output_side};
-  if (e->pending == NULL || epoll_ctl(h.epfd, EPOLL_CTL_ADD, e->out, &ev) != 0) return; /* dropped */
-  memmove(e->pending, buf, len);
-  e->pending_off = 0;
-  e->pending_len = len;
-  epoll_ctl(h.epfd, EPOLL_CTL_DEL, e->master, NULL);
-}
-
-/* Copies a chunk of terminal output to `O`; 1 when part of it was held back. A failing `O` (nobody can read it) drops it. */
-static int copy_out(struct held *e, const char *buf, size_t len) {
-  while (len > 0 && e->out >= 0) {
-    ssize_t n = write(e->out, buf, len);
-    if (n > 0) {
-      buf += n;
-      len -= (size_t)n;
-    } else if (n < 0 && errno == EAGAIN) {
-      hold_back(e, buf, len);
-      return e->pending_len > 0;
-    } else if (!(n < 0 && errno == EINTR)) {
-      return 0;
-    }
-  }
-  return 0;
-}
-
-/* `O` is writable again: what was held back goes, then the master is read again. */
-static void flush_out(struct held *e) {
-  while (e->pending_len > 0 && e->out >= 0) {
-    ssize_t n = write(e->out, e->pending + e->pending_off, e->pending_len);
-    if (n > 0) {
-      e->pending_off += (size_t)n;
-      e->pending_len -= (size_t)n;
-    } else if (n < 0 && errno == EAGAIN) {
-      return;
-    } else if (!(n < 0 && errno == EINTR)) {
-      break;
-    }
-  }
-  e->pending_len = 0;
-  if (e->out >= 0) epoll_ctl(h.epfd, EPOLL_CTL_DEL, e->out, NULL);
-  if (e->master >= 0) read_master(e);
-}
-
-static void terminal_finished(struct held *e) {
-  e->terminal_done = 1;
-  e->pending_len = 0;
-  close_fd(&e->master);
-  close_fd(&e->in);
-  close_fd(&e->out);
-  if (e->exited && !e->exit_told) tell_exit(e);
-}
-
 void held_on_fd(struct side *s, uint32_t events) {
   struct held *e = s->owner;
   if (e->dead) return;
-  static char buf[COPY_CHUNK];
   if (s->kind == SIDE_FIFO) {
     if (e->start.fd >= 0) start_settled(e, exec_fifo_read(&e->start));
     return;
   }
-  if (s->kind == SIDE_OUTPUT) {
-    flush_out(e);
-    return;
-  }
-  if (s->kind == SIDE_MASTER) {
-    if (e->master < 0 || e->pending_len > 0) return;
-    for (int round = 0; round < 16; round++) {
-      ssize_t n = read(e->master, buf, sizeof buf);
-      if (n > 0) {
-        if (copy_out(e, buf, (size_t)n)) return;
-        continue;
-      }
-      /* EIO: no writer is left on the terminal. */
-      if (n == 0 || (errno != EAGAIN && errno != EINTR)) terminal_finished(e);
-      return;
-    }
-    return;
-  }
-  if (e->in < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return;
-  ssize_t n = read(e->in, buf, sizeof buf);
-  if (n > 0) write_all(e->master, buf, (size_t)n);
-  else if (n == 0 || (errno != EAGAIN && errno != EINTR)) close_fd(&e->in);
+  /* A terminal's exit is told once its last output was copied. */
+  if (terminal_on_event(&e->term, s->kind, events) && e->exited && !e->exit_told) tell_exit(e);
 }
 
 int held_timeout(void) {
   long soonest = -1, now = now_ms();
   for (struct held *e = h.list; e != NULL; e = e->next) {
     long left = -1;
-    if (e->exited && e->hold_count > 0 && e->master < 0) left = DRAIN_CHECK_MS;
+    if (e->exited && e->hold_count > 0 && e->term.master < 0) left = DRAIN_CHECK_MS;
     if (e->exit_deadline > 0 && (left < 0 || e->exit_deadline - now < left))
       left = e->exit_deadline - now > 0 ? e->exit_deadline - now : 0;
     if (left >= 0 && (soonest < 0 || left < soonest)) soonest = left;
@@ -667,7 +541,7 @@ void held_tick(void) {
   for (struct held *e = h.list; e != NULL; e = e->next) {
     if (e->exit_deadline > 0 && now >= e->exit_deadline) tell_exit(e);
     /* A terminal's last output is copied to `O` first (its `E` waits for that too). */
-    if (!e->exited || e->hold_count == 0 || e->master >= 0) continue;
+    if (!e->exited || e->hold_count == 0 || e->term.master >= 0) continue;
     /* What the process wrote is read out before the FIFO loses its last writer. */
     int open = 0;
     for (int i = 0; i < e->hold_count; i++) {
