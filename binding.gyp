@@ -62,6 +62,7 @@
             "native/keeper/held.c",
             "native/keeper/keeper-start.c",
             "native/keeper/relay.c",
+            "native/keeper/say.c",
             "native/keeper/serving.c",
             "native/keeper/terminal.c",
             "native/keeper/ttrpc-wire.c"

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "control-wire.h"
-#include "held.h"
 #include "relay.h"
+#include "say.h"
 #include "serving.h"
 
 #define READ_CHUNK 65536
@@ -30,6 +30,7 @@
 static struct {
   int epfd;
   const struct keeper_config *config;
+  const struct control_handlers *handlers;
   const char *fields;
   size_t fields_len;
   int fd;
@@ -51,9 +52,11 @@ static long now_ms(void) {
   return t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-void control_init(int epfd, const struct keeper_config *config, const char *fields, size_t fields_len) {
+void control_init(int epfd, const struct keeper_config *config, const char *fields, size_t fields_len,
+                  const struct control_handlers *handlers) {
   c.epfd = epfd;
   c.config = config;
+  c.handlers = handlers;
   c.fields = fields;
   c.fields_len = fields_len;
 }
@@ -165,7 +168,7 @@ void control_ensure(void) {
   c.fd = fd;
   struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &control_side};
   epoll_ctl(c.epfd, EPOLL_CTL_ADD, fd, &ev);
-  held_greet();
+  c.handlers->greet();
 }
 
 /* One whole message; 0, or -1 when it breaks the protocol. */
@@ -182,27 +185,27 @@ static int dispatch(const unsigned char *message, size_t size) {
     memcpy(fds, c.fds, sizeof(int) * (size_t)roles);
     memmove(c.fds, c.fds + roles, sizeof(int) * (size_t)(c.fd_count - roles));
     c.fd_count -= roles;
-    held_launch(fields, count, fds);
+    c.handlers->launch(fields, count, fds);
     return 0;
   }
   case 'C':
-    held_close_stdin(fields[0]);
+    c.handlers->close_stdin(fields[0]);
     return 0;
   case 'R':
-    held_resize(fields[0], fields[1], fields[2], fields[3]);
+    c.handlers->resize(fields[0], fields[1], fields[2], fields[3]);
     return 0;
   case 'S':
-    held_start(fields[0], fields[1], fields[2]);
+    c.handlers->start(fields[0], fields[1], fields[2]);
     return 0;
   case 'A':
-    held_ack(fields[0]);
+    c.handlers->ack(fields[0]);
     return 0;
   case 'Q':
     c.handed_over = 1;
-    keeper_handing_over();
+    c.handlers->handing_over();
     return 0;
   default: /* 'D' */
-    held_release(fields[0]);
+    c.handlers->release(fields[0]);
     return 0;
   }
 }

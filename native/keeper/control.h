@@ -9,9 +9,28 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "keeper.h"
+#include "keeper-config.h"
 
-void control_init(int epfd, const struct keeper_config *config, const char *fields, size_t fields_len);
+/*
+ * What the serving process's requests do (held.c) and what a new connection says first (`H`):
+ * given by keeper.c, so that this file knows the protocol, not what the keeper holds.
+ */
+struct control_handlers {
+  /* `L`: fields as received (seq, key, pid file, console, roles, argv...), fds one per role (taken). */
+  void (*launch)(const char *const *fields, int count, int *fds);
+  void (*close_stdin)(const char *key);
+  void (*resize)(const char *seq, const char *key, const char *width, const char *height);
+  void (*start)(const char *seq, const char *key, const char *fifo);
+  void (*ack)(const char *key);
+  void (*release)(const char *key);
+  /* `Q`: the closes of the relays' upstreams that follow are a hand-over's. */
+  void (*handing_over)(void);
+  /* On each new connection, before anything else: `H`, then the exits not acked. */
+  void (*greet)(void);
+};
+
+void control_init(int epfd, const struct keeper_config *config, const char *fields, size_t fields_len,
+                  const struct control_handlers *handlers);
 
 /* Connects when not connected (starting a serving process if none answers), unless a retry is not due yet. */
 void control_ensure(void);

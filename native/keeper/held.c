@@ -28,7 +28,6 @@
 #include "control.h"
 #include "control-wire.h"
 #include "exec-fifo.h"
-#include "keeper.h"
 #include "terminal.h"
 
 #define ROLES_MAX 16

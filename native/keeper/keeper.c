@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,17 +53,6 @@ static struct {
 
 /* epoll's tags for what is not a relay side. */
 static struct side listener_tag = {.kind = SIDE_OTHER}, signal_tag = {.kind = SIDE_OTHER};
-
-void keeper_say(const char *format, ...) {
-  char line[1024];
-  va_list args;
-  va_start(args, format);
-  int n = snprintf(line, sizeof line, "skiff-keeper[%d]: ", (int)getpid());
-  vsnprintf(line + n, sizeof line - (size_t)n, format, args);
-  va_end(args);
-  /* stderr is the first bundle's log FIFO, non-blocking: a line nobody reads is dropped. */
-  if (write(2, line, strlen(line)) < 0 || write(2, "\n", 1) < 0) return;
-}
 
 static long ms_since(const struct timespec *t) {
   struct timespec now;
@@ -160,7 +148,9 @@ static void accept_all(void) {
   }
 }
 
-void keeper_handing_over(void) {
+/* The serving process said it hands over (`Q`, docs/upgrade.md): the close of each relay's
+ * upstream that follows is not a loss that counts against it. */
+static void handing_over(void) {
   for (struct relay *r = k.relays; r != NULL; r = r->next)
     if (r->up >= 0) r->up_handing_over = 1;
 }
@@ -349,7 +339,17 @@ static int setup(const struct keeper_config *config) {
   close(probe);
   tell_start(NULL);
   clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
-  control_init(k.epfd, config, k.fields, k.fields_len);
+  static const struct control_handlers handlers = {
+      .launch = held_launch,
+      .close_stdin = held_close_stdin,
+      .resize = held_resize,
+      .start = held_start,
+      .ack = held_ack,
+      .release = held_release,
+      .handing_over = handing_over,
+      .greet = held_greet,
+  };
+  control_init(k.epfd, config, k.fields, k.fields_len, &handlers);
   held_init(k.epfd);
   return 0;
 }

@@ -3,7 +3,7 @@
 #define SKIFF_KEEPER_SERVING_H
 
 #include <stddef.h>
-#include "keeper.h"
+#include "keeper-config.h"
 #include "preamble.h"
 
 /*
