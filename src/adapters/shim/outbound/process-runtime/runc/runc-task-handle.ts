@@ -38,9 +38,9 @@ export interface RuncTaskHandleParts {
 }
 
 /**
- * A task on runc: every RPC is one runc subcommand on the container (Start behind a pod
- * keeper without one, where `runc start` would do nothing more: RuncContainer.start), as in containerd's
- * runtime/v2/runc/task/service.go (docs/runtimes.md). The shim's state machine has
+ * A task on runc: every RPC is one runc subcommand on the container, as in containerd's
+ * runtime/v2/runc/task/service.go (docs/runtimes.md), but Start behind a pod keeper, which
+ * does `runc start`'s handshake itself (RuncContainer.start). The shim's state machine has
  * already judged the request; runc does the OS work.
  */
 export class RuncTaskHandle implements TaskHandle {
