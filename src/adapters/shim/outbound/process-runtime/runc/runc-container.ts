@@ -1,6 +1,6 @@
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { NotFoundError } from '../../../../../domain/shared/errors';
+import { FailedPreconditionError, NotFoundError } from '../../../../../domain/shared/errors';
 import { LiveStatus } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
@@ -103,10 +103,16 @@ export class RuncContainer {
   async start(poststartHooks: boolean): Promise<void> {
     const libcontainer = existsSync(join(this.cli.root, this.id, STATE_FILE));
     if (this.keeper !== undefined && !poststartHooks && libcontainer) {
-      const { outcome } = await this.keeper.keepers.start(this.keeper.pod, this.id, this.execFifo);
+      const { outcome, error } = await this.keeper.keepers.start(this.keeper.pod, this.id, this.execFifo);
       if (outcome === 'started') return;
       if (outcome === 'dead') throw fromRuncFailure(new RuncFailure('start', INIT_DEAD), 'start', this.subject);
-      // No fifo, or the keeper could not read it: runc's own start says why.
+      // Not a `runc start` beside it: one racing the keeper's reader for the byte would wait for ever.
+      if (outcome === 'failed')
+        throw new FailedPreconditionError(
+          `${this.subject}: its pod keeper could not start it: ${error}`,
+          'KEEPER.START',
+        );
+      // No fifo: runc's own start says what the container is.
     }
     await this.run('start', ['start', this.id]);
   }
