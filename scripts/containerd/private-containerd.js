@@ -197,7 +197,6 @@ class PrivateContainerd {
   }
 }
 
-/** Tears down instances whose owner process is gone (killed before it could stop them); resolves what was left. */
 /**
  * Whether this process tears the stale instance in `dir` down: test files start instances in
  * parallel, and each start sweeps, so the first sweep to claim an instance does it and the
@@ -224,6 +223,7 @@ function claim(dir) {
   return false;
 }
 
+/** Tears down instances whose owner process is gone (killed before it could stop them); resolves what was left. */
 async function sweepStale() {
   const left = [];
   for (const base of new Set([os.tmpdir(), '/tmp'])) {
