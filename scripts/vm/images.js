@@ -1,0 +1,158 @@
+'use strict';
+// The guests of the VM bed (docs/vm.md): Debian root filesystems built by mmdebstrap from
+// Debian's packages only, with systemd as init on cgroup v2 alone, and the kernel and initrd
+// of their own linux-image package. One per release an operator runs today:
+//   trixie  kernel 6.12, containerd 1.7, runc 1.1, crun, criu, Node.js 20 (Debian 13, stable)
+//   sid     kernel 7.x, containerd 2.x, runc 1.3, crun, criu, Node.js 24 (unstable)
+// An image is cached under its key, the hash of everything that goes into it, so a changed
+// package list (SKIFF_VM_PACKAGES too) or a changed build step makes a new one.
+const { createHash } = require('node:crypto');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { run } = require('./commands');
+
+const MIRROR = 'http://deb.debian.org/debian';
+
+/** What every guest has: init, the kernel, the container stack, Node and npm of the release itself. */
+const PACKAGES = [
+  'systemd',
+  'systemd-sysv',
+  'udev',
+  'kmod',
+  'procps',
+  'linux-image-amd64',
+  'initramfs-tools',
+  'apparmor',
+  'containerd',
+  'runc',
+  'crun',
+  'criu',
+  // criu's dump locks the container's network with iptables-restore; without it every dump fails.
+  'iptables',
+  'nodejs',
+  'npm',
+];
+
+const IMAGES = {
+  trixie: { suite: 'trixie', aptopts: [] },
+  // sid's Release file can read as expired on a machine whose clock is ahead of the mirror's.
+  sid: { suite: 'sid', aptopts: ['Acquire::Check-Valid-Until "false"'] },
+};
+
+/**
+ * Run inside the new root filesystem (mmdebstrap's customize hook, "$1" is its path): the one
+ * unit that makes a guest a bed. At boot it mounts the host's control folder (9p tag skiffvm)
+ * and runs the guest.sh the host put there, so that the steps of a run change with the
+ * checkout, not the image. The serial getty is masked: it hangs up a script writing to ttyS0.
+ */
+const CUSTOMIZE = String.raw`
+set -e
+cat > "$1/etc/systemd/system/skiff-vm.service" <<'UNIT'
+[Unit]
+Description=skiff VM bed: the host's command
+After=basic.target
+[Service]
+Type=oneshot
+StandardOutput=journal+console
+StandardError=journal+console
+ExecStart=/bin/sh -c 'mkdir -p /run/skiff-vm && mount -t 9p -o trans=virtio,version=9p2000.L,msize=524288 skiffvm /run/skiff-vm && exec /bin/bash /run/skiff-vm/guest.sh'
+[Install]
+WantedBy=multi-user.target
+UNIT
+ln -sf /etc/systemd/system/skiff-vm.service "$1/etc/systemd/system/multi-user.target.wants/skiff-vm.service"
+# guest.sh starts containerd once skiff's section is in its config: one start, not two.
+rm -f "$1/etc/systemd/system/multi-user.target.wants/containerd.service"
+for unit in serial-getty@ttyS0.service getty@tty1.service modprobe@drm.service modprobe@efi_pstore.service   modprobe@fuse.service systemd-binfmt.service apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer   fstrim.timer dpkg-db-backup.timer systemd-tmpfiles-clean.timer; do
+  ln -sf /dev/null "$1/etc/systemd/system/$unit"
+done
+echo skiff-vm > "$1/etc/hostname"
+# The initrd mounts the root read-write; an empty fstab keeps systemd from waiting for its device again.
+: > "$1/etc/fstab"
+# A small initrd: only what finds the root (the default takes every module, 36 MB to unpack under emulation).
+echo MODULES=list > "$1/etc/initramfs-tools/conf.d/skiff-vm.conf"
+printf 'virtio_pci\nvirtio_blk\next4\n' >> "$1/etc/initramfs-tools/modules"
+chroot "$1" update-initramfs -u -k all
+rm -f "$1"/boot/*.dpkg-bak "$1"/boot/*.new
+`;
+
+/** Where images are kept: SKIFF_VM_CACHE, else ~/.cache/skiff/vm. */
+function cacheRoot(env = process.env) {
+  return env.SKIFF_VM_CACHE || path.join(os.homedir(), '.cache', 'skiff', 'vm');
+}
+
+function extraPackages(env = process.env) {
+  return (env.SKIFF_VM_PACKAGES || '')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .sort();
+}
+
+/** The recipe of an image: everything its bytes depend on, so its hash names it. */
+function recipe(name, env = process.env) {
+  const image = IMAGES[name];
+  if (image === undefined) throw new Error(`unknown image ${name}: one of ${Object.keys(IMAGES).join(', ')}`);
+  const packages = [...new Set([...PACKAGES, ...extraPackages(env)])].sort();
+  return { name, suite: image.suite, mirror: MIRROR, aptopts: image.aptopts, packages, customize: CUSTOMIZE, format: 2 };
+}
+
+function imageKey(name, env = process.env) {
+  return createHash('sha256').update(JSON.stringify(recipe(name, env))).digest('hex').slice(0, 16);
+}
+
+/** The cached image's files: rootfs.img (ext4), vmlinuz, initrd.img, and recipe.json once complete. */
+function imagePaths(name, env = process.env) {
+  const dir = path.join(cacheRoot(env), `${name}-${imageKey(name, env)}`);
+  return {
+    dir,
+    rootfs: path.join(dir, 'rootfs.img'),
+    kernel: path.join(dir, 'vmlinuz'),
+    initrd: path.join(dir, 'initrd.img'),
+    done: path.join(dir, 'recipe.json'),
+  };
+}
+
+/**
+ * The image, built when its key is not cached yet: mmdebstrap into a directory, the kernel and
+ * initrd taken out of /boot, the tree made into an ext4 file by mke2fs -d (no loop device, no
+ * mount). A build that fails leaves nothing that could pass for an image. Returns imagePaths.
+ */
+async function ensureImage(name, log, env = process.env) {
+  const paths = imagePaths(name, env);
+  if (fs.existsSync(paths.done)) return paths;
+  const { suite, mirror, aptopts, packages, customize } = recipe(name, env);
+  fs.mkdirSync(cacheRoot(env), { recursive: true });
+  const work = fs.mkdtempSync(path.join(cacheRoot(env), `.build-${name}-`));
+  const tree = path.join(work, 'tree');
+  const started = Date.now();
+  try {
+    log(`building the ${name} image (mmdebstrap ${suite}, ${packages.length} packages)`);
+    await run('mmdebstrap', [
+      '--variant=minbase',
+      `--include=${packages.join(',')}`,
+      ...aptopts.map((opt) => `--aptopt=${opt}`),
+      `--customize-hook=${customize}`,
+      suite,
+      tree,
+      mirror,
+    ]);
+    const boot = path.join(tree, 'boot');
+    const kernel = fs.readdirSync(boot).find((f) => /^vmlinuz-/.test(f));
+    if (kernel === undefined) throw new Error(`the ${name} image has no kernel in /boot`);
+    const version = kernel.slice('vmlinuz-'.length);
+    fs.copyFileSync(path.join(boot, kernel), path.join(work, 'vmlinuz'));
+    fs.copyFileSync(path.join(boot, `initrd.img-${version}`), path.join(work, 'initrd.img'));
+    await run('mke2fs', ['-q', '-t', 'ext4', '-L', 'skiff-vm', '-d', tree, path.join(work, 'rootfs.img'), '6G']);
+    fs.rmSync(tree, { recursive: true, force: true });
+    fs.writeFileSync(path.join(work, 'recipe.json'), `${JSON.stringify({ ...recipe(name, env), kernel: version }, null, 2)}\n`);
+    fs.rmSync(paths.dir, { recursive: true, force: true });
+    fs.renameSync(work, paths.dir);
+    log(`built the ${name} image in ${((Date.now() - started) / 1000).toFixed(0)} s: ${paths.dir}`);
+    return paths;
+  } catch (err) {
+    fs.rmSync(work, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+module.exports = { IMAGES, PACKAGES, cacheRoot, ensureImage, imageKey, imagePaths, recipe };

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+'use strict';
+// The VM bed (docs/vm.md): runs a command as root in a Debian guest whose containerd runs
+// skiff as a node would, and exits with the command's status.
+//
+//   npm run vm -- IMAGE [--share DIR:TAG]... [--] COMMAND...
+//
+// IMAGE is trixie or sid (scripts/vm/images.js). Each --share mounts a host folder read-write
+// at /mnt/TAG. The bed's own failures (a missing tool, a failed build or set-up, a panic twice,
+// a timeout) are one line on stderr and exit 125, which no command's status is taken for.
+// SKIFF_VM_CACHE: where images are kept (~/.cache/skiff/vm); SKIFF_VM_PACKAGES: more Debian
+// packages in the image; SKIFF_VM_TARBALL: a packed skiff to install instead of packing the
+// checkout; SKIFF_VM_TIMEOUT: seconds the whole run may take (3600).
+const fs = require('node:fs');
+const path = require('node:path');
+const { writeImageArchive } = require('../busybox-image');
+const { controlDir, parseShare, runInGuest } = require('./bed');
+const { missingTools } = require('./commands');
+const { cacheRoot, ensureImage, IMAGES } = require('./images');
+const { npmCacheFor, npmRegistry, packSkiff } = require('./pack');
+
+const BED_FAILED = 125;
+const USAGE = 'usage: npm run vm -- IMAGE [--share DIR:TAG]... [--] COMMAND...';
+
+function parseArgs(argv) {
+  const [image, ...rest] = argv;
+  if (image === undefined || !(image in IMAGES))
+    throw new Error(`${USAGE}\nIMAGE is one of: ${Object.keys(IMAGES).join(', ')}`);
+  const shares = [];
+  let i = 0;
+  while (i < rest.length && rest[i] === '--share') {
+    if (rest[i + 1] === undefined) throw new Error(`--share needs DIR:TAG\n${USAGE}`);
+    shares.push(parseShare(rest[i + 1]));
+    i += 2;
+  }
+  if (rest[i] === '--') i++;
+  const command = rest.slice(i);
+  if (command.length === 0) throw new Error(`no COMMAND\n${USAGE}`);
+  return { image, shares, command };
+}
+
+const log = (line) => process.stderr.write(`vm: ${line}\n`);
+
+/**
+ * Runs `command` in a fresh boot of `image`; resolves its exit status. `tarball` and `npmCache`
+ * may be given by a caller that runs several (test:vm packs once for every image).
+ */
+async function vm({ image, shares = [], command, tarball, npmCache, timeoutMs }) {
+  const problem = missingTools();
+  if (problem !== undefined) throw new Error(problem);
+  const paths = await ensureImage(image, log);
+  const control = controlDir();
+  try {
+    const tgz = tarball ?? (await packSkiff(control, log));
+    fs.copyFileSync(tgz, path.join(control, 'skiff.tgz'));
+    const cache = npmCache ?? (await npmCacheFor(tgz, control, cacheRoot(), log));
+    fs.writeFileSync(path.join(control, 'registry'), `${npmRegistry()}\n`);
+    writeImageArchive(path.join(control, 'busybox.tar'));
+    log(`booting ${image} (kernel ${path.basename(paths.dir)}, emulated)`);
+    return await runInGuest(paths, command, {
+      shares,
+      control,
+      log,
+      npmCache: cache,
+      timeoutMs: timeoutMs ?? Number(process.env.SKIFF_VM_TIMEOUT || 3600) * 1000,
+    });
+  } finally {
+    fs.rmSync(control, { recursive: true, force: true });
+  }
+}
+
+module.exports = { BED_FAILED, vm };
+
+if (require.main === module) {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`vm: ${err.message}\n`);
+    process.exit(2);
+  }
+  vm(args).then(
+    (status) => process.exit(status),
+    (err) => {
+      process.stderr.write(`vm: ${err.message}\n`);
+      process.exit(BED_FAILED);
+    },
+  );
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+'use strict';
+// `npm run test:vm`: the guest suites (test/vm/*.test.js, node's test runner) in each image of
+// the VM bed, against that guest's containerd with skiff installed from this checkout's package.
+// The checkout is shared read-only... as /mnt/src; the package is packed once for every image.
+//
+// Without qemu or mmdebstrap the suites are left out with one line and exit 0, unless
+// SKIFF_VM_TESTS=1 (CI), which makes that a failure. SKIFF_VM_IMAGES picks images (trixie,sid).
+const fs = require('node:fs');
+const path = require('node:path');
+const { missingTools } = require('./commands');
+const { cacheRoot, IMAGES } = require('./images');
+const { npmCacheFor, packSkiff, ROOT } = require('./pack');
+const { vm } = require('./run');
+
+const log = (line) => process.stderr.write(`test:vm: ${line}\n`);
+
+function suites() {
+  const dir = path.join(ROOT, 'test', 'vm');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort()
+    .map((f) => `/mnt/src/test/vm/${f}`);
+}
+
+async function main() {
+  const problem = missingTools();
+  if (problem !== undefined) {
+    if (process.env.SKIFF_VM_TESTS === '1') throw new Error(`SKIFF_VM_TESTS=1 but ${problem}`);
+    log(`VM suites left out: ${problem}`);
+    return 0;
+  }
+  const images = (process.env.SKIFF_VM_IMAGES || Object.keys(IMAGES).join(',')).split(',').filter(Boolean);
+  const work = fs.mkdtempSync(path.join(require('node:os').tmpdir(), 'skiff-vm-test-'));
+  const results = [];
+  try {
+    const tarball = await packSkiff(work, log);
+    const npmCache = await npmCacheFor(tarball, work, cacheRoot(), log);
+    for (const image of images) {
+      const started = Date.now();
+      log(`${image}: ${suites().length} suites`);
+      const status = await vm({
+        image,
+        tarball,
+        npmCache,
+        shares: [{ dir: ROOT, tag: 'src' }],
+        command: ['node', '--test', '--test-reporter=spec', '--test-concurrency=1', ...suites()],
+      });
+      results.push({ image, status, s: Math.round((Date.now() - started) / 1000) });
+      log(`${image}: ${status === 0 ? 'passed' : `failed (exit ${status})`} in ${results.at(-1).s} s`);
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  const failed = results.filter((r) => r.status !== 0);
+  log(results.map((r) => `${r.image} ${r.status === 0 ? 'passed' : 'FAILED'} (${r.s} s)`).join(', '));
+  return failed.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log(err.message);
+    process.exit(1);
+  },
+);

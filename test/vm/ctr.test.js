@@ -1,0 +1,107 @@
+'use strict';
+// ctr against the node's containerd, through containerd's runc shim and through skiff: the
+// same commands, the same outputs, exit statuses, states, metrics and OOM reports.
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+const { after, before, describe, it } = require('node:test');
+const { IMAGE, RUNTIMES, SLOW_MS, cleanNamespace, ctr, ctrOk, importImage, namespaceFor, waitFor } = require('./support');
+
+/** What each runtime's `ctr task metrics` printed, by runtime: compared at the end. */
+const metricNames = {};
+
+/** The METRIC column of `ctr task metrics` (its table: ID/TIMESTAMP, then METRIC/VALUE rows). */
+function metricRows(text) {
+  const lines = text.split('\n').map((line) => line.trim().split(/\s+/)[0]);
+  const start = lines.indexOf('METRIC');
+  assert.ok(start >= 0, `no METRIC table in:\n${text}`);
+  return lines.slice(start + 1).filter(Boolean);
+}
+
+/** `ctr events` of a namespace, collected until stop(). */
+function watchEvents(namespace) {
+  const child = spawn('ctr', ['--namespace', namespace, 'events'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let text = '';
+  child.stdout.on('data', (chunk) => (text += chunk));
+  return { text: () => text, stop: () => child.kill() };
+}
+
+for (const [name, runtime] of Object.entries(RUNTIMES)) {
+  describe(`ctr through ${name} (${runtime})`, { timeout: 15 * SLOW_MS }, () => {
+    const ns = namespaceFor('ctr', name);
+    const run = (args, options) => ctr(ns, ['run', '--runtime', runtime, ...args], options);
+
+    before(() => importImage(ns));
+    after(() => cleanNamespace(ns));
+
+    it('runs a container to its end, its output and exit status passed on', async () => {
+      const hello = await run(['--rm', IMAGE, 'hello', 'echo', 'hello from the guest']);
+      assert.deepEqual([hello.status, hello.stdout, hello.stderr], [0, 'hello from the guest\n', '']);
+      const three = await run(['--rm', IMAGE, 'three', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+      assert.deepEqual([three.status, three.stdout, three.stderr], [3, 'out\n', 'err\n']);
+      const killed = await run(['--rm', IMAGE, 'killed', 'sh', '-c', 'kill -9 $$']);
+      assert.equal(killed.status, 137);
+    });
+
+    it('execs, pauses, resumes, lists and kills a detached container', async () => {
+      await ctrOk(ns, ['run', '-d', '--runtime', runtime, IMAGE, 'box', 'sleep', '100000']);
+      const exec = await ctr(ns, ['task', 'exec', '--exec-id', 'e1', 'box', 'sh', '-c', 'echo in $(hostname); exit 5']);
+      assert.deepEqual([exec.status, exec.stdout], [5, 'in box\n']);
+      const status = async () => (await ctrOk(ns, ['task', 'ls'])).split('\n').find((l) => l.startsWith('box'))?.split(/\s+/)[2];
+      assert.equal(await status(), 'RUNNING');
+      await ctrOk(ns, ['task', 'pause', 'box']);
+      assert.equal(await status(), 'PAUSED');
+      await ctrOk(ns, ['task', 'resume', 'box']);
+      assert.equal(await status(), 'RUNNING');
+      const ps = await ctrOk(ns, ['task', 'ps', 'box']);
+      assert.match(ps, /^PID\s+INFO/);
+      await ctrOk(ns, ['task', 'kill', '-s', 'TERM', 'box']);
+      await waitFor('box to stop', async () => (await status()) === 'STOPPED');
+      await ctrOk(ns, ['task', 'delete', 'box']);
+      await ctrOk(ns, ['container', 'delete', 'box']);
+    });
+
+    it('puts the container in a cgroup v2 of its own and reports its metrics', async () => {
+      await ctrOk(ns, ['run', '-d', '--runtime', runtime, IMAGE, 'busy', 'sh', '-c', 'while :; do :; done']);
+      const pid = (await ctrOk(ns, ['task', 'ls'])).split('\n').find((l) => l.startsWith('busy'))?.split(/\s+/)[1];
+      const cgroup = await ctrOk(ns, ['task', 'exec', '--exec-id', 'cg', 'busy', 'cat', '/proc/1/cgroup']);
+      assert.match(cgroup, /^0::\/\n?$/, 'the container sees its own cgroup namespace root');
+      const hostView = require('node:fs').readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+      assert.match(hostView, new RegExp(`^0::/${ns}/busy\\n$`));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const metrics = await ctrOk(ns, ['task', 'metrics', 'busy']);
+      metricNames[name] = metricRows(metrics);
+      assert.ok(metricNames[name].includes('pids.current'), `v2 metrics expected:\n${metrics}`);
+      const usage = metrics.split('\n').find((l) => l.trim().startsWith('cpu.usage_usec'));
+      assert.ok(Number(usage?.trim().split(/\s+/)[1]) > 0, `a busy container's CPU time:\n${metrics}`);
+      await ctrOk(ns, ['task', 'kill', '-s', 'KILL', 'busy']);
+      await waitFor('busy to stop', async () => (await ctr(ns, ['task', 'delete', 'busy'])).status === 0);
+      await ctrOk(ns, ['container', 'delete', 'busy']);
+    });
+
+    it('reports an OOM kill as /tasks/oom, then exit 137', async () => {
+      const events = watchEvents(ns);
+      try {
+        const oom = await run([
+          '--rm',
+          '--memory-limit',
+          String(32 * 1024 * 1024),
+          IMAGE,
+          'oom',
+          'sh',
+          '-c',
+          'x=0123456789abcdef; while :; do x=$x$x; done',
+        ]);
+        assert.equal(oom.status, 137);
+        await waitFor('the /tasks/oom event', () => /\/tasks\/oom .*"?container_id"?:"?oom/.test(events.text()) || undefined, 20_000);
+      } finally {
+        events.stop();
+      }
+    });
+  });
+}
+
+describe('side by side', () => {
+  it('skiff reports the metrics the runc shim reports (cgroup v2 names on a v2 host)', () => {
+    assert.deepEqual(metricNames.skiff, metricNames.runc);
+  });
+});

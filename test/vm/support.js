@@ -1,0 +1,71 @@
+'use strict';
+// What the guest suites share (docs/vm.md). They run inside a VM bed guest (`npm run test:vm`),
+// as root, against the node's own containerd as its systemd unit runs it, with skiff installed
+// from the packed tarball and configured as `skiff containerd config` printed. Each check runs
+// through containerd's runc shim and through skiff, side by side.
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const { ctr: ctrAt } = require('../../scripts/containerd/ctr');
+
+const ADDRESS = '/run/containerd/containerd.sock';
+const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2' };
+const IMAGE = 'docker.io/library/skiff-busybox:latest';
+/** Calls under emulation take seconds where the host takes milliseconds. */
+const SLOW_MS = 120_000;
+
+/** Whether this is a bed guest: the suites change the machine's containerd and refuse to run elsewhere. */
+function inGuest() {
+  return fs.existsSync('/run/skiff-vm/guest.sh');
+}
+
+/** ctr on the node's containerd; resolves { stdout, stderr, status, ... } (scripts/containerd/ctr.js). */
+function ctr(namespace, args, options = {}) {
+  return ctrAt(ADDRESS, namespace, args, { timeoutMs: SLOW_MS, ...options });
+}
+
+/** ctr that must succeed: its stdout, or a thrown error naming the command and what it said. */
+async function ctrOk(namespace, args, options = {}) {
+  const result = await ctr(namespace, args, options);
+  if (result.status !== 0)
+    throw new Error(`ctr ${args.join(' ')}: exit ${result.status}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.trim()}`);
+  return result.stdout;
+}
+
+/** A fresh namespace per suite and runtime, so one's leftovers never meet another's checks. */
+function namespaceFor(suite, runtime) {
+  return `vm-${suite}-${runtime}-${process.pid}`;
+}
+
+async function importImage(namespace) {
+  await ctrOk(namespace, ['image', 'import', '/run/skiff-vm/busybox.tar']);
+}
+
+/** Removes every task and container of a namespace, then the namespace. */
+async function cleanNamespace(namespace) {
+  const ids = (await ctr(namespace, ['containers', 'ls', '-q'])).stdout.split('\n').filter(Boolean);
+  for (const id of ids) {
+    await ctr(namespace, ['tasks', 'kill', '-s', 'KILL', id]);
+    await ctr(namespace, ['tasks', 'delete', '-f', id]);
+    await ctr(namespace, ['containers', 'delete', id]);
+  }
+  for (const image of (await ctr(namespace, ['images', 'ls', '-q'])).stdout.split('\n').filter(Boolean))
+    await ctr(namespace, ['images', 'rm', image]);
+  await ctr('default', ['namespaces', 'remove', namespace]);
+}
+
+/** Polls `check` until it returns a value other than undefined/false, or throws after `ms`. */
+async function waitFor(what, check, ms = SLOW_MS) {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function sh(command) {
+  return spawnSync('sh', ['-c', command], { encoding: 'utf8' });
+}
+
+module.exports = { ADDRESS, IMAGE, RUNTIMES, SLOW_MS, cleanNamespace, ctr, ctrOk, importImage, inGuest, namespaceFor, sh, waitFor };
