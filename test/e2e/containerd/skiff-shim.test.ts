@@ -11,6 +11,7 @@ import {
 import { ok, processRuns, taskList, waitForStatus } from './support';
 import { ctrOnTerminal, forwardedTopics, groupServers, mountedAt, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
+import { isUnifiedCgroupHost } from '../../../src/adapters/shim/outbound/process-runtime/runc/cgroup-v2-metrics';
 
 /**
  * containerd 1.6 running containers through skiff (io.containerd.skiff.v2), driven by ctr
@@ -86,7 +87,11 @@ if (containerdTestsEnabled())
       expect((await taskList(env, ns)).get(id)?.status).toBe('RUNNING');
       const metrics = (await ok(env, ns, ['tasks', 'metrics', id])).stdout;
       expect(metrics).toMatch(/pids\.current\s+2\b/);
-      expect(metrics).toMatch(/memory\.usage_in_bytes\s+[1-9]/);
+      // As containerd's runc shim: cgroup v2 Metrics on a unified host, v1 Metrics otherwise.
+      if (isUnifiedCgroupHost()) {
+        expect(metrics).toMatch(/memory\.usage\s+[1-9]/);
+        expect(metrics).toMatch(/cpu\.usage_usec\s+[1-9]/);
+      } else expect(metrics).toMatch(/memory\.usage_in_bytes\s+[1-9]/);
 
       await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
       await waitForStatus(env, ns, id, 'STOPPED');

@@ -17,9 +17,9 @@ import {
   ProcessPid,
   ProcessRuntime,
   TaskHandle,
-  TaskStats,
   TaskWatch,
 } from '../../../application/shim/ports/process-runtime.port';
+import { TaskStats } from '../../../domain/shim/task-stats';
 import { readBundleSpec } from '../../shim/outbound/process-runtime/bundle';
 
 const SIGSTOP = 19;

@@ -2,6 +2,7 @@ import { ProcessStatus } from '../../../domain/shim/lifecycle';
 import { ProcessExit } from '../../../domain/shim/exit-status';
 import { OciProcess } from '../../../domain/shim/oci-spec';
 import { Stdio } from '../../../domain/shim/task-process';
+import { TaskStats } from '../../../domain/shim/task-stats';
 
 export const PROCESS_RUNTIME = Symbol('ProcessRuntime');
 
@@ -38,18 +39,6 @@ export interface ExecSpec {
  * keeper) may let go of it then, not before.
  */
 export type ExitListener = (exit: ProcessExit) => void | Promise<void>;
-
-/** Resource figures of a task (proto skiff.v1.TaskStats). 0 = unknown or unlimited. */
-export interface TaskStats {
-  readonly cpuUsageNs: number;
-  readonly cpuUserNs: number;
-  readonly cpuSystemNs: number;
-  readonly memoryRssBytes: number;
-  readonly memoryUsageBytes: number;
-  readonly memoryLimitBytes: number;
-  readonly pidsCurrent: number;
-  readonly pidsLimit: number;
-}
 
 /** One running process of a task, as Pids reports it. */
 export interface ProcessPid {

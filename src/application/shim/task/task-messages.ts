@@ -1,6 +1,7 @@
 import { ProcessStatus } from '../../../domain/shim/lifecycle';
 import { Stdio } from '../../../domain/shim/task-process';
-import { RootfsMount, TaskStats } from '../ports/process-runtime.port';
+import { TaskStats } from '../../../domain/shim/task-stats';
+import { RootfsMount } from '../ports/process-runtime.port';
 
 /** A google.protobuf.Any as the use cases see it (no protobuf classes past the adapter). */
 export interface AnyPayload {

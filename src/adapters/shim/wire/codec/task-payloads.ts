@@ -1,19 +1,35 @@
 import { AnyPayload, PidView, StatsView } from '../../../../application/shim/task/task-messages';
+import {
+  CgroupLimit,
+  CgroupV2Metrics,
+  CPU_STAT_KEYS,
+  MEMORY_EVENT_KEYS,
+  MEMORY_STAT_KEYS,
+  taskStatsOf,
+} from '../../../../domain/shim/task-stats';
 import { skiff } from '../proto/generated/skiff/v1/skiff';
 
 /** containerd's messages, loaded only where they are read: skiff's own shim never evaluates them. */
 function containerdMessages() {
   const cgroups =
     require('../proto/generated/containerd/cgroups-v1') as typeof import('../proto/generated/containerd/cgroups-v1');
+  const cgroups2 =
+    require('../proto/generated/containerd/cgroups-v2') as typeof import('../proto/generated/containerd/cgroups-v2');
   const runc = require('../proto/generated/containerd/runc') as typeof import('../proto/generated/containerd/runc');
-  return { cg: cgroups.io.containerd.cgroups.v1, ProcessDetails: runc.containerd.runc.v1.ProcessDetails };
+  return {
+    cg: cgroups.io.containerd.cgroups.v1,
+    cg2: cgroups2.io.containerd.cgroups.v2,
+    ProcessDetails: runc.containerd.runc.v1.ProcessDetails,
+  };
 }
 
 /**
  * Who reads the Any payloads of Pids (which exec a pid is) and Stats: skiff's own clients
  * (skiff.v1 messages), or containerd's tools, `ctr task ps` and `ctr task metrics`, which
- * decode containerd.runc.v1.ProcessDetails and io.containerd.cgroups.v1.Metrics. The same
- * figures either way; a reader decodes both, by type_url.
+ * decode containerd.runc.v1.ProcessDetails and io.containerd.cgroups.v1.Metrics, or
+ * io.containerd.cgroups.v2.Metrics where the figures were read from a cgroup v2 cgroup (as
+ * containerd's runc shim answers on a unified host). The same figures either way; a reader
+ * decodes each, by type_url.
  */
 export type PayloadFlavour = 'skiff' | 'containerd';
 
@@ -23,6 +39,9 @@ const PROCESS_DETAILS = {
 } as const;
 const TASK_STATS = 'skiff.v1.TaskStats';
 const CGROUPS_V1_METRICS = 'io.containerd.cgroups.v1.Metrics';
+const CGROUPS_V2_METRICS = 'io.containerd.cgroups.v2.Metrics';
+/** A limit of `max` as containerd's cgroup2 manager writes it: 2^64 - 1 (math.MaxUint64). */
+const MAX_UINT64 = '18446744073709551615';
 
 /** Pids' info for one pid: the exec id, when the pid is an exec's. */
 export function processInfo(flavour: PayloadFlavour, execId: string | undefined): AnyPayload | undefined {
@@ -62,6 +81,7 @@ export function taskStatsMessage(s: StatsView): skiff.v1.TaskStats {
 
 export function statsPayload(flavour: PayloadFlavour, s: StatsView): AnyPayload {
   if (flavour === 'skiff') return { typeUrl: TASK_STATS, value: taskStatsMessage(s).serialize() };
+  if (s.cgroupV2 !== undefined) return { typeUrl: CGROUPS_V2_METRICS, value: cgroupV2Message(s.cgroupV2).serialize() };
   const { cg } = containerdMessages();
   const metrics = new cg.Metrics({
     pids: new cg.PidsStat({ current: s.pidsCurrent, limit: s.pidsLimit }),
@@ -74,8 +94,67 @@ export function statsPayload(flavour: PayloadFlavour, s: StatsView): AnyPayload 
   return { typeUrl: CGROUPS_V1_METRICS, value: metrics.serialize() };
 }
 
-/** Stats' payload as a view; cgroup v1 metrics do not name the runtime (''). */
+/** io.containerd.cgroups.v2.Metrics: a cgroup v2 cgroup's figures, named alike on both sides. */
+function cgroupV2Message(m: CgroupV2Metrics) {
+  const { cg2 } = containerdMessages();
+  return new cg2.Metrics({
+    pids: new cg2.PidsStat({ current: m.pids.current, limit: limitField(m.pids.limit) }),
+    cpu: new cg2.CPUStat({ ...m.cpu }),
+    memory: new cg2.MemoryStat({
+      ...m.memory,
+      usage_limit: limitField(m.memory.usage_limit),
+      swap_limit: limitField(m.memory.swap_limit),
+    }),
+    io: new cg2.IOStat({ usage: m.io.map((entry) => new cg2.IOEntry({ ...entry })) }),
+    ...(m.memory_events === undefined ? {} : { memory_events: new cg2.MemoryEvents({ ...m.memory_events }) }),
+  });
+}
+
+function cgroupV2Of(value: Uint8Array): CgroupV2Metrics {
+  const { cg2 } = containerdMessages();
+  const m = cg2.Metrics.deserialize(value);
+  const pids = m.has_pids ? m.pids : new cg2.PidsStat();
+  const cpu = m.has_cpu ? m.cpu : new cg2.CPUStat();
+  const memory = m.has_memory ? m.memory : new cg2.MemoryStat();
+  return {
+    pids: { current: pids.current, limit: limitOf(pids.limit) },
+    cpu: figures(CPU_STAT_KEYS, cpu),
+    memory: {
+      ...figures(MEMORY_STAT_KEYS, memory),
+      usage: memory.usage,
+      usage_limit: limitOf(memory.usage_limit),
+      max_usage: memory.max_usage,
+      swap_usage: memory.swap_usage,
+      swap_limit: limitOf(memory.swap_limit),
+      swap_max_usage: memory.swap_max_usage,
+    },
+    ...(m.has_memory_events ? { memory_events: figures(MEMORY_EVENT_KEYS, m.memory_events) } : {}),
+    io: (m.has_io ? m.io.usage : []).map((e) => ({
+      major: e.major,
+      minor: e.minor,
+      rbytes: e.rbytes,
+      wbytes: e.wbytes,
+      rios: e.rios,
+      wios: e.wios,
+    })),
+  };
+}
+
+function figures<K extends string>(keys: readonly K[], from: Readonly<Record<K, number>>): Record<K, number> {
+  return Object.fromEntries(keys.map((key) => [key, from[key]])) as Record<K, number>;
+}
+
+function limitField(limit: CgroupLimit): string {
+  return limit === 'max' ? MAX_UINT64 : String(limit);
+}
+
+function limitOf(field: string): CgroupLimit {
+  return field === MAX_UINT64 ? 'max' : Number(field);
+}
+
+/** Stats' payload as a view; cgroup metrics do not name the runtime (''). */
 export function statsOf(payload: AnyPayload): StatsView {
+  if (payload.typeUrl === CGROUPS_V2_METRICS) return { ...taskStatsOf(cgroupV2Of(payload.value)), runtime: '' };
   if (payload.typeUrl === CGROUPS_V1_METRICS) {
     const m = containerdMessages().cg.Metrics.deserialize(payload.value);
     return {

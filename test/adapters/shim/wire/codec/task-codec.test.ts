@@ -1,4 +1,12 @@
 import { StateView, StatsView } from '../../../../../src/application/shim/task/task-messages';
+import {
+  CgroupV2Metrics,
+  CPU_STAT_KEYS,
+  MEMORY_STAT_KEYS,
+  taskStatsOf,
+} from '../../../../../src/domain/shim/task-stats';
+import { io } from '../../../../../src/adapters/shim/wire/proto/generated/containerd/cgroups-v2';
+import { toAny } from '../../../../../src/adapters/shim/wire/codec/proto-values';
 import { statusName } from '../../../../../src/adapters/shim/wire/codec/process-status';
 import { taskCodec } from '../../../../../src/adapters/shim/wire/codec/task-codec';
 import { v1 } from '../../../../../src/adapters/shim/wire/proto/generated/v1/types/task';
@@ -15,6 +23,65 @@ const STATS: StatsView = {
   pidsLimit: 10,
   runtime: 'runc',
 };
+
+/** A cgroup v2 reading: every figure distinct and set, so a field that went astray shows. */
+function cgroupV2(): CgroupV2Metrics {
+  const cpu = Object.fromEntries(CPU_STAT_KEYS.map((k, i) => [k, 100 + i])) as CgroupV2Metrics['cpu'];
+  const stat = Object.fromEntries(MEMORY_STAT_KEYS.map((k, i) => [k, 1000 + i])) as Record<
+    (typeof MEMORY_STAT_KEYS)[number],
+    number
+  >;
+  return {
+    pids: { current: 2, limit: 'max' },
+    cpu,
+    memory: {
+      ...stat,
+      usage: 1 << 20,
+      usage_limit: 1 << 26,
+      max_usage: 1 << 21,
+      swap_usage: 4096,
+      swap_limit: 'max',
+      swap_max_usage: 8192,
+    },
+    memory_events: { low: 1, high: 2, max: 3, oom: 4, oom_kill: 5, oom_group_kill: 6 },
+    io: [{ major: 8, minor: 16, rbytes: 10, wbytes: 20, rios: 30, wios: 40 }],
+  };
+}
+
+type Field = bigint | Uint8Array;
+
+/** Protobuf's wire format read by hand (varints and length-delimited fields only): field number -> values. */
+function wire(bytes: Uint8Array): Map<number, Field[]> {
+  const fields = new Map<number, Field[]>();
+  let at = 0;
+  const varint = (): bigint => {
+    let value = 0n;
+    for (let shift = 0n; ; shift += 7n) {
+      const byte = bytes[at++];
+      value |= BigInt(byte & 0x7f) << shift;
+      if ((byte & 0x80) === 0) return value;
+    }
+  };
+  while (at < bytes.length) {
+    const key = Number(varint());
+    const type = key & 7;
+    let value: Field;
+    if (type === 0) value = varint();
+    else if (type === 2) {
+      const length = Number(varint());
+      value = bytes.subarray(at, at + length);
+      at += length;
+    } else throw new Error(`wire type ${type}`);
+    fields.set(key >> 3, [...(fields.get(key >> 3) ?? []), value]);
+  }
+  return fields;
+}
+
+function one(fields: Map<number, Field[]>, n: number): Field {
+  const values = fields.get(n) ?? [];
+  expect(values).toHaveLength(1);
+  return values[0];
+}
 
 const STATE: StateView = {
   id: 'web',
@@ -73,6 +140,71 @@ describe('the task codec, both ways', () => {
     const statsReply = task.v2.StatsResponse.deserialize(ctr.Stats.encodeReply(STATS));
     expect(statsReply.stats.type_url).toBe('io.containerd.cgroups.v1.Metrics');
     expect(codec.Stats.decodeReply(ctr.Stats.encodeReply(STATS))).toEqual({ ...STATS, runtime: '' });
+  });
+
+  it('answers containerd io.containerd.cgroups.v2.Metrics for a cgroup v2 reading, and reads it back', () => {
+    const ctr = taskCodec('containerd');
+    const view: StatsView = { ...taskStatsOf(cgroupV2()), runtime: 'runc' };
+    const statsReply = task.v2.StatsResponse.deserialize(ctr.Stats.encodeReply(view));
+    expect(statsReply.stats.type_url).toBe('io.containerd.cgroups.v2.Metrics');
+    expect(codec.Stats.decodeReply(ctr.Stats.encodeReply(view))).toEqual({ ...view, runtime: '' });
+    const { memory_events: _events, ...withoutEvents } = cgroupV2();
+    const bare: StatsView = { ...taskStatsOf(withoutEvents), runtime: 'runc' };
+    expect(codec.Stats.decodeReply(ctr.Stats.encodeReply(bare))).toEqual({ ...bare, runtime: '' });
+  });
+
+  it("puts each cgroup v2 figure under containerd's field number (cgroup2/stats/metrics.proto), max as 2^64 - 1", () => {
+    const ctr = taskCodec('containerd');
+    const payload = task.v2.StatsResponse.deserialize(
+      ctr.Stats.encodeReply({ ...taskStatsOf(cgroupV2()), runtime: 'runc' }),
+    ).stats.value;
+    const metrics = wire(payload);
+    expect([...metrics.keys()].sort((a, b) => a - b)).toEqual([1, 2, 4, 6, 8]);
+    const pids = wire(one(metrics, 1) as Uint8Array);
+    expect([one(pids, 1), one(pids, 2)]).toEqual([2n, 2n ** 64n - 1n]);
+    const cpu = wire(one(metrics, 2) as Uint8Array);
+    // usage_usec=1 user_usec=2 system_usec=3 nr_periods=4 nr_throttled=5 throttled_usec=6 nr_bursts=8 burst_usec=9
+    expect([1, 2, 3, 4, 5, 6, 8, 9].map((n) => one(cpu, n))).toEqual([100n, 101n, 102n, 103n, 104n, 105n, 106n, 107n]);
+    const memory = wire(one(metrics, 4) as Uint8Array);
+    // memory.stat's keys in containerd's order are fields 1..31, then 39..42 (workingset_*_anon/file)
+    const statFields = [...Array.from({ length: 31 }, (_, i) => i + 1), 39, 40, 41, 42];
+    expect(statFields.map((n) => one(memory, n))).toEqual(MEMORY_STAT_KEYS.map((_, i) => BigInt(1000 + i)));
+    // usage=32 usage_limit=33 swap_usage=34 swap_limit=35 max_usage=36 swap_max_usage=37
+    expect([32, 33, 34, 35, 36, 37].map((n) => one(memory, n))).toEqual([
+      2n ** 20n,
+      2n ** 26n,
+      4096n,
+      2n ** 64n - 1n,
+      2n ** 21n,
+      8192n,
+    ]);
+    const ioStat = wire(one(metrics, 6) as Uint8Array);
+    const entry = wire(one(ioStat, 1) as Uint8Array);
+    expect([1, 2, 3, 4, 5, 6].map((n) => one(entry, n))).toEqual([8n, 16n, 10n, 20n, 30n, 40n]);
+    const events = wire(one(metrics, 8) as Uint8Array);
+    expect([1, 2, 3, 4, 5, 6].map((n) => one(events, n))).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+  });
+
+  it("gives skiff's clients skiff.v1.TaskStats, the cgroup v2 reading's summary", () => {
+    const view: StatsView = { ...taskStatsOf(cgroupV2()), runtime: 'runc' };
+    const reply = task.v2.StatsResponse.deserialize(codec.Stats.encodeReply(view));
+    expect(reply.stats.type_url).toBe('skiff.v1.TaskStats');
+    const { cgroupV2: _reading, ...summary } = view;
+    expect(codec.Stats.decodeReply(codec.Stats.encodeReply(view))).toEqual(summary);
+    expect(summary).toMatchObject({ cpuUsageNs: 100_000, memoryUsageBytes: 1 << 20, memoryLimitBytes: 1 << 26 });
+  });
+
+  it('reads a v2 Metrics with parts left out (containerd leaves memory_events out without memory.events)', () => {
+    const cg2 = io.containerd.cgroups.v2;
+    const m = new cg2.Metrics({ pids: new cg2.PidsStat({ current: 1, limit: '18446744073709551615' }) });
+    const reply = new task.v2.StatsResponse({
+      stats: toAny({ typeUrl: 'io.containerd.cgroups.v2.Metrics', value: m.serialize() }),
+    }).serialize();
+    const view = codec.Stats.decodeReply(Buffer.from(reply));
+    expect(view).toMatchObject({ pidsCurrent: 1, pidsLimit: 0, cpuUsageNs: 0, memoryUsageBytes: 0, runtime: '' });
+    expect(view.cgroupV2).not.toHaveProperty('memory_events');
+    expect(view.cgroupV2?.pids.limit).toBe('max');
+    expect(view.cgroupV2?.io).toEqual([]);
   });
 
   it('has one status map: each status goes out and comes back, PAUSING reads as paused', () => {

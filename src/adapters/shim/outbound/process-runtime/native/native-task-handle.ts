@@ -6,8 +6,8 @@ import {
   ProcessPid,
   ProcessHandle,
   TaskHandle,
-  TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { TaskStats } from '../../../../../domain/shim/task-stats';
 import { nativeAddon } from '../../../os/native-addon';
 import { readyForSignal } from './ready-for-signal';
 import { pollUntil } from './poll-until';

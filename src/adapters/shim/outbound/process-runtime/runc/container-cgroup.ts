@@ -1,37 +1,42 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-const CGROUP_ROOT = '/sys/fs/cgroup';
+/** Where the host mounts its cgroups. */
+export const CGROUP_ROOT = '/sys/fs/cgroup';
 
 /**
  * The cgroup runc put a container in, read from /proc/<init>/cgroup while the init lives
  * (whatever the cgroup driver named it): where OOM kills are told (the memory controller's
- * directory on cgroup v1, `memory.events` on a cgroup v2 host), and the directory whose processes `runc kill --all` signals
- * (runc's GetAllPids: the v1 `devices` cgroup, else the unified one), trusted only once
- * it was seen to list the init.
+ * directory on cgroup v1, `memory.events` on a cgroup v2 host), where a cgroup v2 host's
+ * Stats are read, and the directory whose processes `runc kill --all` signals (runc's
+ * GetAllPids: the v1 `devices` cgroup, else the unified one), trusted only once it was seen
+ * to list the init. `root` is where the cgroups are mounted, /sys/fs/cgroup but in tests.
  */
 export class ContainerCgroup {
   private constructor(
     readonly memoryV1Dir: string | undefined,
     private readonly processesDir: string | undefined,
-    /** On a cgroup v2 (unified only) host: the cgroup's memory.events, whose oom_kill counts the OOM kills. */
-    readonly memoryEventsV2: string | undefined,
+    /**
+     * On a cgroup v2 (unified only) host: the cgroup's directory (its memory.events counts the
+     * OOM kills; its files are the task's Stats).
+     */
+    readonly unifiedDir: string | undefined,
     /** Where the freezer tells a paused container: v1 `freezer.state` (FROZEN), v2 `cgroup.freeze` (1). */
     private readonly freezerFile: string | undefined = undefined,
   ) {}
 
-  static of(pid: number): ContainerCgroup {
+  static of(pid: number, root: string = CGROUP_ROOT): ContainerCgroup {
     let text: string;
     try {
       text = readFileSync(`/proc/${pid}/cgroup`, 'latin1');
     } catch {
       return new ContainerCgroup(undefined, undefined, undefined);
     }
-    return ContainerCgroup.parse(text, pid);
+    return ContainerCgroup.parse(text, pid, root);
   }
 
   /** From the text of /proc/<pid>/cgroup. */
-  static parse(text: string, pid: number): ContainerCgroup {
+  static parse(text: string, pid: number, root: string = CGROUP_ROOT): ContainerCgroup {
     // "<id>:<controllers>:<path>", controllers '' for the unified hierarchy.
     const paths = new Map<string, string>();
     for (const line of text.split('\n')) {
@@ -44,19 +49,15 @@ export class ContainerCgroup {
     const devices = paths.get('devices');
     const unified = paths.size === 1 ? paths.get('') : undefined;
     const candidate =
-      devices !== undefined
-        ? join(CGROUP_ROOT, 'devices', devices)
-        : unified !== undefined
-          ? join(CGROUP_ROOT, unified)
-          : undefined;
+      devices !== undefined ? join(root, 'devices', devices) : unified !== undefined ? join(root, unified) : undefined;
     return new ContainerCgroup(
-      memory === undefined ? undefined : join(CGROUP_ROOT, 'memory', memory),
+      memory === undefined ? undefined : join(root, 'memory', memory),
       candidate !== undefined && listsPid(candidate, pid) ? candidate : undefined,
-      unified === undefined ? undefined : join(CGROUP_ROOT, unified, 'memory.events'),
+      unified === undefined ? undefined : join(root, unified),
       freezer !== undefined
-        ? join(CGROUP_ROOT, 'freezer', freezer, 'freezer.state')
+        ? join(root, 'freezer', freezer, 'freezer.state')
         : unified !== undefined
-          ? join(CGROUP_ROOT, unified, 'cgroup.freeze')
+          ? join(root, unified, 'cgroup.freeze')
           : undefined,
     );
   }

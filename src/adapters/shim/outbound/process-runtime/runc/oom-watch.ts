@@ -17,7 +17,7 @@ export function watchOom(cgroup: ContainerCgroup, onOom: () => void): boolean {
       return false; // no memory controller there, or no permission
     }
   }
-  return cgroup.memoryEventsV2 !== undefined && watchMemoryEvents(cgroup.memoryEventsV2, onOom);
+  return cgroup.unifiedDir !== undefined && watchMemoryEvents(join(cgroup.unifiedDir, 'memory.events'), onOom);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { InternalError } from '../../../../../domain/shared/errors';
-import { TaskStats } from '../../../../../application/shim/ports/process-runtime.port';
+import { TaskStats } from '../../../../../domain/shim/task-stats';
 
 /** Limits at or above this mean "unlimited" (cgroup v1 writes 2^63 rounded down to a page, v2 "max"). */
 const UNLIMITED = 2 ** 62;

@@ -9,8 +9,8 @@ import {
   ProcessHandle,
   ProcessPid,
   TaskHandle,
-  TaskStats,
 } from '../../../../../application/shim/ports/process-runtime.port';
+import { TaskStats, taskStatsOf } from '../../../../../domain/shim/task-stats';
 import { ContainerCgroup } from './container-cgroup';
 import { readProcStat } from '../../../os/proc-fs';
 import { ContainerProcess } from './container-process';
@@ -20,6 +20,7 @@ import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE } from '../task-layout';
 import { execFiles, execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
+import { isUnifiedCgroupHost, readCgroupV2Metrics } from './cgroup-v2-metrics';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 
 /** What a task needs besides its container: its init, mounts, config and criu. */
@@ -195,7 +196,15 @@ export class RuncTaskHandle implements TaskHandle {
       : [];
   }
 
+  /**
+   * On a cgroup v2 (unified only) host the container's cgroup is read directly, as
+   * containerd's runc shim does (cgroups v2 Manager.Stat), and the figures carry the whole
+   * reading (io.containerd.cgroups.v2.Metrics for containerd); otherwise, or while the
+   * cgroup is not known, `runc events --stats` (cgroup v1 Metrics).
+   */
   async stats(): Promise<TaskStats> {
+    const dir = this.container.cgroup?.unifiedDir;
+    if (dir !== undefined && isUnifiedCgroupHost()) return taskStatsOf(readCgroupV2Metrics(dir));
     return parseRuncStats(await this.container.run('stats', ['events', '--stats', this.id]), this.container.subject);
   }
 

@@ -115,9 +115,9 @@ describe('OOM kills on cgroup v2 (memory.events)', () => {
 
   it('finds memory.events on a cgroup v2 host, and the v1 memory directory otherwise', () => {
     const v2 = ContainerCgroup.parse('0::/k8s.io/abc\n', 1);
-    expect([v2.memoryV1Dir, v2.memoryEventsV2]).toEqual([undefined, '/sys/fs/cgroup/k8s.io/abc/memory.events']);
+    expect([v2.memoryV1Dir, v2.unifiedDir]).toEqual([undefined, '/sys/fs/cgroup/k8s.io/abc']);
     const v1 = ContainerCgroup.parse('12:memory:/ns/abc\n11:devices:/ns/abc\n0::/ns/abc\n', 1);
-    expect([v1.memoryV1Dir, v1.memoryEventsV2]).toEqual(['/sys/fs/cgroup/memory/ns/abc', undefined]);
+    expect([v1.memoryV1Dir, v1.unifiedDir]).toEqual(['/sys/fs/cgroup/memory/ns/abc', undefined]);
   });
 });
 

@@ -1,0 +1,146 @@
+import { readFileSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InternalError } from '../../../../../domain/shared/errors';
+import {
+  CgroupLimit,
+  CgroupV2Metrics,
+  CPU_STAT_KEYS,
+  IoEntry,
+  MEMORY_EVENT_KEYS,
+  MEMORY_STAT_KEYS,
+} from '../../../../../domain/shim/task-stats';
+import { CGROUP_ROOT } from './container-cgroup';
+
+/** statfs(2)'s f_type of a cgroup2 file system (linux/magic.h CGROUP2_SUPER_MAGIC). */
+const CGROUP2_SUPER_MAGIC = 0x63677270;
+
+const unifiedHosts = new Map<string, boolean>();
+
+/**
+ * Whether the host is cgroup v2 only: `root` is a cgroup2 file system. containerd's cgroups
+ * Mode() (utils.go) says Unified on the same test, once per process; a hybrid host (v1
+ * controllers at /sys/fs/cgroup, cgroup2 at /sys/fs/cgroup/unified) is not unified.
+ */
+export function isUnifiedCgroupHost(root: string = CGROUP_ROOT): boolean {
+  let unified = unifiedHosts.get(root);
+  if (unified === undefined) {
+    try {
+      unified = statfsSync(root).type === CGROUP2_SUPER_MAGIC;
+    } catch {
+      unified = false;
+    }
+    unifiedHosts.set(root, unified);
+  }
+  return unified;
+}
+
+/**
+ * A cgroup v2 cgroup's figures read from its directory, figure by figure as containerd's
+ * cgroup2 Manager.Stat does (cgroup2/manager.go, utils.go): a missing file reads as 0 (no
+ * memory_events at all when memory.events is missing or empty, a zero memory part when
+ * memory.stat is), a `max` limit stays `max`, a line of cpu.stat, memory.stat or
+ * memory.events that is not `<key> <count>` fails the whole reading.
+ */
+export function readCgroupV2Metrics(dir: string): CgroupV2Metrics {
+  const cpu = readKeyed(dir, 'cpu.stat') ?? new Map<string, number>();
+  const events = readKeyed(dir, 'memory.events');
+  return {
+    pids: { current: count(readValue(join(dir, 'pids.current'))), limit: readValue(join(dir, 'pids.max')) },
+    cpu: pick(CPU_STAT_KEYS, cpu),
+    memory: readMemory(dir),
+    ...(events !== undefined && events.size > 0 ? { memory_events: pick(MEMORY_EVENT_KEYS, events) } : {}),
+    io: readIo(dir),
+  };
+}
+
+function readMemory(dir: string): CgroupV2Metrics['memory'] {
+  const stat = readKeyed(dir, 'memory.stat');
+  const value = (file: string) => (stat === undefined ? 0 : readValue(join(dir, file)));
+  return {
+    ...pick(MEMORY_STAT_KEYS, stat ?? new Map<string, number>()),
+    usage: count(value('memory.current')),
+    usage_limit: value('memory.max'),
+    max_usage: count(value('memory.peak')),
+    swap_usage: count(value('memory.swap.current')),
+    swap_limit: value('memory.swap.max'),
+    swap_max_usage: count(value('memory.swap.peak')),
+  };
+}
+
+function pick<K extends string>(keys: readonly K[], values: ReadonlyMap<string, number>): Record<K, number> {
+  return Object.fromEntries(keys.map((key) => [key, values.get(key) ?? 0])) as Record<K, number>;
+}
+
+/** A file of one value, `max` or a count; 0 when missing or unreadable, a negative count 0. */
+function readValue(file: string): CgroupLimit {
+  let text: string;
+  try {
+    text = readFileSync(file, 'latin1').trim();
+  } catch {
+    return 0;
+  }
+  return text === 'max' ? 'max' : (parseCount(text) ?? 0);
+}
+
+/** A count's file never says `max`. */
+function count(value: CgroupLimit): number {
+  return value === 'max' ? 0 : value;
+}
+
+/** A decimal count; a negative one is 0 (the kernel can report one); undefined when not a number. */
+function parseCount(text: string): number | undefined {
+  if (/^\d+$/.test(text)) return Number(text);
+  if (/^-\d+$/.test(text)) return 0;
+  return undefined;
+}
+
+/** A file of `<key> <count>` lines; undefined when missing. */
+function readKeyed(dir: string, name: string): Map<string, number> | undefined {
+  const file = join(dir, name);
+  let text: string;
+  try {
+    text = readFileSync(file, 'latin1');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new InternalError(`cannot read ${file}: ${(err as Error).message}`, 'CGROUP.STATS', { cause: err });
+  }
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    const fields = line.trim().split(/\s+/);
+    const value = fields.length === 2 ? parseCount(fields[1]) : undefined;
+    if (value === undefined)
+      throw new InternalError(`${file}: cannot read the line ${JSON.stringify(line)}`, 'CGROUP.STATS');
+    values.set(fields[0], value);
+  }
+  return values;
+}
+
+/**
+ * io.stat: `<major>:<minor> rbytes=.. wbytes=.. rios=.. wios=.. ..` per device; a pair that
+ * is not a count is left out, a device number that is not one ends the list (as containerd's
+ * readIoStats does).
+ */
+function readIo(dir: string): IoEntry[] {
+  let text: string;
+  try {
+    text = readFileSync(join(dir, 'io.stat'), 'latin1');
+  } catch {
+    return [];
+  }
+  const entries: IoEntry[] = [];
+  for (const line of text.split('\n')) {
+    const [device, ...pairs] = line.split(' ');
+    const numbers = device.split(':');
+    if (pairs.length === 0 || numbers.length !== 2) continue;
+    if (!numbers.every((n) => /^\d+$/.test(n))) break;
+    const entry = { major: Number(numbers[0]), minor: Number(numbers[1]), rbytes: 0, wbytes: 0, rios: 0, wios: 0 };
+    for (const pair of pairs) {
+      const [key, value, ...rest] = pair.split('=');
+      if (rest.length > 0 || value === undefined || !/^\d+$/.test(value)) continue;
+      if (key === 'rbytes' || key === 'wbytes' || key === 'rios' || key === 'wios') entry[key] = Number(value);
+    }
+    entries.push(entry);
+  }
+  return entries;
+}

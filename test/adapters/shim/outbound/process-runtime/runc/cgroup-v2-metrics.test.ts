@@ -1,0 +1,161 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  isUnifiedCgroupHost,
+  readCgroupV2Metrics,
+} from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/cgroup-v2-metrics';
+import { ContainerCgroup } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
+import { InternalError } from '../../../../../../src/domain/shared/errors';
+
+/**
+ * A cgroup v2 cgroup's files as the kernel writes them, in a directory the test makes under a
+ * fixture root (this machine is cgroup v1; a real unified host is tested in a VM). The figures
+ * expected are what containerd's cgroup2 Manager.Stat makes of the same files.
+ */
+describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)', () => {
+  let root: string;
+  let dir: string;
+
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'skiff-cgroup2-'));
+    dir = join(root, 'system.slice', 'skiff-web.scope');
+    mkdirSync(dir, { recursive: true });
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  function write(files: Record<string, string>): void {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  }
+
+  const FULL = {
+    'pids.current': '2\n',
+    'pids.max': '128\n',
+    'cpu.stat':
+      'usage_usec 41203\nuser_usec 30100\nsystem_usec 11103\ncore_sched.force_idle_usec 0\n' +
+      'nr_periods 7\nnr_throttled 2\nthrottled_usec 950\nnr_bursts 1\nburst_usec 30\n',
+    'memory.stat':
+      'anon 1331200\nfile 4096\nkernel 180224\nkernel_stack 32768\nslab 98304\nsock 0\nshmem 0\n' +
+      'file_mapped 0\nfile_dirty 0\nfile_writeback 0\nanon_thp 0\ninactive_anon 1318912\nactive_anon 8192\n' +
+      'inactive_file 4096\nactive_file 0\nunevictable 0\nslab_reclaimable 16384\nslab_unreclaimable 81920\n' +
+      'pgfault 1203\npgmajfault 3\nworkingset_refault_anon 5\nworkingset_refault_file 6\n' +
+      'workingset_activate_anon 7\nworkingset_activate_file 8\nworkingset_nodereclaim 0\npgrefill 0\n' +
+      'pgscan 11\npgsteal 12\npgactivate 13\npgdeactivate 14\npglazyfree 0\npglazyfreed 0\n' +
+      'thp_fault_alloc 0\nthp_collapse_alloc 0\n',
+    'memory.current': '1523712\n',
+    'memory.max': '67108864\n',
+    'memory.peak': '2000000\n',
+    'memory.swap.current': '4096\n',
+    'memory.swap.max': 'max\n',
+    'memory.swap.peak': '8192\n',
+    'memory.events': 'low 0\nhigh 4\nmax 9\noom 1\noom_kill 1\noom_group_kill 0\n',
+    'io.stat':
+      '253:0 rbytes=1130496 wbytes=4096 rios=42 wios=1 dbytes=0 dios=0\n' +
+      '8:0 rbytes=1130496 wbytes=4096 rios=42 wios=1 dbytes=0 dios=0\n',
+  };
+
+  it('reads every figure containerd fills: pids, cpu.stat, memory.stat and its files, memory.events, io.stat', () => {
+    write(FULL);
+    const m = readCgroupV2Metrics(dir);
+    expect(m.pids).toEqual({ current: 2, limit: 128 });
+    expect(m.cpu).toEqual({
+      usage_usec: 41203,
+      user_usec: 30100,
+      system_usec: 11103,
+      nr_periods: 7,
+      nr_throttled: 2,
+      throttled_usec: 950,
+      nr_bursts: 1,
+      burst_usec: 30,
+    });
+    expect(m.memory).toMatchObject({
+      anon: 1331200,
+      file: 4096,
+      kernel_stack: 32768,
+      inactive_anon: 1318912,
+      slab_unreclaimable: 81920,
+      pgfault: 1203,
+      pgmajfault: 3,
+      workingset_refault: 0,
+      workingset_refault_anon: 5,
+      workingset_activate_file: 8,
+      pgdeactivate: 14,
+      usage: 1523712,
+      usage_limit: 67108864,
+      max_usage: 2000000,
+      swap_usage: 4096,
+      swap_limit: 'max',
+      swap_max_usage: 8192,
+    });
+    // memory.stat's keys that Metrics does not name (kernel) are not kept.
+    expect(m.memory).not.toHaveProperty('kernel');
+    expect(m.memory_events).toEqual({ low: 0, high: 4, max: 9, oom: 1, oom_kill: 1, oom_group_kill: 0 });
+    expect(m.io).toEqual([
+      { major: 253, minor: 0, rbytes: 1130496, wbytes: 4096, rios: 42, wios: 1 },
+      { major: 8, minor: 0, rbytes: 1130496, wbytes: 4096, rios: 42, wios: 1 },
+    ]);
+  });
+
+  it('keeps `max` limits as max (memory.max, pids.max)', () => {
+    write({ ...FULL, 'memory.max': 'max\n', 'pids.max': 'max\n' });
+    const m = readCgroupV2Metrics(dir);
+    expect([m.memory.usage_limit, m.pids.limit, m.memory.swap_limit]).toEqual(['max', 'max', 'max']);
+  });
+
+  it('reads a missing file as 0: no swap accounting, no io controller, no memory.peak (Linux < 5.19)', () => {
+    const files: Record<string, string> = { ...FULL };
+    for (const name of ['memory.swap.current', 'memory.swap.max', 'memory.swap.peak', 'memory.peak', 'io.stat'])
+      delete files[name];
+    write(files);
+    const m = readCgroupV2Metrics(dir);
+    expect(m.memory).toMatchObject({ usage: 1523712, swap_usage: 0, swap_limit: 0, max_usage: 0, swap_max_usage: 0 });
+    expect(m.io).toEqual([]);
+  });
+
+  it('without memory.events has no memory_events; without memory.stat, a memory part of zeros (as containerd)', () => {
+    const files: Record<string, string> = { ...FULL };
+    delete files['memory.events'];
+    delete files['memory.stat'];
+    write(files);
+    const m = readCgroupV2Metrics(dir);
+    expect(m).not.toHaveProperty('memory_events');
+    expect(Object.values(m.memory).every((v) => v === 0)).toBe(true);
+    expect(m.cpu.usage_usec).toBe(41203);
+  });
+
+  it('reads a cgroup that is gone (the container exited) as zeros', () => {
+    const m = readCgroupV2Metrics(join(root, 'gone'));
+    expect(m.pids).toEqual({ current: 0, limit: 0 });
+    expect(Object.values(m.cpu).every((v) => v === 0)).toBe(true);
+    expect(m.io).toEqual([]);
+    expect(m).not.toHaveProperty('memory_events');
+  });
+
+  it('takes a negative count as 0 and fails on a line of a keyed file it cannot read', () => {
+    write({ ...FULL, 'memory.current': '-4096\n' });
+    expect(readCgroupV2Metrics(dir).memory.usage).toBe(0);
+    write({ 'cpu.stat': 'usage_usec 1\nnonsense\n' });
+    expect(() => readCgroupV2Metrics(dir)).toThrow(InternalError);
+    write({ 'cpu.stat': 'usage_usec many\n' });
+    expect(() => readCgroupV2Metrics(dir)).toThrow(/cpu\.stat/);
+  });
+
+  it('reads io.stat line by line as containerd does: unknown keys and bad values skipped, a bad device ends it', () => {
+    write({
+      'io.stat': '8:16 rbytes=10 wbytes=x rios=2 wios=3 dbytes=9\n\nnot-a-device foo=1\n8:x rbytes=1\n9:0 rbytes=1\n',
+    });
+    expect(readCgroupV2Metrics(dir).io).toEqual([{ major: 8, minor: 16, rbytes: 10, wbytes: 0, rios: 2, wios: 3 }]);
+  });
+
+  it("finds the cgroup's directory under an injected root from /proc/<pid>/cgroup", () => {
+    write(FULL);
+    const cgroup = ContainerCgroup.parse('0::/system.slice/skiff-web.scope\n', 1, root);
+    expect(cgroup.unifiedDir).toBe(dir);
+    expect(readCgroupV2Metrics(cgroup.unifiedDir as string).pids.current).toBe(2);
+  });
+
+  it('does not take a directory that is not a cgroup2 file system for a unified host', () => {
+    expect(isUnifiedCgroupHost(root)).toBe(false);
+    expect(isUnifiedCgroupHost(join(root, 'missing'))).toBe(false);
+  });
+});
