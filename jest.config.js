@@ -18,8 +18,8 @@ module.exports = {
   // The example plugin's own test runs here too, against this checkout's skiff.
   roots: ['<rootDir>/test', '<rootDir>/examples/plugin-hello/test'],
   moduleNameMapper: {
-    '^skiff/plugin$': '<rootDir>/src/adapters/plugin-api/index.ts',
-    '^skiff/testing$': '<rootDir>/src/infrastructure/login/testing/index.ts',
+    '^skiff-cli/plugin$': '<rootDir>/src/adapters/plugin-api/index.ts',
+    '^skiff-cli/testing$': '<rootDir>/src/infrastructure/login/testing/index.ts',
   },
   testMatch: ['**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', ...(containerdSuitesLeftOut() ? CONTAINERD_ONLY : [])],

@@ -43,6 +43,6 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 }
 
 require('reflect-metadata');
-// Plugins' commands import `skiff/plugin`: they get this skiff (see plugin-host.ts).
+// Plugins' commands import `skiff-cli/plugin`: they get this skiff (see plugin-host.ts).
 require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();
 require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));

@@ -2,7 +2,7 @@
 // Pack steps: the package.json that goes into the tarball has no `prepare` script. In a checkout
 // `prepare` builds the C parts and the TypeScript at `npm ci`; in the package everything is built
 // already, and npm lists a `prepare` of a tarball among the install scripts to allow
-// (`npm install -g ./skiff-*.tgz`), so the package must carry none (docs/install.md).
+// (`npm install -g ./skiff-cli-*.tgz`), so the package must carry none (docs/install.md).
 //
 //   node scripts/pack-manifest.js strip      (prepack: keeps the checkout's as package.json.pack-backup)
 //   node scripts/pack-manifest.js restore    (postpack, and before a strip left behind by a failed pack)

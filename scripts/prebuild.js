@@ -50,7 +50,10 @@ function build(arch, work) {
   const env = { ...process.env, ...tools.env };
   const dir = nodeDir();
   if (dir) env.npm_config_nodedir = dir;
-  const args = [require.resolve('prebuildify/bin.js'), '--napi', '--tag-libc', '--strip', `--strip-bin=${tools.strip}`];
+  // The addon's file is prebuilds/linux-<arch>/skiff.glibc.node whatever the npm package is called
+  // (prebuildify would take the package's name, skiff-cli; node-gyp-build reads only the tags).
+  const args = [require.resolve('prebuildify/bin.js'), '--name=skiff', '--napi', '--tag-libc', '--strip'];
+  args.push(`--strip-bin=${tools.strip}`);
   args.push(`--arch=${arch}`, `--target=node@${process.versions.node}`);
   args.push(`--node-gyp=${nodeGyp()}`);
   try {

@@ -233,8 +233,8 @@ static int node_on_path(char *out, size_t size) {
 
 /* The Node.js that runs the serving process (docs/install.md, "Which Node.js the shim runs"):
  * SKIFF_NODE in containerd's environment; else the node of the npm prefix skiff was installed into
- * globally (<prefix>/lib/node_modules/skiff beside <prefix>/bin/node: where `npm install -g` and the
- * node it came with are); else the one that built skiff in a checkout (dist/node-path, not in the
+ * globally (<prefix>/lib/node_modules/skiff-cli beside <prefix>/bin/node: where `npm install -g` and
+ * the node it came with are); else the one that built skiff in a checkout (dist/node-path, not in the
  * package); else node on containerd's PATH, which a systemd unit keeps short. None: one line. */
 static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
   char line[3 * PATH_MAX];

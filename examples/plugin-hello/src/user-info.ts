@@ -1,4 +1,4 @@
-import { IdentityError, NetworkError, Session } from 'skiff/plugin';
+import { IdentityError, NetworkError, Session } from 'skiff-cli/plugin';
 
 /** Every request is bounded: a silent platform never hangs the command. */
 const TIMEOUT_MS = 15_000;

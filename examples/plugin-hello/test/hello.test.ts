@@ -1,6 +1,6 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
-import { configWith, NOW, skiffTestbed } from 'skiff/testing';
+import { configWith, NOW, skiffTestbed } from 'skiff-cli/testing';
 import Hello from '../src/commands/hello';
 
 /** The platform's identity provider, as far as `hello` talks to it: discovery and userinfo. */

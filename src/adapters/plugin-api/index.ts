@@ -1,5 +1,5 @@
 /**
- * skiff/plugin: what a plugin's commands build on (docs/plugins.md).
+ * skiff-cli/plugin: what a plugin's commands build on (docs/plugins.md).
  * A plugin imports this module and nothing else of skiff's; at run time it gets
  * the running skiff's (its composition root, token cache and lock).
  */

@@ -34,7 +34,7 @@ export function buildContainer(config: AppConfig, ...overrides: ContainerModule[
 let embedded: readonly ContainerModule[] = [];
 
 /**
- * Tests that embed the application (skiff/testing) run a command as it is, and the
+ * Tests that embed the application (skiff-cli/testing) run a command as it is, and the
  * command builds its container here like any other: `modules` (fakes rebinding the
  * ports) are loaded into every container built until the returned function is called.
  */

@@ -75,7 +75,9 @@ describe('the command line as a newcomer meets it', () => {
     it('-v and --version print the version', async () => {
       const short = await home.run(['-v']);
       expect(short.code).toBe(0);
-      expect(short.stdout).toMatch(/^skiff\/\d+\.\d+\.\d+ /);
+      // The npm package's name, as oclif's help shows it under VERSION; the command is skiff.
+      expect(short.stdout).toMatch(/^skiff-cli\/\d+\.\d+\.\d+ /);
+      expect((await home.run(['--help'])).stdout).toContain(`VERSION\n  ${short.stdout.split('\n')[0]}\n`);
       expect((await home.run(['--version'])).stdout).toBe(short.stdout);
     });
 

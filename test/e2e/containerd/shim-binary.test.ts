@@ -256,15 +256,15 @@ if (LINUX)
     };
     const ARCH = process.arch === 'arm64' ? 'arm64' : 'x64';
 
-    it("npm's global layout (<prefix>/bin -> ../lib/node_modules/skiff/bin) with prebuilt parts, forking nothing", () => {
-      const pkg = join(root, 'prefix/lib/node_modules/skiff');
+    it("npm's global layout (<prefix>/bin -> ../lib/node_modules/skiff-cli/bin) with prebuilt parts, forking nothing", () => {
+      const pkg = join(root, 'prefix/lib/node_modules/skiff-cli');
       mkdirSync(join(pkg, 'bin'), { recursive: true });
       mkdirSync(join(pkg, `prebuilds/linux-${ARCH}`), { recursive: true });
       copyFileSync(SHIM, join(pkg, 'bin/containerd-shim-skiff-v2'));
       copyFileSync(BUILT, join(pkg, `prebuilds/linux-${ARCH}/containerd-shim-skiff-v2`));
       mkdirSync(join(root, 'prefix/bin'));
       symlinkSync(
-        '../lib/node_modules/skiff/bin/containerd-shim-skiff-v2',
+        '../lib/node_modules/skiff-cli/bin/containerd-shim-skiff-v2',
         join(root, 'prefix/bin/containerd-shim-skiff-v2'),
       );
       expect(versionThrough(join(root, 'prefix/bin/containerd-shim-skiff-v2'))).toEqual({

@@ -282,6 +282,27 @@ describe('errors end to end: one line, the contract exit code, no stack trace', 
     );
   });
 
+  it('no domain anywhere: the commands that need a token, and status, say the same, not "not logged in" (exit 3)', async () => {
+    // The fast path of these three (the oclif commands run the same use cases: test/application).
+    for (const args of [
+      ['auth', 'token'],
+      ['auth', 'kube-credential'],
+      ['auth', 'status'],
+    ]) {
+      const result = await home.run(args);
+      expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
+        args,
+        code: 3,
+        stdout: '',
+        stderr:
+          'skiff: cannot determine the domain: pass --domain <domain> or run `skiff config set --host <domain>`\n',
+      });
+    }
+    const json = await home.run(['auth', 'status', '--json']);
+    expect(json.code).toBe(3);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { kind: 'Configuration', exitCode: 3 } });
+  });
+
   it('an unknown context is a configuration error (exit 3)', async () => {
     const result = await home.run(['auth', 'status', '--context', 'nope']);
     expect(result.code).toBe(3);

@@ -1,4 +1,4 @@
-import { SkiffCommand } from 'skiff/plugin';
+import { SkiffCommand } from 'skiff-cli/plugin';
 import { userInfo } from '../user-info';
 
 export default class Hello extends SkiffCommand {

@@ -9,10 +9,22 @@ export function packageRoot(start: string = __dirname): string {
   }
 }
 
-let version: string | undefined;
+let manifest: { name: string; version: string } | undefined;
+
+function packageJson(): { name: string; version: string } {
+  manifest ??= JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  return manifest;
+}
 
 /** skiff's version, from package.json. */
 export function skiffVersion(): string {
-  version ??= (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-  return version;
+  return packageJson().version;
+}
+
+/** The name of skiff's npm package (`skiff-cli`: the command is `skiff`), from package.json. */
+export function skiffPackageName(): string {
+  return packageJson().name;
 }

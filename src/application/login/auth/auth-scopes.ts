@@ -60,6 +60,21 @@ export class AuthScopes {
     return resolved.domain;
   }
 
+  /**
+   * For a scope without a domain (no --domain, no context's domain) whose cache holds no
+   * record: the configuration error of "Which domain" when no other source gives one, as
+   * `auth login` would stop, instead of "not logged in" advising a login that cannot work.
+   */
+  async assertDomainKnown(scope: AuthScope): Promise<void> {
+    if (scope.cacheDomain !== '') return;
+    await resolveDomain({
+      flag: scope.flagDomain,
+      context: scope.context?.domain,
+      cached: async () => undefined,
+      discovered: () => this.discovery.discoverDomain(),
+    });
+  }
+
   urls(scope: AuthScope, domain: string): ServiceUrls {
     return serviceUrls(domain, overridesFor(domain, scope.context));
   }

@@ -48,8 +48,9 @@ export class GetToken {
   private async usable(scope: AuthScope): Promise<AuthTokens> {
     const { tokens, problem } = await this.scopes.readCache(scope);
     if (problem !== undefined) throw notLoggedIn(problem.message);
-    if (tokens === undefined) throw notLoggedIn();
-    return tokens;
+    if (tokens !== undefined) return tokens;
+    await this.scopes.assertDomainKnown(scope);
+    throw notLoggedIn();
   }
 
   /** Refresh, discovering the token endpoint from the cached record's domain. */

@@ -1,5 +1,5 @@
 /**
- * skiff/testing: run a command (skiff's own or a plugin's) against skiff's
+ * skiff-cli/testing: run a command (skiff's own or a plugin's) against skiff's
  * application layer with fake adapters, in the test's own process. See docs/plugins.md,
  * "Testing a plugin", and examples/plugin-hello/test. The fakes are reached through
  * the testbed (`skiff.cache`, `skiff.provider`, ...), which builds and binds them.

@@ -3,7 +3,7 @@ import { ConfigurationError, IdentityError } from '../../../../src/domain/shared
 import { configWith, skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, expiringIn } from '../../../support/tokens';
 
-/** The session a plugin's command gets (skiff/plugin: SkiffCommand.session). */
+/** The session a plugin's command gets (skiff-cli/plugin: SkiffCommand.session). */
 describe('GetSession', () => {
   const dev = { name: 'dev', domain: 'dev.example.com', identityProviderUrl: 'http://127.0.0.1:5556' };
 

@@ -1,6 +1,7 @@
 import { GetToken } from '../../../../src/application/login/auth/get-token.use-case';
-import { IdentityError, NetworkError } from '../../../../src/domain/shared/errors';
-import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { KubeCredential } from '../../../../src/application/login/auth/kube-credential.use-case';
+import { ConfigurationError, IdentityError, NetworkError } from '../../../../src/domain/shared/errors';
+import { configWith, skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, expiringIn, NOW } from '../../../support/tokens';
 
 /** The sign-in state table (docs/login-contract.md), row by row, for get_token. */
@@ -14,6 +15,29 @@ describe('get_token', () => {
     expect(err).toBeInstanceOf(IdentityError);
     expect((err as Error).message).toMatch(/not logged in.*skiff auth login/);
     expect(h.cache.records.size).toBe(0);
+  });
+
+  it('no domain anywhere (no --domain, no context, no record, no discovery): the configuration error of "Which domain", as for a login', async () => {
+    const h = skiffTestbed(configWith());
+    for (const call of [
+      () => h.get(GetToken).execute({}),
+      () => h.get(KubeCredential).execute({ target: {}, execInfo: undefined }),
+    ]) {
+      const err = await call().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigurationError);
+      expect((err as Error).message).toBe(
+        'cannot determine the domain: pass --domain <domain> or run `skiff config set --host <domain>`',
+      );
+    }
+    expect(h.discovery.calls).toBe(2);
+  });
+
+  it('no domain configured: the record of the default file is used; a discovered domain without one is not logged in', async () => {
+    const h = skiffTestbed(configWith());
+    h.discovery.domain = 'found.example';
+    await expect(h.get(GetToken).execute({})).rejects.toThrow(/^not logged in: run `skiff auth login`$/);
+    h.cache.records.set('', aRecord());
+    await expect(h.get(GetToken).execute({})).resolves.toBe('access-1');
   });
 
   it('unreadable or unparsable cache: not logged in, naming the file', async () => {

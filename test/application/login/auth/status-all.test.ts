@@ -1,6 +1,7 @@
 import { StatusAll } from '../../../../src/application/login/auth/status-all.use-case';
 import { statusListLines } from '../../../../src/adapters/login/inbound/cli/status-list-text';
-import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
+import { ConfigurationError } from '../../../../src/domain/shared/errors';
+import { configWith, skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
 import { aRecord, expiringIn } from '../../../support/tokens';
 
 describe('status of every domain (auth status without --domain)', () => {
@@ -40,6 +41,19 @@ describe('status of every domain (auth status without --domain)', () => {
     ]);
     const moved = await h.get(StatusAll).execute({ context: 'other' });
     expect(moved.map((d) => [d.name, d.active])).toEqual([['other.org', true]]);
+  });
+
+  it('no domain anywhere and no cache at all: the configuration error of "Which domain"; with caches, they are listed', async () => {
+    const h = skiffTestbed(configWith());
+    await expect(h.get(StatusAll).execute({})).rejects.toThrow(
+      new ConfigurationError(
+        'cannot determine the domain: pass --domain <domain> or run `skiff config set --host <domain>`',
+        'AUTH.NO_DOMAIN',
+      ),
+    );
+    h.cache.records.set('other.org', aRecord({ domain: 'other.org' }));
+    const list = await h.get(StatusAll).execute({});
+    expect(list.map((d) => [d.name, d.loggedIn])).toContainEqual(['other.org', true]);
   });
 
   it('one domain reads as `auth status` of that domain always has', async () => {

@@ -1,20 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { skiffVersion } from '../../../shared/helpers/package-info';
+import { skiffPackageName, skiffVersion } from '../../../shared/helpers/package-info';
 import { nativeAddon } from '../../os/native-addon';
 import { nativePartsDir } from '../../os/native-parts';
 
 const SHIM = 'containerd-shim-skiff-v2';
 
 /**
- * `skiff --version`: oclif's line, then the version of the native parts this skiff loads and
+ * `skiff --version`: oclif's line (the npm package's name and version, as the root help's
+ * VERSION shows them), then the version of the native parts this skiff loads and
  * of the containerd-shim-skiff-v2 the PATH leads to, so that two installs mixed (an old shim
  * before a new skiff on the PATH, a source build over a prebuilt one) show.
  */
 export function versionReport(env: NodeJS.ProcessEnv = process.env): string {
   const version = skiffVersion();
-  const lines = [`skiff/${version} ${process.platform}-${process.arch} node-${process.version}`];
+  const lines = [`${skiffPackageName()}/${version} ${process.platform}-${process.arch} node-${process.version}`];
   lines.push(nativeLine(version));
   lines.push(shimLine(version, env));
   return `${lines.join('\n')}\n`;
