@@ -24,8 +24,8 @@ function parseShare(text) {
   return { dir: path.resolve(dir), tag };
 }
 
-function virtfs(dir, tag, readonly = false) {
-  return ['-virtfs', `local,path=${dir},mount_tag=${tag},security_model=none,id=${tag}${readonly ? ',readonly=on' : ''}`];
+function virtfs(dir, tag) {
+  return ['-virtfs', `local,path=${dir},mount_tag=${tag},security_model=none,id=${tag}`];
 }
 
 function qemuArgs(image, control, shares, npmCache, options) {
@@ -56,7 +56,7 @@ function qemuArgs(image, control, shares, npmCache, options) {
     '-drive',
     `file=${image.rootfs},if=virtio,format=raw,snapshot=on`,
     ...virtfs(control, 'skiffvm'),
-    ...virtfs(npmCache, 'skiffnpm', true),
+    ...virtfs(npmCache, 'skiffnpm'),
     ...shares.flatMap((share) => virtfs(share.dir, share.tag)),
   ];
 }

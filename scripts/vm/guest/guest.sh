@@ -31,9 +31,10 @@ setup() {
   # globally by the guest's own npm; its dependencies come from the host's npm cache, since
   # the guest has no network.
   mkdir -p /run/skiff-vm-npm
-  mount -t 9p -o "$MOUNT_OPTS,ro" skiffnpm /run/skiff-vm-npm
+  mount -t 9p -o "$MOUNT_OPTS" skiffnpm /run/skiff-vm-npm
   npm install -g --offline --no-audit --no-fund --no-update-notifier --cache /run/skiff-vm-npm --logs-max=0 \
     --registry "$(cat "$CTL/registry")" "$CTL/skiff.tgz"
+  command -v skiff containerd-shim-skiff-v2
   say "skiff installed: $(skiff --version | head -1)"
 
   # containerd's config as printed for its version: Debian's config.toml is version 2 for 1.7;
@@ -46,7 +47,11 @@ setup() {
   else
     skiff containerd config >> /etc/containerd/config.toml
   fi
-  if [ -f "$CTL/containerd.toml" ]; then cat "$CTL/containerd.toml" >> /etc/containerd/config.toml; fi
+  # The guest has no network: CRI's pod sandboxes use the pause image imported below. Debian's
+  # config.toml is version 2 for containerd 1.7 and 2.x alike (2.x migrates it).
+  sed -i 's|^\( *\)\[plugins."io.containerd.grpc.v1.cri"\]$|&\n\1  sandbox_image = "docker.io/library/skiff-pause:latest"|' \
+    /etc/containerd/config.toml
+  grep -q skiff-pause /etc/containerd/config.toml
   systemctl start containerd
   for _ in $(seq 1 600); do ctr version > /dev/null 2>&1 && break; sleep 0.2; done
   ctr version > /dev/null

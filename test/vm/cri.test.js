@@ -1,0 +1,148 @@
+'use strict';
+// Kubernetes' view (the CRI plugin of the node's containerd, as kubelet speaks it), through the
+// runc handler and through skiff's handler configured as `skiff containerd config` printed:
+// logs, exec, stats, AppArmor, resources updated in place, OOM kills, stop and removal.
+const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
+const { after, before, describe, it } = require('node:test');
+const { criClient } = require('../../scripts/containerd/cri-client');
+const { containerConfig, podConfig, removePod, startPod } = require('../../scripts/containerd/cri-pods');
+const { ADDRESS, SLOW_MS, waitFor } = require('./support');
+
+const HANDLERS = ['runc', 'skiff'];
+/** What each handler showed, compared at the end. */
+const seen = {};
+
+/** The unified cgroup directory of a container's init, as the host sees it. */
+function cgroupDir(pid) {
+  const line = fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim();
+  return path.join('/sys/fs/cgroup', line.replace(/^0::/, ''));
+}
+
+for (const handler of HANDLERS) {
+  describe(`CRI through the ${handler} handler`, { timeout: 20 * SLOW_MS }, () => {
+    const cri = criClient(ADDRESS, { deadlineMs: SLOW_MS });
+    const logDirectory = fs.mkdtempSync(`/var/log/vm-cri-${handler}-`);
+    const pods = [];
+    seen[handler] = {};
+    const pod = async (name, containers) => {
+      const started = await startPod(cri, {
+        handler,
+        pod: { name: `${name}-${handler}`, uid: `${name}-${handler}-${process.pid}`, logDirectory },
+        containers,
+      });
+      pods.push(started.podSandboxId);
+      return started;
+    };
+    const status = async (containerId) => (await cri.runtime('ContainerStatus', { containerId })).status;
+    const pidOf = async (containerId) =>
+      JSON.parse((await cri.runtime('ContainerStatus', { containerId, verbose: true })).info.info).pid;
+
+    before(async () => {
+      await cri.runtime('Version');
+    });
+    after(async () => {
+      for (const id of pods) await removePod(cri, id).catch(() => undefined);
+      cri.close();
+    });
+
+    it('runs a pod whose container logs, execs and is stopped and removed', async () => {
+      const { podSandboxId, containerIds } = await pod('hello', [
+        { name: 'c1', command: ['sh', '-c', 'echo hello from cri; exec sleep 100000'] },
+      ]);
+      const [id] = containerIds;
+      assert.equal((await cri.runtime('PodSandboxStatus', { podSandboxId })).status.state, 'SANDBOX_READY');
+      const log = path.join(logDirectory, 'c1_0.log');
+      await waitFor('the container log', () => fs.existsSync(log) && /stdout F hello from cri\n/.test(fs.readFileSync(log, 'utf8')));
+      const exec = await cri.runtime('ExecSync', { containerId: id, cmd: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: 60 });
+      assert.deepEqual([exec.stdout.toString(), exec.stderr.toString(), exec.exitCode], ['out\n', 'err\n', 3]);
+      seen[handler].apparmor = (
+        await cri.runtime('ExecSync', { containerId: id, cmd: ['cat', '/proc/self/attr/current'], timeout: 60 })
+      ).stdout.toString();
+      await cri.runtime('StopContainer', { containerId: id, timeout: 10 });
+      const stopped = await status(id);
+      assert.deepEqual([stopped.state, stopped.exitCode], ['CONTAINER_EXITED', 143]);
+      await cri.runtime('RemoveContainer', { containerId: id });
+      await removePod(cri, podSandboxId);
+      pods.splice(pods.indexOf(podSandboxId), 1);
+    });
+
+    it("reports a busy container's stats and changes its resources in place", async () => {
+      const { containerIds } = await pod('busy', [
+        {
+          name: 'busy',
+          command: ['sh', '-c', 'while :; do :; done'],
+          resources: { memoryLimitInBytes: String(256 * 1024 * 1024), cpuPeriod: '100000', cpuQuota: '50000' },
+        },
+      ]);
+      const [id] = containerIds;
+      const stats = await waitFor('CPU time in ContainerStats', async () => {
+        const { stats: s } = await cri.runtime('ContainerStats', { containerId: id });
+        return Number(s.cpu?.usageCoreNanoSeconds?.value ?? 0) > 0 ? s : undefined;
+      });
+      assert.ok(Number(stats.memory.workingSetBytes.value) > 0, JSON.stringify(stats.memory));
+      const dir = cgroupDir(await pidOf(id));
+      const read = (file) => fs.readFileSync(path.join(dir, file), 'utf8').trim();
+      assert.deepEqual([read('memory.max'), read('cpu.max')], [String(256 * 1024 * 1024), '50000 100000']);
+      await cri.runtime('UpdateContainerResources', {
+        containerId: id,
+        linux: { memoryLimitInBytes: String(128 * 1024 * 1024), cpuPeriod: '100000', cpuQuota: '20000' },
+      });
+      assert.deepEqual([read('memory.max'), read('cpu.max')], [String(128 * 1024 * 1024), '20000 100000']);
+      seen[handler].memoryMax = read('memory.max');
+    });
+
+    it('reports an OOM kill as OOMKilled, also under a pod-level limit', async () => {
+      const bomb = ['sh', '-c', 'x=0123456789abcdef; while :; do x=$x$x; done'];
+      const { containerIds } = await pod('oom', [
+        { name: 'bomb', command: bomb, resources: { memoryLimitInBytes: String(32 * 1024 * 1024) } },
+      ]);
+      const ended = await waitFor('the OOM kill', async () => {
+        const s = await status(containerIds[0]);
+        return s.state === 'CONTAINER_EXITED' ? s : undefined;
+      });
+      assert.deepEqual([ended.reason, ended.exitCode], ['OOMKilled', 137]);
+      seen[handler].oom = ended.reason;
+
+      // kubelet makes the pod's cgroup, with the pod's limit, and names it as the sandbox's parent.
+      const parent = `/vm-pod-oom-${handler}-${process.pid}`;
+      fs.mkdirSync(path.join('/sys/fs/cgroup', parent));
+      fs.writeFileSync(path.join('/sys/fs/cgroup', parent, 'memory.max'), String(48 * 1024 * 1024));
+      const base = podConfig({ name: `pod-oom-${handler}`, uid: `pod-oom-${handler}-${process.pid}`, logDirectory });
+      const sandboxConfig = { ...base, linux: { ...base.linux, cgroupParent: parent } };
+      const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
+      pods.push(podSandboxId);
+      const { containerId } = await cri.runtime('CreateContainer', {
+        podSandboxId,
+        config: containerConfig({ name: 'bomb', command: bomb }),
+        sandboxConfig,
+      });
+      await cri.runtime('StartContainer', { containerId });
+      const podEnded = await waitFor('the OOM kill under the pod limit', async () => {
+        const s = await status(containerId);
+        return s.state === 'CONTAINER_EXITED' ? s : undefined;
+      });
+      assert.deepEqual([podEnded.reason, podEnded.exitCode], ['OOMKilled', 137]);
+    });
+
+    it('keeps a container that ignores SIGTERM for its grace period, then kills it', async () => {
+      const { containerIds } = await pod('grace', [
+        { name: 'stubborn', command: ['sh', '-c', "trap '' TERM; while :; do sleep 1; done"] },
+      ]);
+      const started = Date.now();
+      await cri.runtime('StopContainer', { containerId: containerIds[0], timeout: 3 });
+      const s = await status(containerIds[0]);
+      assert.deepEqual([s.state, s.exitCode], ['CONTAINER_EXITED', 137]);
+      assert.ok(Date.now() - started >= 3000, `stopped after ${Date.now() - started} ms`);
+    });
+
+  });
+}
+
+describe('side by side', () => {
+  it('skiff shows what the runc handler shows (AppArmor profile, updated limits, OOM reason)', () => {
+    assert.deepEqual(seen.skiff, seen.runc);
+    assert.match(seen.runc.apparmor ?? '', /cri-containerd\.apparmor\.d \(enforce\)/);
+  });
+});
