@@ -28,7 +28,7 @@ function virtfs(dir, tag) {
   return ['-virtfs', `local,path=${dir},mount_tag=${tag},security_model=none,id=${tag}`];
 }
 
-function qemuArgs(image, control, shares, npmCache, options) {
+function qemuArgs(image, control, shares, options) {
   return [
     '-accel',
     'tcg,thread=multi',
@@ -54,9 +54,8 @@ function qemuArgs(image, control, shares, npmCache, options) {
     '-append',
     'console=ttyS0 root=/dev/vda rw panic=-1 quiet mitigations=off audit=0',
     '-drive',
-    `file=${image.rootfs},if=virtio,format=raw,snapshot=on`,
+    `file=${image.rootfs},if=virtio,format=raw`,
     ...virtfs(control, 'skiffvm'),
-    ...virtfs(npmCache, 'skiffnpm'),
     ...shares.flatMap((share) => virtfs(share.dir, share.tag)),
   ];
 }
@@ -102,7 +101,7 @@ function bootOnce(image, control, shares, options) {
   const console = path.join(control, 'console.log');
   const consoleFd = fs.openSync(console, 'w');
   const started = Date.now();
-  const qemu = spawn('qemu-system-x86_64', qemuArgs(image, control, shares, options.npmCache, options), {
+  const qemu = spawn('qemu-system-x86_64', qemuArgs(image, control, shares, options), {
     stdio: ['ignore', consoleFd, consoleFd],
   });
   fs.closeSync(consoleFd);
@@ -156,12 +155,12 @@ function bootOnce(image, control, shares, options) {
 }
 
 /**
- * Boots `image` (from images.js ensureImage) and runs `command` (argv) as root in it once
- * containerd answers. control holds the guest's files: guest.sh, skiff.tgz, busybox.tar.
+ * Boots `image` ({ kernel, initrd, rootfs }: images.js and install.js) and runs `command` (argv)
+ * as root in it once containerd answers. control holds the guest's files: guest.sh, busybox.tar.
  * A boot whose kernel panicked is tried once more. Resolves the command's exit status.
  */
 async function runInGuest(image, command, { shares = [], control, log, ...rest }) {
-  const options = { bootTimeoutMs: 180_000, timeoutMs: 3_600_000, log, ...rest };
+  const options = { bootTimeoutMs: 300_000, timeoutMs: 3_600_000, log, ...rest };
   fs.copyFileSync(path.join(__dirname, 'guest', 'guest.sh'), path.join(control, 'guest.sh'));
   fs.writeFileSync(path.join(control, 'shares'), shares.map((share) => `${share.tag}\n`).join(''));
   fs.writeFileSync(path.join(control, 'command.sh'), `${command.map(shellQuote).join(' ')}\n`);

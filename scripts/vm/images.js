@@ -61,8 +61,6 @@ ExecStart=/bin/sh -c 'mkdir -p /run/skiff-vm && mount -t 9p -o trans=virtio,vers
 WantedBy=multi-user.target
 UNIT
 ln -sf /etc/systemd/system/skiff-vm.service "$1/etc/systemd/system/multi-user.target.wants/skiff-vm.service"
-# guest.sh starts containerd once skiff's section is in its config: one start, not two.
-rm -f "$1/etc/systemd/system/multi-user.target.wants/containerd.service"
 for unit in serial-getty@ttyS0.service getty@tty1.service modprobe@drm.service modprobe@efi_pstore.service   modprobe@fuse.service systemd-binfmt.service apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer   fstrim.timer dpkg-db-backup.timer systemd-tmpfiles-clean.timer; do
   ln -sf /dev/null "$1/etc/systemd/system/$unit"
 done
@@ -100,12 +98,12 @@ function imageKey(name, env = process.env) {
   return createHash('sha256').update(JSON.stringify(recipe(name, env))).digest('hex').slice(0, 16);
 }
 
-/** The cached image's files: rootfs.img (ext4), vmlinuz, initrd.img, and recipe.json once complete. */
+/** The cached image's files: its root tree, vmlinuz, initrd.img, and recipe.json once complete. */
 function imagePaths(name, env = process.env) {
   const dir = path.join(cacheRoot(env), `${name}-${imageKey(name, env)}`);
   return {
     dir,
-    rootfs: path.join(dir, 'rootfs.img'),
+    tree: path.join(dir, 'tree'),
     kernel: path.join(dir, 'vmlinuz'),
     initrd: path.join(dir, 'initrd.img'),
     done: path.join(dir, 'recipe.json'),
@@ -113,9 +111,9 @@ function imagePaths(name, env = process.env) {
 }
 
 /**
- * The image, built when its key is not cached yet: mmdebstrap into a directory, the kernel and
- * initrd taken out of /boot, the tree made into an ext4 file by mke2fs -d (no loop device, no
- * mount). A build that fails leaves nothing that could pass for an image. Returns imagePaths.
+ * The image, built when its key is not cached yet: mmdebstrap into a directory (kept: each run
+ * installs skiff over it, scripts/vm/install.js), the kernel and initrd taken out of /boot. A
+ * build that fails leaves nothing that could pass for an image. Returns imagePaths.
  */
 async function ensureImage(name, log, env = process.env) {
   const paths = imagePaths(name, env);
@@ -142,8 +140,6 @@ async function ensureImage(name, log, env = process.env) {
     const version = kernel.slice('vmlinuz-'.length);
     fs.copyFileSync(path.join(boot, kernel), path.join(work, 'vmlinuz'));
     fs.copyFileSync(path.join(boot, `initrd.img-${version}`), path.join(work, 'initrd.img'));
-    await run('mke2fs', ['-q', '-t', 'ext4', '-L', 'skiff-vm', '-d', tree, path.join(work, 'rootfs.img'), '6G']);
-    fs.rmSync(tree, { recursive: true, force: true });
     fs.writeFileSync(path.join(work, 'recipe.json'), `${JSON.stringify({ ...recipe(name, env), kernel: version }, null, 2)}\n`);
     fs.rmSync(paths.dir, { recursive: true, force: true });
     fs.renameSync(work, paths.dir);

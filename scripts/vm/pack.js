@@ -36,28 +36,4 @@ async function packSkiff(work, log, env = process.env) {
   return tgz;
 }
 
-/**
- * The npm cache a guest installs from, offline (it has no network): the bed's own, under the
- * image cache, filled by an install of the same tarball on the host first, which fetches what
- * is missing (the registry's metadata too, which `npm ci` never asks for).
- */
-async function npmCacheFor(tgz, work, cacheRoot, log, env = process.env) {
-  const cache = path.join(cacheRoot, 'npm');
-  const started = Date.now();
-  const npmEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !/^npm_/i.test(name)));
-  await run(
-    'npm',
-    ['install', '-g', '--prefix', path.join(work, 'prefix'), '--cache', cache, '--prefer-offline', '--no-audit', '--no-fund', '--no-update-notifier', tgz],
-    { cwd: work, env: npmEnv },
-  );
-  fs.rmSync(path.join(work, 'prefix'), { recursive: true, force: true });
-  log(`npm cache for the guest ready in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  return cache;
-}
-
-/** The registry the host's npm asks: the guest's npm must name the same, or the cache's keys do not match. */
-function npmRegistry() {
-  return execFileSync('npm', ['config', 'get', 'registry'], { encoding: 'utf8' }).trim();
-}
-
-module.exports = { ROOT, npmCacheFor, npmRegistry, packSkiff };
+module.exports = { ROOT, packSkiff };

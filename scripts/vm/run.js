@@ -12,12 +12,14 @@
 // packages in the image; SKIFF_VM_TARBALL: a packed skiff to install instead of packing the
 // checkout; SKIFF_VM_TIMEOUT: seconds the whole run may take (3600).
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { writeImageArchive } = require('../busybox-image');
 const { controlDir, parseShare, runInGuest } = require('./bed');
 const { missingTools } = require('./commands');
-const { cacheRoot, ensureImage, IMAGES } = require('./images');
-const { npmCacheFor, npmRegistry, packSkiff } = require('./pack');
+const { ensureImage, IMAGES } = require('./images');
+const { installedRootfs } = require('./install');
+const { packSkiff } = require('./pack');
 
 const BED_FAILED = 125;
 const USAGE = 'usage: npm run vm -- IMAGE [--share DIR:TAG]... [--] COMMAND...';
@@ -42,30 +44,29 @@ function parseArgs(argv) {
 const log = (line) => process.stderr.write(`vm: ${line}\n`);
 
 /**
- * Runs `command` in a fresh boot of `image`; resolves its exit status. `tarball` and `npmCache`
- * may be given by a caller that runs several (test:vm packs once for every image).
+ * Runs `command` in a fresh boot of `image`; resolves its exit status. `tarball` may be given by
+ * a caller that runs several (test:vm packs once for every image).
  */
-async function vm({ image, shares = [], command, tarball, npmCache, timeoutMs }) {
+async function vm({ image, shares = [], command, tarball, timeoutMs }) {
   const problem = missingTools();
   if (problem !== undefined) throw new Error(problem);
   const paths = await ensureImage(image, log);
   const control = controlDir();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-vm-root-'));
   try {
-    const tgz = tarball ?? (await packSkiff(control, log));
-    fs.copyFileSync(tgz, path.join(control, 'skiff.tgz'));
-    const cache = npmCache ?? (await npmCacheFor(tgz, control, cacheRoot(), log));
-    fs.writeFileSync(path.join(control, 'registry'), `${npmRegistry()}\n`);
+    const tgz = tarball ?? (await packSkiff(work, log));
+    const rootfs = await installedRootfs(paths, tgz, work, log);
     writeImageArchive(path.join(control, 'busybox.tar'));
-    log(`booting ${image} (kernel ${path.basename(paths.dir)}, emulated)`);
-    return await runInGuest(paths, command, {
+    log(`booting ${image} (${path.basename(paths.dir)}, emulated)`);
+    return await runInGuest({ ...paths, rootfs }, command, {
       shares,
       control,
       log,
-      npmCache: cache,
       timeoutMs: timeoutMs ?? Number(process.env.SKIFF_VM_TIMEOUT || 3600) * 1000,
     });
   } finally {
     fs.rmSync(control, { recursive: true, force: true });
+    fs.rmSync(work, { recursive: true, force: true });
   }
 }
 

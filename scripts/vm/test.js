@@ -9,8 +9,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { missingTools } = require('./commands');
-const { cacheRoot, IMAGES } = require('./images');
-const { npmCacheFor, packSkiff, ROOT } = require('./pack');
+const { IMAGES } = require('./images');
+const { packSkiff, ROOT } = require('./pack');
 const { vm } = require('./run');
 
 const log = (line) => process.stderr.write(`test:vm: ${line}\n`);
@@ -36,14 +36,12 @@ async function main() {
   const results = [];
   try {
     const tarball = await packSkiff(work, log);
-    const npmCache = await npmCacheFor(tarball, work, cacheRoot(), log);
     for (const image of images) {
       const started = Date.now();
       log(`${image}: ${suites().length} suites`);
       const status = await vm({
         image,
         tarball,
-        npmCache,
         shares: [{ dir: ROOT, tag: 'src' }],
         command: ['node', '--test', '--test-reporter=spec', '--test-concurrency=1', ...suites()],
       });

@@ -1,0 +1,95 @@
+'use strict';
+// skiff installed on a guest as an operator installs it on a node (README "On a Kubernetes
+// node", docs/install.md): the packed tarball, `npm install -g` by the guest's own npm and
+// Node.js, `skiff containerd config` appended to containerd's config as printed for the
+// guest's containerd. It runs on the host in a chroot of the image's tree under an overlay, so
+// the image stays as built: under emulation the same install takes minutes (7,700 files),
+// natively seconds. The guest boots with the result and starts containerd once, with skiff's
+// section in its config. The npm cache it fills is the bed's (<cache>/npm), so a second run
+// fetches nothing; the guest itself has no network.
+const fs = require('node:fs');
+const path = require('node:path');
+const { run } = require('./commands');
+const { cacheRoot } = require('./images');
+
+/**
+ * Run inside the chroot. Debian's config.toml is version 2 for containerd 1.7 and 2.x alike; 2.x
+ * migrates it and takes the printed version 3 section in it. Where the config imports a conf.d
+ * (containerd 2.x's own default config does), the section goes there as a drop-in. The guest has
+ * no network, so CRI's pod sandboxes use the pause image the guest imports at boot.
+ */
+const INSTALL = String.raw`
+set -e
+npm install -g --prefer-offline --no-audit --no-fund --no-update-notifier --logs-max=0 --cache /run/skiff-npm /tmp/skiff.tgz
+rm /tmp/skiff.tgz
+command -v skiff containerd-shim-skiff-v2
+major=$(containerd --version | awk '{ split($3, v, "."); print v[1] + 0 }')
+if [ "$major" -ge 2 ] && grep -Eq '^imports *=.*conf\.d' /etc/containerd/config.toml; then
+  mkdir -p /etc/containerd/conf.d
+  { echo 'version = 3'; skiff containerd config; } > /etc/containerd/conf.d/skiff.toml
+else
+  skiff containerd config >> /etc/containerd/config.toml
+fi
+sed -i 's|^\( *\)\[plugins."io.containerd.grpc.v1.cri"\]$|&\n\1  sandbox_image = "docker.io/library/skiff-pause:latest"|' \
+  /etc/containerd/config.toml
+grep -q skiff-pause /etc/containerd/config.toml
+skiff --version
+`;
+
+const PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/**
+ * Makes `<work>/rootfs.img`: the image's tree with skiff installed from `tarball`, as an ext4
+ * file (mke2fs -d: no loop device). Resolves its path and what `skiff --version` printed.
+ */
+async function installedRootfs(image, tarball, work, log, env = process.env) {
+  const dirs = { upper: 'upper', scratch: 'overlay-work', root: 'root' };
+  for (const key of Object.keys(dirs)) {
+    dirs[key] = path.join(work, dirs[key]);
+    fs.mkdirSync(dirs[key], { recursive: true });
+  }
+  const { root } = dirs;
+  const started = Date.now();
+  const overlay = `lowerdir=${image.tree},upperdir=${dirs.upper},workdir=${dirs.scratch}`;
+  await run('mount', ['-t', 'overlay', 'overlay', '-o', overlay, root]);
+  const bound = [];
+  let version;
+  try {
+    try {
+      for (const dir of ['proc', 'sys', 'dev']) {
+        await run('mount', ['--rbind', `/${dir}`, path.join(root, dir)]);
+        bound.push(path.join(root, dir));
+      }
+      const cache = path.join(cacheRoot(env), 'npm');
+      fs.mkdirSync(cache, { recursive: true });
+      fs.mkdirSync(path.join(root, 'run/skiff-npm'), { recursive: true });
+      await run('mount', ['--bind', cache, path.join(root, 'run/skiff-npm')]);
+      bound.push(path.join(root, 'run/skiff-npm'));
+      fs.copyFileSync(tarball, path.join(root, 'tmp/skiff.tgz'));
+      // Replaced, never written through: a symbolic link there would point into the host.
+      fs.rmSync(path.join(root, 'etc/resolv.conf'), { force: true });
+      fs.copyFileSync('/etc/resolv.conf', path.join(root, 'etc/resolv.conf'));
+      // A machine whose TLS goes through a proxy of its own names its CA bundle here (npm's registry).
+      const hostCa = env.NODE_EXTRA_CA_CERTS;
+      const chrootEnv = { PATH, HOME: '/root', LANG: 'C.UTF-8' };
+      if (hostCa && fs.existsSync(hostCa)) {
+        fs.copyFileSync(hostCa, path.join(root, 'run/host-ca.crt'));
+        chrootEnv.NODE_EXTRA_CA_CERTS = '/run/host-ca.crt';
+      }
+      const out = await run('chroot', [root, '/bin/sh', '-c', INSTALL], { env: chrootEnv });
+      version = out.trim().split('\n').find((line) => line.startsWith('skiff-cli/')) ?? '(no version)';
+      fs.rmSync(path.join(root, 'run/host-ca.crt'), { force: true });
+    } finally {
+      for (const dir of bound.reverse()) await run('umount', ['-R', '-l', dir]).catch(() => undefined);
+    }
+    const rootfs = path.join(work, 'rootfs.img');
+    await run('mke2fs', ['-q', '-t', 'ext4', '-L', 'skiff-vm', '-d', root, rootfs, '6G']);
+    log(`skiff installed by the guest's npm (${version}) in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+    return rootfs;
+  } finally {
+    await run('umount', ['-l', root]).catch(() => undefined);
+    fs.rmSync(dirs.upper, { recursive: true, force: true });
+  }
+}
+
+module.exports = { installedRootfs };

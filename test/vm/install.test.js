@@ -1,0 +1,36 @@
+'use strict';
+// The node's install as docs/install.md describes it, in the guest: the package installed
+// globally by the guest's own npm, its three versions one number, containerd's config holding
+// the section `skiff containerd config` printed for this containerd, and the shim containerd
+// runs being the package's.
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const { describe, it } = require('node:test');
+
+const run = (file, args) => execFileSync(file, args, { encoding: 'utf8' });
+
+describe("the guest's install of skiff", () => {
+  it('is the package installed globally, its versions one number', () => {
+    const version = run('skiff', ['--version']);
+    const [first, natives, shim] = version.trim().split('\n');
+    const number = /^skiff-cli\/(\S+) linux-x64 node-v\d+/.exec(first)?.[1];
+    assert.ok(number, version);
+    assert.match(natives, new RegExp(`^native parts ${number} in /usr/local/lib/node_modules/skiff-cli/prebuilds/linux-x64$`));
+    assert.match(shim, new RegExp(`^containerd-shim-skiff-v2 ${number} at /usr/local/bin/containerd-shim-skiff-v2 -> `));
+    assert.equal(fs.realpathSync('/usr/local/bin/containerd-shim-skiff-v2'), '/usr/local/lib/node_modules/skiff-cli/bin/containerd-shim-skiff-v2');
+  });
+
+  it("runs under the guest's own Node.js", () => {
+    assert.equal(fs.realpathSync(process.execPath), fs.realpathSync(run('sh', ['-c', 'command -v node']).trim()));
+    assert.match(run('skiff', ['--version']), new RegExp(`node-${process.version}\\b`));
+  });
+
+  it("has containerd's config hold the section printed for this containerd's version", () => {
+    const major = Number(/ v?(\d+)\.\d+/.exec(run('containerd', ['--version']))?.[1]);
+    const printed = run('skiff', ['containerd', 'config']);
+    assert.match(printed, major >= 2 ? /io\.containerd\.cri\.v1\.runtime/ : /io\.containerd\.grpc\.v1\.cri/);
+    const dump = run('containerd', ['config', 'dump']);
+    assert.match(dump, /runtimes\.skiff\]\s+[^[]*runtime_type = ['"]io\.containerd\.skiff\.v2['"]/);
+  });
+});
