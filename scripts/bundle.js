@@ -21,10 +21,10 @@ const BUNDLES = {
   shim: { external: [], module: 'shim.module' },
   // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js).
   containerd: { external: [], module: 'shim.module' },
-  // The HTTP stack is loaded only when a token must be refreshed, the YAML library
-  // only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
+  // The HTTP stack and jose are loaded only when a token must be refreshed, the YAML
+  // library only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
   // cache and a contexts file written by `skiff config` never pay for them.
-  auth: { external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml'], module: 'login.module' },
+  auth: { external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml', 'jose'], module: 'login.module' },
 };
 
 // inversify's ES module build, so esbuild hoists its ~150 small modules into one

@@ -18,6 +18,7 @@ import { KUBE_CONFIG } from '../../application/login/ports/kube-config.port';
 import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
 import { DEVICE_AUTHORIZATION } from '../../application/login/ports/device-authorization.port';
 import { CACHED_DOMAINS } from '../../application/login/ports/cached-domains.port';
+import { ID_TOKEN_VERIFIER, type IdTokenVerifier } from '../../application/login/ports/id-token-verifier.port';
 import { FsCachedDomains } from '../../adapters/login/outbound/cached-domains/fs-cached-domains';
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
@@ -35,6 +36,7 @@ import type * as Oidc from '../../adapters/login/outbound/identity-provider/oidc
 import type * as Planka from '../../adapters/login/outbound/board-tool/planka-board-tool';
 import type * as Prompt from '../../adapters/login/outbound/prompt/stdin-prompt';
 import type * as Random from '../../adapters/login/outbound/random/node-random';
+import type * as IdTokens from '../../adapters/login/outbound/id-token-verifier/jose-id-token-verifier';
 import type * as Device from '../../adapters/login/outbound/identity-provider/oidc-device-authorization';
 import type * as GitConfig from '../../adapters/login/outbound/git-config/git-cli-config';
 import type * as KubeConfig from '../../adapters/login/outbound/kube-config/yaml-kube-config';
@@ -66,6 +68,16 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
           require('../../adapters/login/outbound/identity-provider/oidc-identity-provider') as typeof Oidc
         ).OidcIdentityProvider(httpClient()),
     );
+    // jose is loaded with its adapter on the first id_token received, never to read the cache.
+    // One verifier per process: it keeps the provider's JWK Set in memory.
+    let verifier: IdTokenVerifier | undefined;
+    const lazyVerifier: IdTokenVerifier = {
+      verify: (idToken, verification) =>
+        (verifier ??= new (
+          require('../../adapters/login/outbound/id-token-verifier/jose-id-token-verifier') as typeof IdTokens
+        ).JoseIdTokenVerifier(httpClient())).verify(idToken, verification),
+    };
+    bind(ID_TOKEN_VERIFIER).toConstantValue(lazyVerifier);
     bind(DEVICE_AUTHORIZATION).toDynamicValue(
       () =>
         new (

@@ -8,7 +8,13 @@ export interface IdentityProviderWorld {
   /** The discovery document (read fields) or a failure status. */
   serveDiscovery(
     status: number,
-    doc?: { authorization_endpoint: string; token_endpoint: string; revocation_endpoint?: string },
+    doc?: {
+      issuer?: string;
+      authorization_endpoint: string;
+      token_endpoint: string;
+      revocation_endpoint?: string;
+      jwks_uri?: string;
+    },
   ): void;
   /** The next token endpoint reply: a JSON body with 200, or a failure status with a text body. */
   serveToken(status: number, body: Record<string, unknown> | string): void;
@@ -32,10 +38,23 @@ export function identityProviderContract(name: string, make: () => Promise<Ident
     it('discovers the authorization, token and revocation endpoints', async () => {
       world.serveDiscovery(200, endpoints());
       await expect(world.provider.discover(world.issuer)).resolves.toEqual({
+        issuer: world.issuer,
         authorizationEndpoint: `${world.issuer}/auth`,
         tokenEndpoint: `${world.issuer}/token`,
         revocationEndpoint: `${world.issuer}/revoke`,
       });
+    });
+
+    it('discovers the issuer and the jwks_uri; without an issuer field, the URL asked is the issuer', async () => {
+      world.serveDiscovery(200, { ...endpoints(), issuer: 'https://issuer.example', jwks_uri: `${world.issuer}/jwks` });
+      await expect(world.provider.discover(world.issuer)).resolves.toMatchObject({
+        issuer: 'https://issuer.example',
+        jwksUri: `${world.issuer}/jwks`,
+      });
+      world.serveDiscovery(200, endpoints());
+      const metadata = await world.provider.discover(`${world.issuer}/`);
+      expect(metadata.issuer).toBe(world.issuer);
+      expect(metadata.jwksUri).toBeUndefined();
     });
 
     it('a discovery failure status is a network error stating it', async () => {

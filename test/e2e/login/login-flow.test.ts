@@ -57,6 +57,7 @@ describe('auth sso against a real OpenID provider', () => {
       'code_challenge',
       'code_challenge_method',
       'state',
+      'nonce',
     ]);
     expect(first.authorizationUrl).toContain('scope=openid%20email%20profile%20offline_access');
     const record = cache(home);

@@ -7,8 +7,34 @@
 // device polls. The environment tunes the device flow for tests: OIDC_DEVICE_TTL
 // (seconds a device code lives), OIDC_DEVICE_INTERVAL (the polling interval announced),
 // OIDC_DEVICE_SLOW_DOWN=1 (the first poll still pending is told slow_down).
+// Its id_tokens are signed with an RS256 key of its JWKS (kid e2e-1). GET /__id_token?mode=<mode>
+// turns it into a stand-in whose token endpoint sends a bad id_token from then on, re-signed:
+// `foreign-key` (a key outside its JWKS), `impostor` (another key under kid e2e-1), `audience`,
+// `issuer`, `expired`, `no-nonce`, `nonce` (another nonce); `good` goes back to normal.
 import { createServer } from 'node:http';
+import { CompactSign, exportJWK, generateKeyPair } from 'jose';
 import Provider from 'oidc-provider';
+
+const signingKey = await generateKeyPair('RS256', { extractable: true });
+const otherKey = await generateKeyPair('RS256', { extractable: true });
+const privateJwk = { ...(await exportJWK(signingKey.privateKey)), kid: 'e2e-1', alg: 'RS256', use: 'sig' };
+let idTokenMode = 'good';
+
+/** The id_token as the current mode wants it, re-signed. */
+async function tampered(idToken) {
+  const claims = JSON.parse(Buffer.from(idToken.split('.')[1], 'base64url').toString('utf8'));
+  const now = Math.floor(Date.now() / 1000);
+  if (idTokenMode === 'audience') claims.aud = 'another-client';
+  if (idTokenMode === 'issuer') claims.iss = 'https://evil.example';
+  if (idTokenMode === 'expired') Object.assign(claims, { iat: now - 7200, exp: now - 3600 });
+  if (idTokenMode === 'no-nonce') delete claims.nonce;
+  if (idTokenMode === 'nonce') claims.nonce = 'a-replayed-nonce';
+  const foreign = idTokenMode === 'foreign-key' || idTokenMode === 'impostor';
+  const kid = idTokenMode === 'foreign-key' ? 'outsider' : 'e2e-1';
+  return new CompactSign(Buffer.from(JSON.stringify(claims)))
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid })
+    .sign(foreign ? otherKey.privateKey : signingKey.privateKey);
+}
 
 const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -25,6 +51,7 @@ const provider = new Provider(issuer, {
       response_types: ['code'],
     },
   ],
+  jwks: { keys: [privateJwk] },
   pkce: { required: () => true },
   features: { devInteractions: { enabled: true }, revocation: { enabled: true }, deviceFlow: { enabled: true } },
   ...(process.env.OIDC_DEVICE_TTL ? { ttl: { DeviceCode: Number(process.env.OIDC_DEVICE_TTL) } } : {}),
@@ -46,7 +73,21 @@ provider.use(async (ctx, next) => {
     ctx.body = stats;
     return;
   }
+  if (ctx.path === '/__id_token') {
+    idTokenMode = ctx.query.mode ?? 'good';
+    ctx.body = { mode: idTokenMode };
+    return;
+  }
   await next();
+  if (
+    ctx.method === 'POST' &&
+    ctx.path === '/token' &&
+    ctx.status === 200 &&
+    ctx.body?.id_token &&
+    idTokenMode !== 'good'
+  ) {
+    ctx.body = { ...ctx.body, id_token: await tampered(ctx.body.id_token) };
+  }
   if (ctx.method === 'POST' && ctx.path === '/device/auth' && ctx.status === 200 && process.env.OIDC_DEVICE_INTERVAL) {
     ctx.body = { ...ctx.body, interval: Number(process.env.OIDC_DEVICE_INTERVAL) };
   }

@@ -8,6 +8,10 @@ export interface TokenStats {
   devicePolls: Array<{ at: number; status: number; error?: string }>;
 }
 
+/** How the stand-in spoils the id_tokens it sends (oidc-server.mjs). */
+export type IdTokenMode =
+  'good' | 'foreign-key' | 'impostor' | 'audience' | 'issuer' | 'expired' | 'no-nonce' | 'nonce';
+
 /** The oidc-provider child process. */
 export class OidcServer {
   private constructor(
@@ -37,6 +41,12 @@ export class OidcServer {
 
   async stats(): Promise<TokenStats> {
     return JSON.parse((await httpRequest(`${this.issuer}/__stats`)).body) as TokenStats;
+  }
+
+  /** From now on the token endpoint sends id_tokens bad in this way (see oidc-server.mjs), or good ones again. */
+  async idTokens(mode: IdTokenMode): Promise<void> {
+    const reply = await httpRequest(`${this.issuer}/__id_token?mode=${mode}`);
+    if (reply.status !== 200) throw new Error(`/__id_token answered ${reply.status}`);
   }
 
   /** Token endpoint requests of a grant type that succeeded. */

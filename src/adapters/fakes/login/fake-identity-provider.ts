@@ -21,6 +21,8 @@ export type TokenCall =
  */
 export class FakeIdentityProvider implements IdentityProvider {
   metadata: ProviderMetadata = {
+    issuer: 'https://auth.example.com',
+    jwksUri: 'https://auth.example.com/jwks',
     authorizationEndpoint: 'https://auth.example.com/auth',
     tokenEndpoint: 'https://auth.example.com/token',
   };

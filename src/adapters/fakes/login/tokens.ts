@@ -1,13 +1,20 @@
 import { AuthTokenFields, AuthTokens } from '../../../domain/login/auth/auth-tokens';
-
-const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+import { fakeSignedJwt } from './fake-id-token-verifier';
 
 /** What the fake clock says unless a test sets it. */
 export const NOW = new Date('2030-01-01T00:00:00.000Z');
 
-/** An unsigned JWT with these claims (skiff reads id token claims for display only, never verifying). */
+/** The issuer the fake identity provider discovers for example.com. */
+export const FAKE_ISSUER = 'https://auth.example.com';
+
+/**
+ * An id_token the fake provider signed (FakeIdTokenVerifier accepts it): issued by
+ * FAKE_ISSUER for skiff-cli to alice at NOW, valid an hour, with these claims over
+ * those. SsoLogin also needs the nonce it sent: `nonce: ...` from the authorization URL.
+ */
 export function idToken(claims: Record<string, unknown>): string {
-  return `${b64url(JSON.stringify({ alg: 'RS256', typ: 'JWT' }))}.${b64url(JSON.stringify(claims))}.c2lnbmF0dXJl`;
+  const iat = Math.floor(NOW.getTime() / 1000);
+  return fakeSignedJwt({ iss: FAKE_ISSUER, aud: 'skiff-cli', sub: 'alice', iat, exp: iat + 3600, ...claims });
 }
 
 /** A cache record (object mother): alice on example.com, valid for an hour after NOW unless told otherwise. */

@@ -9,7 +9,6 @@ import {
   deviceSignInDenied,
   nextPollInterval,
 } from '../../../domain/login/auth/device-grant';
-import { readableEmail } from '../../../domain/login/auth/id-token';
 import { TokenResponse } from '../../../domain/login/auth/token-response';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { DEVICE_AUTHORIZATION, type DeviceAuthorization } from '../ports/device-authorization.port';
@@ -19,6 +18,7 @@ import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 import { BrowserOpener } from './browser-opener';
+import { IdTokenCheck } from './id-token-check';
 import { SsoLoginResult } from './sso-login.use-case';
 
 export interface DeviceLoginInput {
@@ -44,6 +44,7 @@ export class DeviceLogin {
     @inject(TOKEN_CACHE) private readonly cache: TokenCache,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
+    @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
   ) {}
 
   async execute(input: DeviceLoginInput): Promise<SsoLoginResult> {
@@ -56,8 +57,10 @@ export class DeviceLogin {
     const code = await this.device.start(metadata.deviceAuthorizationEndpoint, CLIENT_ID, SCOPE);
     await this.show(code, input.openBrowser);
     const reply = await this.awaitApproval(metadata.tokenEndpoint, code);
+    // No nonce in the device grant (RFC 8628 has no authorization request to carry one).
+    const claims = await this.idTokens.received(reply, metadata);
     await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()));
-    return { domain, email: readableEmail(reply.idToken) };
+    return { domain, email: claims?.email };
   }
 
   /** §3.3: the verification URI and the user code, and the URI that carries the code when there is one. */

@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
 import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
+import { readableSubject } from '../../../domain/login/auth/id-token';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
@@ -9,6 +10,7 @@ import { REFRESH_LOCK, type RefreshLock } from '../ports/refresh-lock.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScope, AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
+import { IdTokenCheck } from './id-token-check';
 
 /**
  * get_token (docs/login-contract.md, "Sign-in states"): a valid access token from the
@@ -26,6 +28,7 @@ export class GetToken {
     @inject(IDENTITY_PROVIDER) private readonly provider: IdentityProvider,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
+    @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
   ) {}
 
   async execute(target: AuthTarget): Promise<string> {
@@ -53,13 +56,15 @@ export class GetToken {
     throw notLoggedIn();
   }
 
-  /** Refresh, discovering the token endpoint from the cached record's domain. */
+  /** Refresh, discovering the token endpoint from the cached record's domain; a new id_token is verified before it is written. */
   private async refresh(scope: AuthScope, tokens: AuthTokens): Promise<AuthTokens> {
     let refreshed: AuthTokens;
     try {
       const urls = this.scopes.urls(scope, tokens.domain);
-      const { tokenEndpoint } = await this.provider.discover(urls.identityProvider);
-      const reply = await this.provider.refresh(tokenEndpoint, tokens.refreshToken, CLIENT_ID);
+      const metadata = await this.provider.discover(urls.identityProvider);
+      const reply = await this.provider.refresh(metadata.tokenEndpoint, tokens.refreshToken, CLIENT_ID);
+      // A refreshed id_token is verified as a new one, and must name the same subject (OpenID Connect Core §12.2).
+      await this.idTokens.received(reply, metadata, { subject: readableSubject(tokens.idToken) });
       refreshed = tokens.withRefreshed(reply, this.clock.now());
     } catch (err) {
       this.notifier.warn(`token refresh failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -3,7 +3,7 @@ import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { loginTimedOut } from '../../../domain/login/auth/auth-errors';
 import { authorizationUrl, CLIENT_ID, redirectUriFor } from '../../../domain/login/auth/authorization-url';
 import { CALLBACK_WAIT_MS, CallbackParameters, judgeCallback } from '../../../domain/login/auth/callback-request';
-import { readableEmail } from '../../../domain/login/auth/id-token';
+import { deriveNonce, NONCE_BYTES } from '../../../domain/login/auth/id-token-claims';
 import { derivePkce, deriveState, STATE_BYTES, VERIFIER_BYTES } from '../../../domain/login/auth/pkce';
 import { CALLBACK_LISTENER, type CallbackListener, type CallbackServer } from '../ports/callback-listener.port';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
@@ -15,6 +15,7 @@ import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 import { BrowserOpener } from './browser-opener';
+import { IdTokenCheck } from './id-token-check';
 
 export interface SsoLoginInput {
   readonly target: AuthTarget;
@@ -40,7 +41,7 @@ const suggestDevice =
   'No display here: if your browser is on another machine, `skiff auth login --device` signs in with a code ' +
   'instead of a callback to this one (or forward the callback port with `ssh -L <port>:127.0.0.1:<port>`).';
 
-/** SSO login: steps 1-13 of docs/login-contract.md (authorization code flow with PKCE, loopback callback). */
+/** SSO login: steps 1-13 of docs/login-contract.md (authorization code flow with PKCE, loopback callback, verified id_token). */
 @injectable()
 export class SsoLogin {
   constructor(
@@ -53,6 +54,7 @@ export class SsoLogin {
     @inject(HASHER) private readonly hasher: Hasher,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
+    @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
   ) {}
 
   async execute(input: SsoLoginInput): Promise<SsoLoginResult> {
@@ -65,6 +67,7 @@ export class SsoLogin {
     }
     const pkce = derivePkce(this.random.bytes(VERIFIER_BYTES), (bytes) => this.hasher.sha256(bytes));
     const state = deriveState(this.random.bytes(STATE_BYTES));
+    const nonce = deriveNonce(this.random.bytes(NONCE_BYTES));
     const server = await this.listener.listen(input.port);
     let code: string;
     const redirectUri = redirectUriFor(server.port);
@@ -74,6 +77,7 @@ export class SsoLogin {
         redirectUri,
         codeChallenge: pkce.challenge,
         state,
+        nonce,
       });
       await this.browser.show(url, 'Open this URL in a browser to sign in:', input.openBrowser);
       ({ code } = await this.awaitCallback(server, state));
@@ -87,8 +91,9 @@ export class SsoLogin {
       clientId: CLIENT_ID,
       codeVerifier: pkce.verifier,
     });
+    const claims = await this.idTokens.received(reply, metadata, { nonce });
     await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()));
-    return { domain, email: readableEmail(reply.idToken) };
+    return { domain, email: claims?.email };
   }
 
   /** Steps 8-9: the first /callback request within 300 seconds, judged; a failure page on refusal. */

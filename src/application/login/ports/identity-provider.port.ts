@@ -2,8 +2,12 @@ import { TokenResponse } from '../../../domain/login/auth/token-response';
 
 export const IDENTITY_PROVIDER = Symbol('IdentityProvider');
 
-/** The read fields of the discovery document (and the optional revocation endpoint). */
+/** The read fields of the discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2). */
 export interface ProviderMetadata {
+  /** The document's `issuer`, else the URL discovery was asked at: id_tokens' `iss` must equal it. */
+  readonly issuer: string;
+  /** The provider's signing keys (a JWK Set), against which id_tokens are verified. */
+  readonly jwksUri?: string;
   readonly authorizationEndpoint: string;
   readonly tokenEndpoint: string;
   readonly revocationEndpoint?: string;

@@ -11,12 +11,14 @@ export interface AuthorizationRequest {
   readonly redirectUri: string;
   readonly codeChallenge: string;
   readonly state: string;
+  /** OpenID Connect Core §3.1.2.1: echoed in the id_token, which is refused without it. */
+  readonly nonce?: string;
 }
 
 /**
  * SSO step 6 (docs/login-contract.md; RFC 6749 §4.1.1, RFC 7636 §4.3): the endpoint,
  * '?', then exactly client_id, redirect_uri, response_type=code, scope,
- * code_challenge, code_challenge_method=S256, state. Every value goes through
+ * code_challenge, code_challenge_method=S256, state, then nonce when given. Every value goes through
  * percentEncode (the challenge and state are base64url, which it leaves as they are).
  */
 export function authorizationUrl(request: AuthorizationRequest): string {
@@ -29,6 +31,7 @@ export function authorizationUrl(request: AuthorizationRequest): string {
     ['code_challenge_method', CHALLENGE_METHOD],
     ['state', request.state],
   ];
+  if (request.nonce !== undefined) params.push(['nonce', request.nonce]);
   return `${request.authorizationEndpoint}?${params.map(([k, v]) => `${k}=${percentEncode(v)}`).join('&')}`;
 }
 

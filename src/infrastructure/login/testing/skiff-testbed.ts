@@ -23,6 +23,8 @@ import { CACHED_DOMAINS } from '../../../application/login/ports/cached-domains.
 import { FakeCachedDomains } from '../../../adapters/fakes/login/fake-cached-domains';
 import { FakeBoardTool } from '../../../adapters/fakes/login/fake-board-tool';
 import { FakeCallbackListener } from '../../../adapters/fakes/login/fake-callback-listener';
+import { ID_TOKEN_VERIFIER } from '../../../application/login/ports/id-token-verifier.port';
+import { FakeIdTokenVerifier } from '../../../adapters/fakes/login/fake-id-token-verifier';
 import { FakeIdentityProvider } from '../../../adapters/fakes/login/fake-identity-provider';
 import { FakeRefreshLock } from '../../../adapters/fakes/login/fake-refresh-lock';
 import { FakeTokenCache } from '../../../adapters/fakes/login/fake-token-cache';
@@ -59,6 +61,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
     cache: new FakeTokenCache(),
     lock: new FakeRefreshLock(),
     provider: new FakeIdentityProvider(),
+    verifier: new FakeIdTokenVerifier(),
     listener: new FakeCallbackListener(),
     browser: new FakeBrowser(),
     prompt: new FakePrompt(),
@@ -78,6 +81,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [TOKEN_CACHE, fakes.cache],
       [REFRESH_LOCK, fakes.lock],
       [IDENTITY_PROVIDER, fakes.provider],
+      [ID_TOKEN_VERIFIER, fakes.verifier],
       [CALLBACK_LISTENER, fakes.listener],
       [BROWSER, fakes.browser],
       [PROMPT, fakes.prompt],

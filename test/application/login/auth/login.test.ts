@@ -1,14 +1,17 @@
 import { AuthScopes } from '../../../../src/application/login/auth/auth-scopes';
 import { Login } from '../../../../src/application/login/auth/login.use-case';
 import { skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, idToken } from '../../../support/tokens';
+import { aRecord, idToken, issueWithNonce } from '../../../support/tokens';
 
 describe('auth login', () => {
   it('resolves the domain once, SSO with the redirect to the git token page, then git login for the same domain', async () => {
     const h = skiffTestbed({ contexts: [] });
     h.cache.records.set('', aRecord({ domain: 'cached.org' }));
     h.provider.tokenReplies = [{ accessToken: 'a', idToken: idToken({ email: 'alice@example.com' }) }];
-    h.browser.onOpen = (url) => h.listener.deliver(`/callback?code=c&state=${new URL(url).searchParams.get('state')}`);
+    h.browser.onOpen = (url) => {
+      issueWithNonce(h.provider, url);
+      h.listener.deliver(`/callback?code=c&state=${new URL(url).searchParams.get('state')}`);
+    };
     h.prompt.answer = 'git-token-1';
     const result = await h.get(Login).execute({ target: {}, openBrowser: true });
     expect(result.sso).toEqual({ domain: 'cached.org', email: 'alice@example.com' });

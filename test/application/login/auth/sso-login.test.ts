@@ -3,7 +3,7 @@ import { SsoLogin, SsoLoginInput } from '../../../../src/application/login/auth/
 import { CALLBACK_WAIT_MS } from '../../../../src/domain/login/auth/callback-request';
 import { ConfigurationError, IdentityError, NetworkError } from '../../../../src/domain/shared/errors';
 import { SkiffTestbed, skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
-import { aRecord, idToken, NOW } from '../../../support/tokens';
+import { aRecord, idToken, issueWithNonce, NOW } from '../../../support/tokens';
 import { waitFor } from '../../../support/wait-for';
 
 const input = (over: Partial<SsoLoginInput> = {}): SsoLoginInput => ({ target: {}, openBrowser: true, ...over });
@@ -13,7 +13,10 @@ function userCompletes(
   h: SkiffTestbed,
   callback: (url: URL) => string = (u) => `/callback?code=the-code&state=${u.searchParams.get('state')}`,
 ) {
-  h.browser.onOpen = (url) => h.listener.deliver(callback(new URL(url)));
+  h.browser.onOpen = (url) => {
+    issueWithNonce(h.provider, url);
+    h.listener.deliver(callback(new URL(url)));
+  };
 }
 
 function loggedInReply() {
@@ -55,12 +58,12 @@ describe('SSO login (steps 1-13)', () => {
     expect(h.listener.requestedPort).toBe('not listened');
   });
 
-  it('steps 3-6: 32 + 16 random bytes; the URL carries the S256 challenge of the verifier sent at step 11', async () => {
+  it('steps 3-6: 32 + 16 + 16 random bytes; the URL carries the S256 challenge of the verifier sent at step 11', async () => {
     const h = skiffTestbed();
     h.provider.tokenReplies = [loggedInReply()];
     userCompletes(h);
     await h.get(SsoLogin).execute(input());
-    expect(h.random.requests).toEqual([32, 16]);
+    expect(h.random.requests).toEqual([32, 16, 16]);
     const url = new URL(h.browser.opened[0]);
     const call = h.provider.tokenCalls[0];
     if (call.grant !== 'authorization_code') throw new Error('expected a code exchange');
@@ -68,6 +71,9 @@ describe('SSO login (steps 1-13)', () => {
     expect(codeVerifier).toHaveLength(43);
     expect(url.searchParams.get('code_challenge')).toBe(createHash('sha256').update(codeVerifier).digest('base64url'));
     expect(url.searchParams.get('state')).toHaveLength(22);
+    expect(url.searchParams.get('nonce')).toHaveLength(22);
+    expect(url.searchParams.get('nonce')).not.toBe(url.searchParams.get('state'));
+    expect([...url.searchParams.keys()].at(-1)).toBe('nonce');
     expect(url.searchParams.get('redirect_uri')).toBe('http://localhost:9876/callback');
     expect(h.browser.opened[0].startsWith('https://auth.example.com/auth?client_id=skiff-cli&redirect_uri=')).toBe(
       true,
@@ -92,6 +98,7 @@ describe('SSO login (steps 1-13)', () => {
     const printed = h.notifier.infos.find((l) => l.includes('/auth?client_id='));
     expect(printed).toBeDefined();
     const state = new URL((printed as string).trim().split(/\s+/).pop() as string).searchParams.get('state');
+    issueWithNonce(h.provider, (printed as string).trim().split(/\s+/).pop() as string);
     h.listener.deliver(`/callback?code=c&state=${state}`);
     await run;
     expect(h.browser.opened).toHaveLength(0);

@@ -80,11 +80,15 @@ export class OidcIdentityProvider implements IdentityProvider {
     }
     const fields = doc as Record<string, unknown>;
     const metadata: { -readonly [K in keyof ProviderMetadata]: ProviderMetadata[K] } = {
+      // Discovery 1.0 §3 requires `issuer`; without one, the URL asked is the issuer (§4.3 makes them equal).
+      issuer: typeof fields.issuer === 'string' && fields.issuer !== '' ? fields.issuer : issuerUrl.replace(/\/+$/, ''),
       authorizationEndpoint: endpoint(fields, 'authorization_endpoint', host, true) as string,
       tokenEndpoint: endpoint(fields, 'token_endpoint', host, true) as string,
     };
     const revocation = endpoint(fields, 'revocation_endpoint', host, false);
     if (revocation !== undefined) metadata.revocationEndpoint = revocation;
+    const jwks = endpoint(fields, 'jwks_uri', host, false);
+    if (jwks !== undefined) metadata.jwksUri = jwks;
     const device = endpoint(fields, 'device_authorization_endpoint', host, false);
     if (device !== undefined) metadata.deviceAuthorizationEndpoint = device;
     return metadata;

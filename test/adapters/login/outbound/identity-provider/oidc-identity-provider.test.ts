@@ -16,9 +16,11 @@ identityProviderContract('FakeIdentityProvider', async () => {
         return;
       }
       provider.metadata = {
+        issuer: doc.issuer ?? 'https://auth.example.com',
         authorizationEndpoint: doc.authorization_endpoint,
         tokenEndpoint: doc.token_endpoint,
         ...(doc.revocation_endpoint ? { revocationEndpoint: doc.revocation_endpoint } : {}),
+        ...(doc.jwks_uri ? { jwksUri: doc.jwks_uri } : {}),
       };
     },
     serveToken(status, body) {
