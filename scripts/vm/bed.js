@@ -110,7 +110,7 @@ function bootOnce(image, control, shares, options) {
     let booted = false;
     let done = false;
     const tick = () => {
-      offsets.stdout = pump(files.stdout, offsets.stdout, process.stdout);
+      offsets.stdout = pump(files.stdout, offsets.stdout, options.stdout ?? process.stdout);
       offsets.stderr = pump(files.stderr, offsets.stderr, process.stderr);
       const lines = readText(progress).slice(offsets.progress);
       offsets.progress += lines.length;

@@ -33,6 +33,13 @@ fi
 sed -i 's|^\( *\)\[plugins."io.containerd.grpc.v1.cri"\]$|&\n\1  sandbox_image = "docker.io/library/skiff-pause:latest"|' \
   /etc/containerd/config.toml
 grep -q skiff-pause /etc/containerd/config.toml
+# The baseline of kubelet's systemd cgroup driver: containerd's runc shim told so by its options.
+cat >> /etc/containerd/config.toml <<'TOML'
+[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-systemd]
+  runtime_type = "io.containerd.runc.v2"
+  [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-systemd.options]
+    SystemdCgroup = true
+TOML
 skiff --version
 `;
 

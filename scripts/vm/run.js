@@ -45,9 +45,10 @@ const log = (line) => process.stderr.write(`vm: ${line}\n`);
 
 /**
  * Runs `command` in a fresh boot of `image`; resolves its exit status. `tarball` may be given by
- * a caller that runs several (test:vm packs once for every image).
+ * a caller that runs several (test:vm packs once for every image); `stdout` (a writable, by
+ * default process.stdout) receives the command's standard output.
  */
-async function vm({ image, shares = [], command, tarball, timeoutMs }) {
+async function vm({ image, shares = [], command, tarball, timeoutMs, stdout }) {
   const problem = missingTools();
   if (problem !== undefined) throw new Error(problem);
   const paths = await ensureImage(image, log);
@@ -63,6 +64,7 @@ async function vm({ image, shares = [], command, tarball, timeoutMs }) {
       control,
       log,
       timeoutMs: timeoutMs ?? Number(process.env.SKIFF_VM_TIMEOUT || 3600) * 1000,
+      stdout,
     });
   } finally {
     fs.rmSync(control, { recursive: true, force: true });

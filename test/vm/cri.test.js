@@ -8,7 +8,10 @@ const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 const { criClient } = require('../../scripts/containerd/cri-client');
 const { containerConfig, podConfig, removePod, startPod } = require('../../scripts/containerd/cri-pods');
-const { ADDRESS, SLOW_MS, waitFor } = require('./support');
+const { servingPid, servingProcesses } = require('../../scripts/containerd/runtime-processes');
+const { ADDRESS, SLOW_MS, sh, waitFor } = require('./support');
+
+const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task/k8s.io';
 
 const HANDLERS = ['runc', 'skiff'];
 /** What each handler showed, compared at the end. */
@@ -137,6 +140,48 @@ for (const handler of HANDLERS) {
       assert.ok(Date.now() - started >= 3000, `stopped after ${Date.now() - started} ms`);
     });
 
+  });
+}
+
+/** The processes serving a pod's tasks: the runc shim, or skiff's pod keeper and serving process. */
+function servers(podSandboxId) {
+  const address = fs.readFileSync(path.join(BUNDLES, podSandboxId, 'address'), 'utf8').trim();
+  return [servingPid(address), ...servingProcesses(address)].filter((pid, i, all) => pid !== undefined && all.indexOf(pid) === i);
+}
+
+const cgroupOf = (pid) => fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim();
+
+// kubelet's systemd cgroup driver: the pod's parent is a slice, and the CRI plugin writes each
+// container's cgroupsPath as slice:prefix:name. containerd's runc shim needs SystemdCgroup in its
+// options to pass runc --systemd-cgroup; skiff reads the driver from the path.
+for (const handler of ['runc-systemd', 'skiff']) {
+  describe(`the systemd cgroup driver through the ${handler} handler`, { timeout: 10 * SLOW_MS }, () => {
+    const cri = criClient(ADDRESS, { deadlineMs: SLOW_MS });
+    after(() => cri.close());
+
+    it('runs the pod in a systemd scope under its slice; the shim stays where containerd started it', async () => {
+      const slice = `vmtest${handler.replace(/[^a-z]/g, '')}.slice`;
+      const base = podConfig({ name: `systemd-${handler}`, uid: `systemd-${handler}-${process.pid}`, logDirectory: '/var/log' });
+      const sandboxConfig = { ...base, linux: { ...base.linux, cgroupParent: slice } };
+      const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
+      try {
+        const { containerId } = await cri.runtime('CreateContainer', {
+          podSandboxId,
+          config: containerConfig({ name: 'c', command: ['sleep', '100000'] }),
+          sandboxConfig,
+        });
+        await cri.runtime('StartContainer', { containerId });
+        const info = JSON.parse((await cri.runtime('ContainerStatus', { containerId, verbose: true })).info.info);
+        assert.equal(cgroupOf(info.pid), `0::/${slice}/cri-containerd-${containerId}.scope`);
+        const unit = sh(`systemctl show -p ActiveState --value cri-containerd-${containerId}.scope`);
+        assert.equal(unit.stdout.trim(), 'active');
+        const shims = servers(podSandboxId).map(cgroupOf);
+        assert.ok(shims.length > 0, 'a process serving the pod');
+        for (const where of shims) assert.equal(where, '0::/system.slice/containerd.service');
+      } finally {
+        await removePod(cri, podSandboxId);
+      }
+    });
   });
 }
 

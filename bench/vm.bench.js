@@ -1,0 +1,66 @@
+'use strict';
+// The containerd and CRI figures on the nodes people run today: bench/vm/guest.js in each
+// image of the VM bed (docs/vm.md), skiff beside that guest's containerd runc shim:
+//  - `ctr run --rm ... true`, median (target <= 1.0x), and a fresh namespace's first, beside;
+//  - CRI pod start, median (target <= 1.0x), and the first pod, beside;
+//  - ten pods at once, wall time (target <= 1.0x);
+//  - memory of 20 pods x 2 containers, RSS of the runtime's processes (target <= 0.4x);
+//  - SIGKILL of skiff's serving process to the next call served, beside one call.
+// Under emulation the times are many times the host's; the ratios count. Without qemu or
+// mmdebstrap it says so and returns. SKIFF_VM_IMAGES picks the images (trixie,sid).
+const { missingTools } = require('../scripts/vm/commands');
+const { IMAGES } = require('../scripts/vm/images');
+const { vm } = require('../scripts/vm/run');
+const { report } = require('./stats');
+const path = require('node:path');
+const { Writable } = require('node:stream');
+
+const ROOT = path.join(__dirname, '..');
+const ms = (value) => `${value.toFixed(0)} ms`;
+
+async function runImage(image) {
+  let out = '';
+  const stdout = new Writable({
+    write(chunk, _encoding, done) {
+      out += chunk;
+      process.stdout.write(chunk, done);
+    },
+  });
+  const command = ['node', '/mnt/src/bench/vm/guest.js'];
+  const status = await vm({ image, shares: [{ dir: ROOT, tag: 'src' }], command, stdout });
+  const line = out.split('\n').find((l) => l.startsWith('FIGURES '));
+  if (status !== 0 || line === undefined) throw new Error(`the ${image} guest's benchmark failed (exit ${status})`);
+  return JSON.parse(line.slice('FIGURES '.length));
+}
+
+async function run() {
+  const problem = missingTools();
+  if (problem !== undefined) {
+    console.log(`VM figures left out: ${problem}`);
+    return;
+  }
+  const images = (process.env.SKIFF_VM_IMAGES || Object.keys(IMAGES).join(',')).split(',').filter(Boolean);
+  for (const image of images) {
+    const f = await runImage(image);
+    console.log(`--- ${image} (containerd ${f.containerd}, emulated) ---`);
+    const { runc, skiff } = f.ctrRun;
+    report(`${image} ctr run --rm, median`, skiff.median / runc.median, `${ms(skiff.median)} vs ${ms(runc.median)}`, '<=', 1.0);
+    console.log(`${image} first ctr run of a fresh namespace (beside): ${ms(skiff.first)} vs ${ms(runc.first)}`);
+    const pod = f.podStart;
+    report(`${image} pod start, median`, pod.skiff.median / pod.runc.median, `${ms(pod.skiff.median)} vs ${ms(pod.runc.median)}`, '<=', 1.0);
+    console.log(`${image} the first pod (beside): ${ms(pod.skiff.first)} vs ${ms(pod.runc.first)}`);
+    const once = f.tenAtOnce;
+    report(`${image} ten pods at once`, once.skiff / once.runc, `${ms(once.skiff)} vs ${ms(once.runc)}`, '<=', 1.0);
+    const mem = f.memory;
+    report(
+      `${image} memory, 20 pods x 2`,
+      mem.skiff.rssMB / mem.runc.rssMB,
+      `${mem.skiff.rssMB.toFixed(1)} MB in ${mem.skiff.processes} processes vs ${mem.runc.rssMB.toFixed(1)} MB in ${mem.runc.processes}`,
+      '<=',
+      0.4,
+    );
+    console.log(`${image} SIGKILL of the serving process to the next call served: ${ms(f.crash.median)} (one call: ${ms(f.crash.callMs)})`);
+  }
+}
+
+module.exports = { run };

@@ -1,0 +1,134 @@
+'use strict';
+// The containerd and CRI figures of bench/vm.bench.js, measured inside a VM bed guest
+// (docs/vm.md) against the node's own containerd: skiff beside containerd's runc shim, the two
+// alternating round by round. Prints one JSON line (`FIGURES {...}`) for the host to report.
+// Under emulation every time is many times the host's: the ratios are what count.
+const fs = require('node:fs');
+const path = require('node:path');
+const { criClient } = require('../../scripts/containerd/cri-client');
+const { startPod, removePod } = require('../../scripts/containerd/cri-pods');
+const { ctr } = require('../../scripts/containerd/ctr');
+const { runtimeProcesses, rssBytes, servingProcesses, taskAddress } = require('../../scripts/containerd/runtime-processes');
+const { median } = require('../stats');
+
+const ADDRESS = '/run/containerd/containerd.sock';
+const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task';
+const IMAGE = 'docker.io/library/skiff-busybox:latest';
+const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2' };
+const HANDLERS = ['runc', 'skiff'];
+const ROUNDS = Number(process.env.SKIFF_VM_BENCH_ROUNDS || 7);
+const PODS = 20;
+const AT_ONCE = 10;
+const SLOW = { timeoutMs: 300_000 };
+
+async function ok(ns, args) {
+  const r = await ctr(ADDRESS, ns, args, SLOW);
+  if (r.status !== 0) throw new Error(`ctr ${args.join(' ')}: ${r.stderr.trim()}`);
+  return r;
+}
+
+/** `ctr run --rm ... true`: the first of a fresh namespace apart, then the median of the rest. */
+async function ctrRun() {
+  const times = { runc: [], skiff: [] };
+  const first = {};
+  for (const name of HANDLERS) {
+    const ns = `bench-${name}-${process.pid}`;
+    await ok(ns, ['image', 'import', '/run/skiff-vm/busybox.tar']);
+  }
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? HANDLERS : [...HANDLERS].reverse()) {
+      const ns = `bench-${name}-${process.pid}`;
+      const r = await ok(ns, ['run', '--rm', '--runtime', RUNTIMES[name], IMAGE, `r${round}`, 'true']);
+      if (round === 0) first[name] = r.ms;
+      else times[name].push(r.ms);
+    }
+  }
+  return Object.fromEntries(HANDLERS.map((h) => [h, { median: median(times[h]), first: first[h] }]));
+}
+
+async function podStart(cri, logDir) {
+  const times = { runc: [], skiff: [] };
+  const first = {};
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const handler of round % 2 === 0 ? HANDLERS : [...HANDLERS].reverse()) {
+      const name = `start-${handler}-${round}`;
+      const started = await startPod(cri, { handler, pod: { name, logDirectory: path.join(logDir, name) }, containers: [{ name: 'c', command: ['sleep', '100000'] }] });
+      if (round === 0) first[handler] = started.ms;
+      else times[handler].push(started.ms);
+      await removePod(cri, started.podSandboxId);
+    }
+  }
+  return Object.fromEntries(HANDLERS.map((h) => [h, { median: median(times[h]), first: first[h] }]));
+}
+
+async function atOnce(cri, logDir) {
+  const result = {};
+  for (const handler of HANDLERS) {
+    const started = process.hrtime.bigint();
+    const pods = await Promise.all(
+      Array.from({ length: AT_ONCE }, (_, i) =>
+        startPod(cri, { handler, pod: { name: `once-${handler}-${i}`, logDirectory: path.join(logDir, `once-${handler}-${i}`) }, containers: [{ name: 'c', command: ['sleep', '100000'] }] }),
+      ),
+    );
+    result[handler] = Number(process.hrtime.bigint() - started) / 1e6;
+    for (const pod of pods) await removePod(cri, pod.podSandboxId);
+  }
+  return result;
+}
+
+async function memory(cri, logDir) {
+  const result = {};
+  for (const handler of HANDLERS) {
+    const pods = [];
+    for (let i = 0; i < PODS; i++) {
+      const containers = [{ name: 'a', command: ['sleep', '100000'] }, { name: 'b', command: ['sleep', '100000'] }];
+      pods.push(await startPod(cri, { handler, pod: { name: `mem-${handler}-${i}`, logDirectory: path.join(logDir, `mem-${handler}-${i}`) }, containers }));
+    }
+    const addresses = pods.flatMap((p) => [p.podSandboxId, ...p.containerIds].map((id) => taskAddress(BUNDLES, 'k8s.io', id))).filter(Boolean);
+    const pids = runtimeProcesses(addresses);
+    result[handler] = { rssMB: pids.reduce((sum, pid) => sum + (rssBytes(pid) ?? 0), 0) / 1024 / 1024, processes: pids.length };
+    for (const pod of pods) await removePod(cri, pod.podSandboxId);
+  }
+  return result;
+}
+
+/** SIGKILL of skiff's serving process to the next call served (a Pids call, `ctr task ps`). */
+async function crashToNextCall() {
+  const ns = `bench-crash-${process.pid}`;
+  await ok(ns, ['image', 'import', '/run/skiff-vm/busybox.tar']);
+  await ok(ns, ['run', '-d', '--runtime', RUNTIMES.skiff, IMAGE, 'crash', 'sleep', '100000']);
+  const times = [];
+  for (let round = 0; round < 3; round++) {
+    const baseline = (await ok(ns, ['task', 'ps', 'crash'])).ms;
+    const [serving] = servingProcesses(taskAddress(BUNDLES, ns, 'crash'));
+    const started = process.hrtime.bigint();
+    process.kill(serving, 'SIGKILL');
+    await ok(ns, ['task', 'ps', 'crash']);
+    times.push({ ms: Number(process.hrtime.bigint() - started) / 1e6, baseline });
+  }
+  await ok(ns, ['task', 'kill', '-s', 'KILL', 'crash']);
+  return { median: median(times.map((t) => t.ms)), callMs: median(times.map((t) => t.baseline)) };
+}
+
+async function main() {
+  const logDir = fs.mkdtempSync('/var/log/vm-bench-');
+  const cri = criClient(ADDRESS, { deadlineMs: 300_000 });
+  try {
+    const figures = {
+      containerd: (await ok('default', ['version'])).stdout.match(/Version:\s+(\S+)/)?.[1],
+      ctrRun: await ctrRun(),
+      podStart: await podStart(cri, logDir),
+      tenAtOnce: await atOnce(cri, logDir),
+      memory: await memory(cri, logDir),
+      crash: await crashToNextCall(),
+    };
+    console.log(`FIGURES ${JSON.stringify(figures)}`);
+  } finally {
+    cri.close();
+  }
+}
+
+main().catch((err) => {
+  console.error(err.stack ?? err.message);
+  process.exit(1);
+});
