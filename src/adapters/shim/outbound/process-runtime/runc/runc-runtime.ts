@@ -141,7 +141,7 @@ export class RuncRuntime implements ProcessRuntime {
 
   /** The runc a task's spec asks for: its options' binary, and the cgroup driver. */
   private cliFor(spec: CreateSpec, config: BundleConfig, subject: string): RuncCli {
-    const options = readRuncOptions(spec.options, subject);
+    const options = readRuncOptions(spec.options, subject, spec.bundle);
     const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
     return options.binary === undefined && !systemdCgroup
       ? this.cli
