@@ -48,6 +48,7 @@
             "native/containerd-shim/containerd-shim.c",
             "native/containerd-shim/flags.c",
             "native/containerd-shim/delete-response.c",
+            "native/containerd-shim/runtime-info.c",
             "native/containerd-shim/forget.c",
             "native/common/json-read.c",
             "native/common/task-layout.c",

@@ -20,6 +20,10 @@
  *
  * Written in C because containerd execs it for every container: Node's start-up would be
  * most of a `ctr run`. Its flags: flags.c; its reply to delete: delete-response.c.
+ *
+ *   -info   containerd 2.x's question before a task of a runtime type other than runc's: the
+ *           shim's containerd.types.RuntimeInfo on stdout (runtime-info.c), the runtime options
+ *           (an Any) on stdin, as containerd's runc shim answers it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -46,6 +50,7 @@
 #include "json-read.h"
 #include "keeper-start.h"
 #include "keeper.h"
+#include "runtime-info.h"
 #include "serving-argv.h"
 #include "task-layout.h"
 #include "unix-socket.h"
@@ -220,12 +225,12 @@ static int executable_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* `node` in a directory of containerd's PATH, into out; 0 when found. */
-static int node_on_path(char *out, size_t size) {
+/* `program` in a directory of containerd's PATH, into out; 0 when found. */
+static int program_on_path(const char *program, char *out, size_t size) {
   const char *path = getenv("PATH");
   while (path != NULL && *path != '\0') {
     size_t len = strcspn(path, ":");
-    if (len > 0 && layout_path(out, size, "%.*s/node", (int)len, path) == 0 && executable_file(out)) return 0;
+    if (len > 0 && layout_path(out, size, "%.*s/%s", (int)len, path, program) == 0 && executable_file(out)) return 0;
     path += len + (path[len] == ':');
   }
   return -1;
@@ -266,7 +271,7 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
     free(recorded);
     if (ok) return;
   }
-  if (node_on_path(out, size) == 0) return;
+  if (program_on_path("node", out, size) == 0) return;
   const char *path = getenv("PATH");
   snprintf(line, sizeof line,
            "no Node.js to run skiff's serving process: SKIFF_NODE is unset, %s, and containerd's PATH (%s) "
@@ -572,6 +577,113 @@ static int do_delete(const struct flags *f) {
   return 0;
 }
 
+#define MAX_INFO_INPUT (1 << 20)
+#define RUNTIME_NAME "io.containerd.skiff.v2"
+#define RUNTIME_OPTIONS_TYPE "runtimeoptions.v1.Options"
+
+/* All of fd's bytes up to max (more is an error: EFBIG), into a malloc'd buffer; NULL with errno. */
+static unsigned char *read_all(int fd, size_t max, size_t *len) {
+  unsigned char *buf = malloc(max + 1);
+  size_t n = 0;
+  ssize_t r = 0;
+  while (buf != NULL && n <= max && ((r = read(fd, buf + n, max + 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0) n += (size_t)r;
+  int err = buf == NULL ? ENOMEM : r < 0 ? errno : n > max ? EFBIG : 0;
+  if (err != 0) {
+    free(buf);
+    errno = err;
+    return NULL;
+  }
+  *len = n;
+  return buf;
+}
+
+/*
+ * `<binary> features`' standard output (the OCI runtime's features JSON, runtime-spec's
+ * features.md), malloc'd; NULL when it cannot be run, fails or prints no JSON object: the runc
+ * shim then leaves the features out (youki has no `features`).
+ */
+static unsigned char *runtime_features(const char *binary, size_t *len) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return NULL;
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_RDWR);
+    if (null < 0 || dup2(null, 0) < 0 || dup2(out[1], 1) < 0 || dup2(null, 2) < 0) _exit(127);
+    execl(binary, binary, "features", (char *)NULL);
+    _exit(127);
+  }
+  close(out[1]);
+  unsigned char *json = pid > 0 ? read_all(out[0], MAX_INFO_INPUT, len) : NULL;
+  close(out[0]);
+  int status = 0;
+  while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  size_t start = 0;
+  while (json != NULL && start < *len && (json[start] == ' ' || json[start] == '\n' || json[start] == '\t')) start++;
+  if (pid <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 || json == NULL || start == *len ||
+      json[start] != '{') {
+    free(json);
+    return NULL;
+  }
+  while (*len > start && (json[*len - 1] == '\n' || json[*len - 1] == ' ')) (*len)--;
+  return json;
+}
+
+/*
+ * -info: containerd.types.RuntimeInfo, as containerd's runc shim answers it (manager_linux.go Info):
+ * the name, skiff's version, the options as received, and the OCI runtime's features: runc, or
+ * the binary_name of containerd.runc.v1.Options. runtimeoptions.v1.Options (a TOML text or file,
+ * which the serving process reads per task) are echoed and runc's features given. Options of another
+ * type, or a binary that is not found, fail in one line as the runc shim fails.
+ */
+static int do_info(void) {
+  size_t in_len = 0;
+  unsigned char *in = read_all(0, MAX_INFO_INPUT, &in_len);
+  if (in == NULL && errno != EBADF) die("cannot read the runtime options on stdin", strerror(errno));
+  if (in == NULL) in_len = 0;
+  char binary[PATH_MAX] = "runc", path[PATH_MAX];
+  struct bytes options = {in, in_len}, type_url, value, name;
+  if (in_len > 0) {
+    if (any_decode(in, in_len, &type_url, &value) != 0)
+      die("the runtime options on stdin are not a google.protobuf.Any", NULL);
+    if (type_url_is(type_url, RUNC_OPTIONS_TYPE)) {
+      if (runc_options_binary_name(value.data, value.len, &name) != 0)
+        die("the runtime options on stdin are not a valid " RUNC_OPTIONS_TYPE, NULL);
+      if (name.len >= sizeof binary) die("binary_name is longer than PATH_MAX", NULL);
+      if (name.len > 0 && memchr(name.data, '\0', name.len) == NULL) {
+        memcpy(binary, name.data, name.len);
+        binary[name.len] = '\0';
+      } else if (name.len > 0) die("binary_name holds a NUL byte", NULL);
+    } else if (!type_url_is(type_url, RUNTIME_OPTIONS_TYPE)) {
+      fprintf(stderr,
+              "containerd-shim-skiff-v2: runtime options of type \"%.*s\" are not understood; send " RUNC_OPTIONS_TYPE
+              ", " RUNTIME_OPTIONS_TYPE " or none\n",
+              (int)(type_url.len > 200 ? 200 : type_url.len), (const char *)type_url.data);
+      return 1;
+    }
+  }
+  if (strchr(binary, '/') != NULL) {
+    if (!executable_file(binary)) die("the OCI runtime is not an executable file", binary);
+    snprintf(path, sizeof path, "%s", binary);
+  } else if (program_on_path(binary, path, sizeof path) != 0) {
+    die("cannot find the OCI runtime in containerd's PATH", binary);
+  }
+  size_t features_len = 0;
+  unsigned char *json = runtime_features(path, &features_len);
+  struct bytes features = {json, json == NULL ? 0 : features_len};
+  size_t max = runtime_info_max(strlen(RUNTIME_NAME), strlen(SKIFF_VERSION), options.len, features.len);
+  unsigned char *out = malloc(max);
+  if (out == NULL) die("out of memory", NULL);
+  size_t len = runtime_info_encode(out, RUNTIME_NAME, SKIFF_VERSION, options, features);
+  int ok = fwrite(out, 1, len, stdout) == len && fflush(stdout) == 0;
+  free(out);
+  free(json);
+  free(in);
+  if (!ok) die("cannot write the RuntimeInfo to stdout", strerror(errno));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   struct flags f;
   char why[256];
@@ -580,11 +692,13 @@ int main(int argc, char **argv) {
     printf("containerd-shim-skiff-v2 %s\n", SKIFF_VERSION);
     return 0;
   }
+  if (f.info) return do_info();
   if (f.action != NULL && strcmp(f.action, "start") == 0) return do_start(&f);
   if (f.action != NULL && strcmp(f.action, "delete") == 0) return do_delete(&f);
   if (f.action != NULL && strcmp(f.action, "keep") == 0) return do_keep(&f);
   fprintf(stderr,
           "usage: containerd-shim-skiff-v2 -namespace NS -address ADDR -id ID [-bundle DIR] [-debug] start|delete\n"
+          "       containerd-shim-skiff-v2 -info < options (containerd.types.RuntimeInfo on stdout)\n"
           "containerd runs this binary for --runtime io.containerd.skiff.v2 (see skiff's docs/containerd.md)\n");
   return 2;
 }

@@ -40,10 +40,11 @@ int parse_flags(int argc, char *const *argv, struct flags *f, char *why, size_t 
     const char *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
     if (len == 0) return snprintf(why, why_size, "bad flag syntax: %s", arg), -1;
-    if (named(name, len, "debug")) {
-      if (eq != NULL && parse_bool(eq + 1, &f->debug) != 0)
-        return snprintf(why, why_size, "-debug takes true or false, not %s", eq + 1), -1;
-      if (eq == NULL) f->debug = 1;
+    if (named(name, len, "debug") || named(name, len, "info")) {
+      int *flag = name[0] == 'd' ? &f->debug : &f->info;
+      if (eq != NULL && parse_bool(eq + 1, flag) != 0)
+        return snprintf(why, why_size, "-%.*s takes true or false, not %s", (int)len, name, eq + 1), -1;
+      if (eq == NULL) *flag = 1;
       continue;
     }
     if (eq == NULL && (named(name, len, "v") || named(name, len, "version"))) {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliHome } from '../support/skiff-home';
+import { parseTomlRuncOptions } from '../../../src/adapters/shim/outbound/process-runtime/runc/runc-options-toml';
 
 /**
  * `skiff containerd config` and `skiff containerd runtimeclass` as an operator runs them; the
@@ -41,6 +42,77 @@ describe('skiff containerd config', () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.skiff-fast]\n');
+  });
+
+  it('--systemd-cgroup gives the handler an options table SystemdCgroup = true, in both formats', async () => {
+    const v2 = await home.run(['containerd', 'config', '--format', 'v2', '--systemd-cgroup']);
+    expect(v2).toMatchObject({ code: 0, stderr: '' });
+    expect(v2.stdout.split('\n').slice(1)).toEqual([
+      V2,
+      '  runtime_type = "io.containerd.skiff.v2"',
+      `  ${V2.replace(/]$/, '.options]')}`,
+      '    SystemdCgroup = true',
+      '# containerd 1.6 does not pass this table to skiff (1.7 does): there skiff takes the systemd driver',
+      "# from each pod's cgroupsPath, which kubelet's systemd cgroup driver makes a slice:prefix:name",
+      '',
+    ]);
+    const v3 = await home.run(['containerd', 'config', '--format', 'v3', '--systemd-cgroup']);
+    expect(v3.stdout.split('\n').slice(1)).toEqual([
+      V3,
+      '  runtime_type = "io.containerd.skiff.v2"',
+      `  ${V3.replace(/]$/, '.options]')}`,
+      '    SystemdCgroup = true',
+      '',
+    ]);
+  });
+
+  it('--oci-runtime names /etc/skiff/NAME.toml in the options and prints its text after, as comments', async () => {
+    const result = await home.run(['containerd', 'config', '--format', 'v3', '--oci-runtime', 'crun']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.split('\n').slice(1)).toEqual([
+      V3,
+      '  runtime_type = "io.containerd.skiff.v2"',
+      `  ${V3.replace(/]$/, '.options]')}`,
+      '    ConfigPath = "/etc/skiff/crun.toml"',
+      "# /etc/skiff/crun.toml, which the handler's ConfigPath names, must hold (write it as root before the first pod):",
+      '#   BinaryName = "crun"',
+      '# e.g.: mkdir -p /etc/skiff && printf \'BinaryName = "crun"\\n\' > /etc/skiff/crun.toml',
+      '',
+    ]);
+    const both = await home.run([
+      'containerd',
+      'config',
+      '--format',
+      'v2',
+      '--oci-runtime',
+      'crun',
+      '--systemd-cgroup',
+    ]);
+    expect(both.stdout).toContain(`${V2.replace(/]$/, '.options]')}\n    ConfigPath = "/etc/skiff/crun.toml"\n#`);
+    expect(both.stdout).toContain('\n#   BinaryName = "crun"\n#   SystemdCgroup = true\n');
+    expect(both.stdout).toContain('printf \'BinaryName = "crun"\\nSystemdCgroup = true\\n\' > /etc/skiff/crun.toml\n');
+  });
+
+  it('the printed file is what the shell line writes, and TOML skiff reads', async () => {
+    const both = await home.run([
+      'containerd',
+      'config',
+      '--format',
+      'v2',
+      '--oci-runtime',
+      'crun',
+      '--systemd-cgroup',
+    ]);
+    const printf = /printf '([^']*)'/.exec(both.stdout)?.[1] ?? '';
+    const text = printf.replace(/\\n/g, '\n');
+    expect(text).toBe('BinaryName = "crun"\nSystemdCgroup = true\n');
+    expect(parseTomlRuncOptions(text, 'f')).toEqual({ BinaryName: 'crun', SystemdCgroup: true });
+  });
+
+  it('an --oci-runtime that is no program name: one line, exit 3', async () => {
+    const result = await home.run(['containerd', 'config', '--format', 'v2', '--oci-runtime', '/usr/bin/crun']);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^skiff: --oci-runtime "\/usr\/bin\/crun" is not a program name/);
   });
 
   it('without a containerd to ask: one line saying to pass --format, exit 3', async () => {

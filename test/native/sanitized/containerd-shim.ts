@@ -1,6 +1,7 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -12,6 +13,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import { containerd as runc } from '../../../src/adapters/shim/wire/proto/generated/containerd/runc';
+import { google } from '../../../src/adapters/shim/wire/proto/generated/google/protobuf/any';
 import * as layout from '../../../src/adapters/shim/outbound/process-runtime/task-layout';
 import { groupServerPids } from '../../e2e/containerd/skiff-support';
 import { SanitizerRuns } from '../support/sanitizer-run';
@@ -129,6 +132,40 @@ export const containerdShim: SanitizedProgram = {
         ]);
         expect(long.status).toBe(1);
         expect(long.stderr).toMatch(/^containerd-shim-skiff-v2: a path is longer than PATH_MAX.*: -bundle\n$/);
+      },
+    },
+    {
+      name: '-info: RuntimeInfo with and without options, a runtime without features, input it refuses',
+      run(binary, runs) {
+        const dir = containerdState();
+        const fake = join(dir, 'fake-runc');
+        writeFileSync(fake, `#!/bin/sh\n[ "$1" = features ] && echo '{"ociVersionMin":"1.0.0"}'\n`, { mode: 0o755 });
+        const failing = join(dir, 'failing-runc');
+        writeFileSync(failing, '#!/bin/sh\nexit 1\n', { mode: 0o755 });
+        const info = (input: Uint8Array) => {
+          const result = runs.run(binary, ['-info'], { cwd: dir, env: { PATH: `${dir}:/usr/bin:/bin` }, input });
+          return { status: result.status, stdout: result.stdout, stderr: result.stderr.toString() };
+        };
+        const options = (name: string) =>
+          new google.protobuf.Any({
+            type_url: 'containerd.runc.v1.Options',
+            value: new runc.runc.v1.Options({ binary_name: name }).serialize(),
+          }).serialize();
+        const withFeatures = info(options('fake-runc'));
+        expect(withFeatures.status).toBe(0);
+        expect(withFeatures.stdout.toString('latin1')).toContain('{"ociVersionMin":"1.0.0"}');
+        const without = info(options(failing));
+        expect(without.status).toBe(0);
+        expect(without.stdout.toString('latin1')).not.toContain('runtime-spec/1/features');
+        expect(info(options('missing-runc'))).toMatchObject({ status: 1 });
+        expect(info(Buffer.alloc(10_000, 7))).toMatchObject({
+          status: 1,
+          stderr: 'containerd-shim-skiff-v2: the runtime options on stdin are not a google.protobuf.Any\n',
+        });
+        expect(info(Buffer.alloc(2 << 20, 0x08))).toMatchObject({ status: 1 });
+        // No options: the runc on containerd's PATH, here the stand-in.
+        copyFileSync(fake, join(dir, 'runc'));
+        expect(info(new Uint8Array()).stdout.toString('latin1')).toContain('{"ociVersionMin":"1.0.0"}');
       },
     },
     {

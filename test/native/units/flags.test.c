@@ -37,6 +37,18 @@ static void takes_gos_other_spellings(void) {
   CHECK(f.action == NULL);
 }
 
+static void takes_info_as_a_boolean(void) {
+  CHECK(PARSE("-info") == 0);
+  CHECK(f.info == 1);
+  CHECK(f.action == NULL);
+  CHECK(PARSE("--info=false", "start") == 0);
+  CHECK(f.info == 0);
+  CHECK(PARSE("-info", "-debug") == 0);
+  CHECK(f.info == 1 && f.debug == 1);
+  CHECK(PARSE("-info=maybe") == -1);
+  CHECK_STR(why, "-info takes true or false, not maybe");
+}
+
 static void refuses_in_one_line(void) {
   CHECK(PARSE("-namespace") == -1);
   CHECK_STR(why, "flag needs a value: -namespace");
@@ -52,6 +64,7 @@ static void refuses_in_one_line(void) {
 int main(void) {
   reads_what_containerd_writes();
   takes_gos_other_spellings();
+  takes_info_as_a_boolean();
   refuses_in_one_line();
   return CHECK_RESULT;
 }

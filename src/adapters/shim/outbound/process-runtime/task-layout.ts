@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 /**
@@ -47,6 +47,16 @@ export function taskDir(stateDir: string, id: string): string {
 /** <state dir>/<runtime name>: an OCI runtime's --root (runc's: <state dir>/runc). */
 export function runtimeRoot(stateDir: string, runtimeName: string): string {
   return join(stateDir, runtimeName);
+}
+
+/** The binary the task dir's OCI_RUNTIME_FILE names, undefined when it cannot be read. */
+export function recordedOciRuntimeBinary(dir: string): string | undefined {
+  try {
+    const record = JSON.parse(readFileSync(join(dir, OCI_RUNTIME_FILE), 'utf8')) as Partial<OciRuntimeRecord>;
+    return typeof record.binary === 'string' && record.binary.startsWith('/') ? record.binary : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Writes the task dir's OCI_RUNTIME_FILE; before the container exists, so a container always has one. */

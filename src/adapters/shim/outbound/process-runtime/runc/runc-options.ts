@@ -1,9 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { containerd } from '../../../wire/proto/generated/containerd/runc';
-import { findInPath, DEFAULT_PATH } from '../../../os/find-executable';
+import { runtimeoptions } from '../../../wire/proto/generated/containerd/runtimeoptions';
+import { parseTomlRuncOptions } from './runc-options-toml';
+import { findInPath, DEFAULT_PATH, isExecutableFile } from '../../../os/find-executable';
 import { runcMissingError } from './runc-cli';
 
 export const RUNC_OPTIONS_TYPE_URL = 'containerd.runc.v1.Options';
+/** What containerd sends a runtime type other than runc's: a TOML text, or the path of a TOML file. */
+export const RUNTIME_OPTIONS_TYPE_URL = 'runtimeoptions.v1.Options';
+/** CRI's name, in errors, for a config_body: the runtime handler's `options` table in config.toml. */
+export const HANDLER_OPTIONS = "the handler's options";
+const MAX_OPTIONS_FILE = 1 << 20;
 
 /** What skiff takes from containerd.runc.v1.Options: the runc binary and the cgroup driver. */
 export interface RuncOptions {
@@ -13,18 +22,22 @@ export interface RuncOptions {
 }
 
 /**
- * Reads Create's runtime options as containerd's runc shim does for `binary_name` and
- * `systemd_cgroup`. `root` is not taken: skiff keeps every container under its own runc
- * root, where containerd's cleanup through containerd-shim-skiff-v2 `delete` finds it.
+ * Reads Create's runtime options: containerd.runc.v1.Options as containerd's runc shim does for
+ * `binary_name` and `systemd_cgroup`, or runtimeoptions.v1.Options, whose TOML (the file
+ * `config_path` names, relative to the task's bundle, else `config_body`) uses the same options by
+ * their Go names (runc-options-toml.ts). `root` is not taken: skiff keeps every container under
+ * its own runc root, where containerd's cleanup through containerd-shim-skiff-v2 `delete` finds it.
  */
 export function readRuncOptions(
   options: { readonly typeUrl: string; readonly value: Uint8Array } | undefined,
   subject: string,
+  bundle?: string,
 ): RuncOptions {
   if (options === undefined || options.value.length === 0) return { binary: undefined, systemdCgroup: false };
+  if (options.typeUrl === RUNTIME_OPTIONS_TYPE_URL) return readTomlOptions(options.value, subject, bundle);
   if (options.typeUrl !== RUNC_OPTIONS_TYPE_URL) {
     throw new InvalidArgumentError(
-      `${subject}: runtime options of type ${JSON.stringify(options.typeUrl)} are not understood; send ${RUNC_OPTIONS_TYPE_URL} or none`,
+      `${subject}: runtime options of type ${JSON.stringify(options.typeUrl)} are not understood; send ${RUNC_OPTIONS_TYPE_URL}, ${RUNTIME_OPTIONS_TYPE_URL} or none`,
       'RUNC.OPTIONS_TYPE',
     );
   }
@@ -45,4 +58,79 @@ export function readRuncOptions(
     if (binary === undefined) throw runcMissingError(`(binary_name ${decoded.binary_name}) is not in PATH`);
   }
   return { binary, systemdCgroup: decoded.systemd_cgroup };
+}
+
+/**
+ * runtimeoptions.v1.Options: the TOML of config_path's file (which wins, as in containerd), else of
+ * config_body. Every error is an InvalidArgument naming the task, the file (or the handler's
+ * options) and the key.
+ */
+function readTomlOptions(value: Uint8Array, subject: string, bundle: string | undefined): RuncOptions {
+  let decoded: runtimeoptions.v1.Options;
+  try {
+    decoded = runtimeoptions.v1.Options.deserialize(value);
+  } catch (err) {
+    throw new InvalidArgumentError(
+      `${subject}: runtime options (${RUNTIME_OPTIONS_TYPE_URL}) do not decode (${(err as Error).message})`,
+      'RUNC.OPTIONS',
+    );
+  }
+  let source = HANDLER_OPTIONS;
+  let text: string;
+  if (decoded.config_path !== '') {
+    // A shim started by containerd runs in the task's bundle: a relative path is the bundle's.
+    const path =
+      isAbsolute(decoded.config_path) || bundle === undefined
+        ? decoded.config_path
+        : resolve(bundle, decoded.config_path);
+    source = `runtime options file ${path}`;
+    text = readOptionsFile(path, subject);
+  } else {
+    text = Buffer.from(decoded.config_body).toString('utf8');
+  }
+  try {
+    const toml = parseTomlRuncOptions(text, source);
+    let binary: string | undefined;
+    if (toml.BinaryName !== undefined && toml.BinaryName !== '') {
+      binary = toml.BinaryName.includes('/')
+        ? isExecutableFile(toml.BinaryName)
+          ? toml.BinaryName
+          : undefined
+        : findInPath(toml.BinaryName, process.env.PATH ?? DEFAULT_PATH);
+      if (binary === undefined) {
+        const where = toml.BinaryName.includes('/')
+          ? 'is not an executable file'
+          : `is not in PATH (${process.env.PATH ?? DEFAULT_PATH})`;
+        throw new InvalidArgumentError(
+          `${source}: BinaryName ${JSON.stringify(toml.BinaryName)} ${where}`,
+          'RUNC.OPTIONS_TOML',
+        );
+      }
+    }
+    return { binary, systemdCgroup: toml.SystemdCgroup ?? false };
+  } catch (err) {
+    if (err instanceof InvalidArgumentError) throw new InvalidArgumentError(`${subject}: ${err.message}`, err.code);
+    throw err;
+  }
+}
+
+function readOptionsFile(path: string, subject: string): string {
+  let data: Buffer;
+  try {
+    data = readFileSync(path);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'a directory' : (e.code ?? e.message);
+    throw new InvalidArgumentError(
+      `${subject}: runtime options file ${path} cannot be read (${why})`,
+      'RUNC.OPTIONS_FILE',
+    );
+  }
+  if (data.length > MAX_OPTIONS_FILE) {
+    throw new InvalidArgumentError(
+      `${subject}: runtime options file ${path} is larger than 1 MiB`,
+      'RUNC.OPTIONS_FILE',
+    );
+  }
+  return data.toString('utf8');
 }

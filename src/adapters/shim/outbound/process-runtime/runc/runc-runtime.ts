@@ -17,7 +17,13 @@ import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
-import { INIT_PID_FILE, runtimeRoot, taskDir as taskDirOf, writeOciRuntimeRecord } from '../task-layout';
+import {
+  INIT_PID_FILE,
+  recordedOciRuntimeBinary,
+  runtimeRoot,
+  taskDir as taskDirOf,
+  writeOciRuntimeRecord,
+} from '../task-layout';
 import { readRuncOptions } from './runc-options';
 import { watchOom } from './oom-watch';
 import { isSameLiveProcess } from './adopted-exit';
@@ -109,7 +115,7 @@ export class RuncRuntime implements ProcessRuntime {
   async adopt(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
-    const container = this.container(spec, config, this.cliFor(spec, config, subject));
+    const container = this.container(spec, config, this.cliForAdopted(spec, config, subject));
     const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
     const keeper = container.keeper;
     const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
@@ -141,11 +147,26 @@ export class RuncRuntime implements ProcessRuntime {
 
   /** The runc a task's spec asks for: its options' binary, and the cgroup driver. */
   private cliFor(spec: CreateSpec, config: BundleConfig, subject: string): RuncCli {
-    const options = readRuncOptions(spec.options, subject);
+    const options = readRuncOptions(spec.options, subject, spec.bundle);
     const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
     return options.binary === undefined && !systemdCgroup
       ? this.cli
       : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
+  }
+
+  /**
+   * A task taken over reads its options again; when they no longer read (a runtime options file
+   * edited or removed since its Create), the binary that made the container, from its task dir's
+   * record, still serves it, with the cgroup driver its spec implies.
+   */
+  private cliForAdopted(spec: AdoptSpec, config: BundleConfig, subject: string): RuncCli {
+    try {
+      return this.cliFor(spec, config, subject);
+    } catch (err) {
+      const recorded = recordedOciRuntimeBinary(taskDirOf(this.stateDir, spec.id));
+      if (!(err instanceof InvalidArgumentError) || recorded === undefined) throw err;
+      return new RuncCli(recorded, this.cli.root, hasSystemdCgroupsPath(config.json));
+    }
   }
 
   private container(spec: CreateSpec, config: BundleConfig, cli: RuncCli): RuncContainer {

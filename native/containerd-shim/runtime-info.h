@@ -1,0 +1,40 @@
+/*
+ * `-info`'s protobuf: what containerd 2.x reads from a shim run with -info, containerd.types.RuntimeInfo
+ * (proto/containerd/introspection.proto), and what it reads on stdin, the runtime options as a
+ * google.protobuf.Any (containerd.runc.v1.Options' binary_name is the OCI runtime asked).
+ */
+#ifndef SKIFF_RUNTIME_INFO_H
+#define SKIFF_RUNTIME_INFO_H
+
+#include <stddef.h>
+
+/* Bytes inside a buffer the caller holds: not NUL-terminated. */
+struct bytes {
+  const unsigned char *data;
+  size_t len;
+};
+
+#define RUNC_OPTIONS_TYPE "containerd.runc.v1.Options"
+#define FEATURES_TYPE_URL "types.containerd.io/opencontainers/runtime-spec/1/features/Features"
+
+/* A google.protobuf.Any's type_url (1) and value (2), each empty when absent. 0, or -1 when the bytes are not one. */
+int any_decode(const unsigned char *buf, size_t len, struct bytes *type_url, struct bytes *value);
+
+/* Whether a type_url names the message `name`: as containerd's typeurl writes it, or after a "host/" prefix. */
+int type_url_is(struct bytes type_url, const char *name);
+
+/* containerd.runc.v1.Options' binary_name (6), empty when absent. 0, or -1 when the bytes are not one. */
+int runc_options_binary_name(const unsigned char *buf, size_t len, struct bytes *binary_name);
+
+/* Room enough for runtime_info_encode's output with these lengths. */
+size_t runtime_info_max(size_t name_len, size_t version_len, size_t options_len, size_t features_len);
+
+/*
+ * RuntimeInfo{name, version{version, revision ""}, options (the Any's bytes as received, left out
+ * when empty), features (Any{FEATURES_TYPE_URL, the runtime's features JSON}, left out when
+ * features.data is NULL)} into out, which holds runtime_info_max(...) bytes. Returns the length.
+ */
+size_t runtime_info_encode(unsigned char *out, const char *name, const char *version, struct bytes options,
+                           struct bytes features);
+
+#endif
