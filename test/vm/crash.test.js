@@ -12,9 +12,16 @@ const { IMAGE, RUNTIMES, SLOW_MS, cleanNamespace, ctr, ctrOk, importImage, names
 
 const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task';
 
-/** The shim address containerd keeps for a task (its bundle's `address` file). */
+/**
+ * The shim address containerd keeps for a task: its bundle's bootstrap.json (containerd 2.x, for
+ * a shim that answered its start with bootstrap parameters, as the runc shim does there) or its
+ * `address` file.
+ */
 function addressOf(ns, id) {
-  return fs.readFileSync(path.join(BUNDLES, ns, id, 'address'), 'utf8').trim();
+  const bundle = path.join(BUNDLES, ns, id);
+  const bootstrap = path.join(bundle, 'bootstrap.json');
+  if (fs.existsSync(bootstrap)) return JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address;
+  return fs.readFileSync(path.join(bundle, 'address'), 'utf8').trim();
 }
 
 async function statusOf(ns, id) {

@@ -63,9 +63,10 @@ for (const handler of HANDLERS) {
       seen[handler].apparmor = (
         await cri.runtime('ExecSync', { containerId: id, cmd: ['cat', '/proc/self/attr/current'], timeout: 60 })
       ).stdout.toString();
-      await cri.runtime('StopContainer', { containerId: id, timeout: 10 });
+      // sleep is the container's pid 1, which SIGTERM does not end: SIGKILL after the grace period.
+      await cri.runtime('StopContainer', { containerId: id, timeout: 2 });
       const stopped = await status(id);
-      assert.deepEqual([stopped.state, stopped.exitCode], ['CONTAINER_EXITED', 143]);
+      assert.deepEqual([stopped.state, stopped.exitCode], ['CONTAINER_EXITED', 137]);
       await cri.runtime('RemoveContainer', { containerId: id });
       await removePod(cri, podSandboxId);
       pods.splice(pods.indexOf(podSandboxId), 1);
@@ -145,7 +146,10 @@ for (const handler of HANDLERS) {
 
 /** The processes serving a pod's tasks: the runc shim, or skiff's pod keeper and serving process. */
 function servers(podSandboxId) {
-  const address = fs.readFileSync(path.join(BUNDLES, podSandboxId, 'address'), 'utf8').trim();
+  const bootstrap = path.join(BUNDLES, podSandboxId, 'bootstrap.json');
+  const address = fs.existsSync(bootstrap)
+    ? JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address
+    : fs.readFileSync(path.join(BUNDLES, podSandboxId, 'address'), 'utf8').trim();
   return [servingPid(address), ...servingProcesses(address)].filter((pid, i, all) => pid !== undefined && all.indexOf(pid) === i);
 }
 
