@@ -74,6 +74,17 @@ chroot "$1" update-initramfs -u -k all
 rm -f "$1"/boot/*.dpkg-bak "$1"/boot/*.new
 `;
 
+/** The installed versions of `packages` in a root tree, from dpkg's status file. */
+function packageVersions(tree, packages) {
+  const status = fs.readFileSync(path.join(tree, 'var/lib/dpkg/status'), 'utf8');
+  const versions = {};
+  for (const stanza of status.split('\n\n')) {
+    const name = /^Package: (.+)$/m.exec(stanza)?.[1];
+    if (packages.includes(name)) versions[name] = /^Version: (.+)$/m.exec(stanza)?.[1];
+  }
+  return versions;
+}
+
 /** Where images are kept: SKIFF_VM_CACHE, else ~/.cache/skiff/vm. */
 function cacheRoot(env = process.env) {
   return env.SKIFF_VM_CACHE || path.join(os.homedir(), '.cache', 'skiff', 'vm');
@@ -140,7 +151,8 @@ async function ensureImage(name, log, env = process.env) {
     const version = kernel.slice('vmlinuz-'.length);
     fs.copyFileSync(path.join(boot, kernel), path.join(work, 'vmlinuz'));
     fs.copyFileSync(path.join(boot, `initrd.img-${version}`), path.join(work, 'initrd.img'));
-    fs.writeFileSync(path.join(work, 'recipe.json'), `${JSON.stringify({ ...recipe(name, env), kernel: version }, null, 2)}\n`);
+    const versions = { kernel: version, ...packageVersions(tree, ['containerd', 'runc', 'crun', 'criu', 'nodejs', 'systemd']) };
+    fs.writeFileSync(path.join(work, 'recipe.json'), `${JSON.stringify({ ...recipe(name, env), versions }, null, 2)}\n`);
     fs.rmSync(paths.dir, { recursive: true, force: true });
     fs.renameSync(work, paths.dir);
     log(`built the ${name} image in ${((Date.now() - started) / 1000).toFixed(0)} s: ${paths.dir}`);
