@@ -543,10 +543,40 @@ static enum forget_result tell_forget(const struct flags *f, const char *state, 
   return told;
 }
 
+/*
+ * The socket of the task's pod keeper when the keeper is dead (SIGKILLed, say: it could not
+ * remove it), as the runc shim's socket goes with its `delete`. Found as start_keeper finds it
+ * but quietly (a config.json that cannot be read names no pod: the task's own id is tried).
+ * Removed under the pod's lock, and only when nothing answers on it: a live keeper of the pod's
+ * other tasks, or one a `start` binds meanwhile (it holds the lock until it listens), keeps it.
+ */
+static void remove_dead_keeper_socket(const struct flags *f, const char *state, const char *bundle) {
+  char path[PATH_MAX], pod[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
+  size_t len = 0;
+  char *json = layout_path(path, sizeof path, "%s/config.json", bundle) == 0 ? read_file(path, MAX_CONFIG, &len) : NULL;
+  const char *const group[] = {"annotations", GROUP_ANNOTATION}, *const sandbox[] = {"annotations", SANDBOX_ANNOTATION};
+  if (json == NULL || (json_string_at(json, len, group, 2, pod, sizeof pod) != JSON_FOUND &&
+                       json_string_at(json, len, sandbox, 2, pod, sizeof pod) != JSON_FOUND)) {
+    if (layout_path(pod, sizeof pod, "%s", f->id) != 0) pod[0] = '\0';
+  }
+  free(json);
+  uint64_t h = layout_group_hash(f->address, f->namespace, pod);
+  if (layout_pod_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0 ||
+      layout_pod_file(lock_path, sizeof lock_path, state, h, ".lock") != 0)
+    return;
+  struct stat st;
+  if (lstat(socket_path, &st) != 0 || !S_ISSOCK(st.st_mode) || unix_answers(socket_path)) return;
+  int lock = open(lock_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (lock < 0) return; /* no keeper was ever started for this pod by a start that locks */
+  if (flock(lock, LOCK_EX) == 0 && !unix_answers(socket_path)) unlink(socket_path);
+  close(lock);
+}
+
 static int do_delete(const struct flags *f) {
   char bundle[PATH_MAX], state[PATH_MAX], task_dir[PATH_MAX], path[PATH_MAX];
   bundle_and_state(f, bundle, state);
   path_or_die(layout_task_dir(task_dir, sizeof task_dir, state, f->namespace, f->id), state);
+  remove_dead_keeper_socket(f, state, bundle);
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
   enum forget_result told = tell_forget(f, state, bundle);
