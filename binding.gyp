@@ -49,6 +49,7 @@
             "native/containerd-shim/flags.c",
             "native/containerd-shim/delete-response.c",
             "native/containerd-shim/forget.c",
+            "native/containerd-shim/root-owned.c",
             "native/common/json-read.c",
             "native/common/task-layout.c",
             "native/common/serving-argv.c",

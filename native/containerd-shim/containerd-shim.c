@@ -46,6 +46,7 @@
 #include "json-read.h"
 #include "keeper-start.h"
 #include "keeper.h"
+#include "root-owned.h"
 #include "serving-argv.h"
 #include "task-layout.h"
 #include "unix-socket.h"
@@ -236,7 +237,7 @@ static int node_on_path(char *out, size_t size) {
  * globally (<prefix>/lib/node_modules/skiff-cli beside <prefix>/bin/node: where `npm install -g` and
  * the node it came with are); else the one that built skiff in a checkout (dist/node-path, not in the
  * package); else node on containerd's PATH, which a systemd unit keeps short. None: one line. */
-static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
+static void choose_node(const char *pkg, const char *bundle, char *out, size_t size) {
   char line[3 * PATH_MAX];
   const char *chosen = getenv("SKIFF_NODE");
   if (chosen != NULL && *chosen != '\0') {
@@ -274,6 +275,38 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
            "(systemctl edit containerd: Environment=SKIFF_NODE=...)",
            beside, path != NULL ? path : "unset");
   die_logged(bundle, line);
+}
+
+/* What the serving process and the keeper run, besides node: its script and what that loads
+ * from the package (a file that is not there is not judged: it runs nothing). */
+static const char *const PACKAGE_CODE[] = {
+    "bin/containerd-daemon.js", "bin/bundle-loader.js",           "dist/containerd.bundle.js", "dist/node-path",
+    "build/Release/skiff_native.node", "prebuilds/linux-x64/skiff_native.node", "prebuilds/linux-arm64/skiff_native.node",
+};
+
+/* As root, a file whose content or path a user other than root can change is refused in one
+ * line (containerd's log and its client): it would run that user's code as root. */
+static void refuse_unless_root_owned(const char *bundle, const char *path) {
+  char why[PATH_MAX + 64], line[3 * PATH_MAX + 320];
+  if (geteuid() != 0 || access(path, F_OK) != 0 || root_owned_chain(path, why, sizeof why) == 0) return;
+  snprintf(line, sizeof line,
+           "refusing to run %s as root: %s; make it and every directory above it owned by root and writable by "
+           "root only (chown root:root, chmod go-w), or install skiff and Node.js under a root-owned prefix "
+           "(docs/install.md)",
+           path, why);
+  die_logged(bundle, line);
+}
+
+/* The Node.js that runs the serving process (choose_node), and as root only when root alone can
+ * change it and the package's code (docs/install.md, "On a Kubernetes node"). */
+static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
+  choose_node(pkg, bundle, out, size);
+  refuse_unless_root_owned(bundle, out);
+  for (size_t i = 0; i < sizeof PACKAGE_CODE / sizeof PACKAGE_CODE[0]; i++) {
+    char path[PATH_MAX];
+    path_or_die(layout_path(path, sizeof path, "%s/%s", pkg, PACKAGE_CODE[i]), pkg);
+    refuse_unless_root_owned(bundle, path);
+  }
 }
 
 /* What a group's serving process runs with besides its Node and socket, each PATH_MAX: the
