@@ -50,6 +50,7 @@
             "native/containerd-shim/delete-response.c",
             "native/containerd-shim/runtime-info.c",
             "native/containerd-shim/forget.c",
+            "native/containerd-shim/root-owned.c",
             "native/common/json-read.c",
             "native/common/task-layout.c",
             "native/common/serving-argv.c",

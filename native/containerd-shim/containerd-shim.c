@@ -50,6 +50,7 @@
 #include "json-read.h"
 #include "keeper-start.h"
 #include "keeper.h"
+#include "root-owned.h"
 #include "runtime-info.h"
 #include "serving-argv.h"
 #include "task-layout.h"
@@ -241,7 +242,7 @@ static int program_on_path(const char *program, char *out, size_t size) {
  * globally (<prefix>/lib/node_modules/skiff-cli beside <prefix>/bin/node: where `npm install -g` and
  * the node it came with are); else the one that built skiff in a checkout (dist/node-path, not in the
  * package); else node on containerd's PATH, which a systemd unit keeps short. None: one line. */
-static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
+static void choose_node(const char *pkg, const char *bundle, char *out, size_t size) {
   char line[3 * PATH_MAX];
   const char *chosen = getenv("SKIFF_NODE");
   if (chosen != NULL && *chosen != '\0') {
@@ -279,6 +280,38 @@ static void find_node(const char *pkg, const char *bundle, char *out, size_t siz
            "(systemctl edit containerd: Environment=SKIFF_NODE=...)",
            beside, path != NULL ? path : "unset");
   die_logged(bundle, line);
+}
+
+/* What the serving process and the keeper run, besides node: its script and what that loads
+ * from the package (a file that is not there is not judged: it runs nothing). */
+static const char *const PACKAGE_CODE[] = {
+    "bin/containerd-daemon.js", "bin/bundle-loader.js",           "dist/containerd.bundle.js", "dist/node-path",
+    "build/Release/skiff_native.node", "prebuilds/linux-x64/skiff_native.node", "prebuilds/linux-arm64/skiff_native.node",
+};
+
+/* As root, a file whose content or path a user other than root can change is refused in one
+ * line (containerd's log and its client): it would run that user's code as root. */
+static void refuse_unless_root_owned(const char *bundle, const char *path) {
+  char why[PATH_MAX + 64], line[3 * PATH_MAX + 320];
+  if (geteuid() != 0 || access(path, F_OK) != 0 || root_owned_chain(path, why, sizeof why) == 0) return;
+  snprintf(line, sizeof line,
+           "refusing to run %s as root: %s; make it and every directory above it owned by root and writable by "
+           "root only (chown root:root, chmod go-w), or install skiff and Node.js under a root-owned prefix "
+           "(docs/install.md)",
+           path, why);
+  die_logged(bundle, line);
+}
+
+/* The Node.js that runs the serving process (choose_node), and as root only when root alone can
+ * change it and the package's code (docs/install.md, "On a Kubernetes node"). */
+static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
+  choose_node(pkg, bundle, out, size);
+  refuse_unless_root_owned(bundle, out);
+  for (size_t i = 0; i < sizeof PACKAGE_CODE / sizeof PACKAGE_CODE[0]; i++) {
+    char path[PATH_MAX];
+    path_or_die(layout_path(path, sizeof path, "%s/%s", pkg, PACKAGE_CODE[i]), pkg);
+    refuse_unless_root_owned(bundle, path);
+  }
 }
 
 /* What a group's serving process runs with besides its Node and socket, each PATH_MAX: the
@@ -548,10 +581,40 @@ static enum forget_result tell_forget(const struct flags *f, const char *state, 
   return told;
 }
 
+/*
+ * The socket of the task's pod keeper when the keeper is dead (SIGKILLed, say: it could not
+ * remove it), as the runc shim's socket goes with its `delete`. Found as start_keeper finds it
+ * but quietly (a config.json that cannot be read names no pod: the task's own id is tried).
+ * Removed under the pod's lock, and only when nothing answers on it: a live keeper of the pod's
+ * other tasks, or one a `start` binds meanwhile (it holds the lock until it listens), keeps it.
+ */
+static void remove_dead_keeper_socket(const struct flags *f, const char *state, const char *bundle) {
+  char path[PATH_MAX], pod[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
+  size_t len = 0;
+  char *json = layout_path(path, sizeof path, "%s/config.json", bundle) == 0 ? read_file(path, MAX_CONFIG, &len) : NULL;
+  const char *const group[] = {"annotations", GROUP_ANNOTATION}, *const sandbox[] = {"annotations", SANDBOX_ANNOTATION};
+  if (json == NULL || (json_string_at(json, len, group, 2, pod, sizeof pod) != JSON_FOUND &&
+                       json_string_at(json, len, sandbox, 2, pod, sizeof pod) != JSON_FOUND)) {
+    if (layout_path(pod, sizeof pod, "%s", f->id) != 0) pod[0] = '\0';
+  }
+  free(json);
+  uint64_t h = layout_group_hash(f->address, f->namespace, pod);
+  if (layout_pod_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0 ||
+      layout_pod_file(lock_path, sizeof lock_path, state, h, ".lock") != 0)
+    return;
+  struct stat st;
+  if (lstat(socket_path, &st) != 0 || !S_ISSOCK(st.st_mode) || unix_answers(socket_path)) return;
+  int lock = open(lock_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+  if (lock < 0) return; /* no keeper was ever started for this pod by a start that locks */
+  if (flock(lock, LOCK_EX) == 0 && !unix_answers(socket_path)) unlink(socket_path);
+  close(lock);
+}
+
 static int do_delete(const struct flags *f) {
   char bundle[PATH_MAX], state[PATH_MAX], task_dir[PATH_MAX], path[PATH_MAX];
   bundle_and_state(f, bundle, state);
   path_or_die(layout_task_dir(task_dir, sizeof task_dir, state, f->namespace, f->id), state);
+  remove_dead_keeper_socket(f, state, bundle);
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
   enum forget_result told = tell_forget(f, state, bundle);

@@ -78,11 +78,11 @@ void relay_free(struct relay *r) {
   free(r);
 }
 
-/* Queues an UNAVAILABLE Response for containerd on `stream_id`. */
-static void answer_unavailable(struct relay *r, uint32_t stream_id, const char *message) {
+/* Queues a Response with status `code` for containerd on `stream_id`. */
+static void answer_status(struct relay *r, uint32_t stream_id, uint32_t code, const char *message) {
   struct frame *f = calloc(1, sizeof *f);
   if (f == NULL) return;
-  f->data = ttrpc_status_frame(stream_id, RPC_UNAVAILABLE, message, &f->len);
+  f->data = ttrpc_status_frame(stream_id, code, message, &f->len);
   if (f->data == NULL) {
     free(f);
     return;
@@ -90,6 +90,10 @@ static void answer_unavailable(struct relay *r, uint32_t stream_id, const char *
   f->stream_id = stream_id;
   f->type = TTRPC_RESPONSE;
   push(&r->to_down, f);
+}
+
+static void answer_unavailable(struct relay *r, uint32_t stream_id, const char *message) {
+  answer_status(r, stream_id, RPC_UNAVAILABLE, message);
 }
 
 static void restarted(struct relay *r, const struct frame *request) {
@@ -167,11 +171,30 @@ enum relay_result relay_read(struct relay *r, int is_up) {
   if (n < 0) return errno == EAGAIN || errno == EINTR ? RELAY_OK : gone;
   p->len += (size_t)n;
   size_t off = 0;
-  while (p->len - off >= TTRPC_HEADER) {
+  for (;;) {
+    if (p->discard > 0) {
+      size_t drop = p->len - off < p->discard ? p->len - off : p->discard;
+      off += drop;
+      p->discard -= drop;
+      if (p->discard > 0) break;
+    }
+    if (p->len - off < TTRPC_HEADER) break;
     struct ttrpc_header h;
     ttrpc_header_read(p->data + off, &h);
-    /* Not ttrpc, or more than either side accepts: this connection only is ended. */
-    if (h.length > TTRPC_MAX_PAYLOAD) return gone;
+    if (h.length > TTRPC_MAX_PAYLOAD) {
+      /* From the serving process: not its ttrpc, that upstream is ended. */
+      if (is_up) return gone;
+      /* From containerd: as ttrpc's server (channel.go, recv), the body is read and dropped as
+       * it arrives and the stream gets RESOURCE_EXHAUSTED; the connection, and the task, go on.
+       * Dropping the connection would make containerd take the shim, and the task, for dead. */
+      char message[96];
+      snprintf(message, sizeof message, "message length %u exceed maximum message size of %u", h.length,
+               TTRPC_MAX_PAYLOAD);
+      answer_status(r, h.stream_id, RPC_RESOURCE_EXHAUSTED, message);
+      off += TTRPC_HEADER;
+      p->discard = h.length;
+      continue;
+    }
     if (p->len - off < TTRPC_HEADER + (size_t)h.length) break;
     if (take_frame(r, is_up, p->data + off, &h) != 0) return gone;
     off += TTRPC_HEADER + h.length;

@@ -28,10 +28,12 @@ struct queue {
   size_t bytes;
 };
 
-/* Bytes of a frame not yet whole: at most one frame (4 MiB + 10) per side. */
+/* Bytes of a frame not yet whole: at most one frame (4 MiB + 10) per side. `discard`: bytes
+ * still to come of a frame over 4 MiB from containerd, read and dropped as they arrive. */
 struct partial {
   unsigned char *data;
   size_t len, cap;
+  size_t discard;
 };
 
 struct relay;

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -30,42 +29,68 @@ void terminal_init(struct terminal *t, int epfd, void *owner) {
   t->output_side = (struct side){.kind = SIDE_OUTPUT, .owner = owner};
 }
 
+/* What epoll watches on the master: its output unless `O` holds some back, writability while input waits. */
+static void update_master(struct terminal *t) {
+  if (t->master < 0) return;
+  uint32_t want = (t->pending_len == 0 ? EPOLLIN : 0) | (t->input_len > 0 ? EPOLLOUT : 0);
+  if (want == t->master_events) return;
+  struct epoll_event ev = {.events = want, .data.ptr = &t->master_side};
+  int op = want == 0 ? EPOLL_CTL_DEL : t->master_events == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+  if (epoll_ctl(t->epfd, op, t->master, &ev) == 0) t->master_events = want;
+}
+
+/* `N` is read while its buffer has room, and not while it is full (backpressure). */
+static void update_in(struct terminal *t) {
+  if (t->in < 0) return;
+  int want = t->input_len < TERMINAL_INPUT_MAX;
+  if (want == t->in_watched) return;
+  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &t->input_side};
+  if (epoll_ctl(t->epfd, want ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, t->in, &ev) == 0) t->in_watched = want;
+  /* A regular file cannot be watched: a terminal's input is a FIFO or a socket. */
+  else if (want) close_fd(&t->in);
+}
+
 void terminal_watch(struct terminal *t, int master) {
   t->master = master;
   fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
-  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &t->master_side};
-  epoll_ctl(t->epfd, EPOLL_CTL_ADD, master, &ev);
-  if (t->in >= 0) {
-    struct epoll_event in = {.events = EPOLLIN, .data.ptr = &t->input_side};
-    /* A regular file cannot be watched: a terminal's input is a FIFO or a socket. */
-    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->in, &in) != 0) close_fd(&t->in);
-  }
+  update_master(t);
+  update_in(t);
 }
 
-/* All of `len` into the terminal's input: waited out a little (the process reads it), then dropped. */
-static void write_all(int fd, const char *buf, size_t len) {
-  int waits = 0;
-  while (len > 0 && fd >= 0) {
-    ssize_t n = write(fd, buf, len);
+/* Writes what input waits into the terminal, as much as it takes now; the rest waits for EPOLLOUT. */
+static void flush_input(struct terminal *t) {
+  while (t->input_len > 0 && t->master >= 0) {
+    ssize_t n = write(t->master, t->input + t->input_off, t->input_len);
     if (n > 0) {
-      buf += n;
-      len -= (size_t)n;
-      continue;
+      t->input_off += (size_t)n;
+      t->input_len -= (size_t)n;
+    } else if (n < 0 && errno == EAGAIN) {
+      break;
+    } else if (!(n < 0 && errno == EINTR)) {
+      t->input_len = 0; /* the terminal is gone (EIO): nobody will read it */
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno == EAGAIN && waits++ < 10) {
-      struct pollfd p = {.fd = fd, .events = POLLOUT};
-      poll(&p, 1, 100);
-      continue;
-    }
-    return;
   }
+  if (t->input_len == 0) t->input_off = 0;
+  update_master(t);
+  update_in(t);
 }
 
-/* Reads the master again: `O` took what it held back. */
-static void read_master(struct terminal *t) {
-  struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &t->master_side};
-  epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->master, &ev);
+/* `N` has bytes: read into the room left (it is not watched when there is none), then written on. */
+static void read_input(struct terminal *t) {
+  if (t->input == NULL && (t->input = malloc(TERMINAL_INPUT_MAX)) == NULL) return;
+  if (t->input_off > 0) {
+    memmove(t->input, t->input + t->input_off, t->input_len);
+    t->input_off = 0;
+  }
+  ssize_t n = read(t->in, t->input + t->input_len, TERMINAL_INPUT_MAX - t->input_len);
+  if (n > 0) {
+    t->input_len += (size_t)n;
+    flush_input(t);
+  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    /* What it holds already still goes into the terminal. */
+    close_fd(&t->in);
+    t->in_watched = 0;
+  }
 }
 
 /*
@@ -80,7 +105,7 @@ static void hold_back(struct terminal *t, const char *buf, size_t len) {
   memmove(t->pending, buf, len);
   t->pending_off = 0;
   t->pending_len = len;
-  epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->master, NULL);
+  update_master(t);
 }
 
 /* Copies a chunk of output to `O`; 1 when part of it was held back. A failing `O` (nobody can read it) drops it. */
@@ -115,7 +140,7 @@ static void flush_out(struct terminal *t) {
   }
   t->pending_len = 0;
   if (t->out >= 0) epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->out, NULL);
-  if (t->master >= 0) read_master(t);
+  update_master(t);
 }
 
 /* Copies what the master has (up to 16 chunks a round); 1 once it reads EIO: no writer is left. */
@@ -138,15 +163,15 @@ int terminal_on_event(struct terminal *t, enum side_kind kind, uint32_t events) 
     return 0;
   }
   if (kind == SIDE_MASTER) {
+    if (events & EPOLLOUT) flush_input(t);
+    if (!(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return 0;
     if (!copy_master(t)) return 0;
     terminal_close(t);
     t->done = 1;
     return 1;
   }
   if (t->in < 0 || !(events & (EPOLLIN | EPOLLHUP | EPOLLERR))) return 0;
-  ssize_t n = read(t->in, copy_buf, sizeof copy_buf);
-  if (n > 0) write_all(t->master, copy_buf, (size_t)n);
-  else if (n == 0 || (errno != EAGAIN && errno != EINTR)) close_fd(&t->in);
+  read_input(t);
   return 0;
 }
 
@@ -165,4 +190,9 @@ void terminal_close(struct terminal *t) {
   free(t->pending);
   t->pending = NULL;
   t->pending_len = 0;
+  free(t->input);
+  t->input = NULL;
+  t->input_off = t->input_len = 0;
+  t->master_events = 0;
+  t->in_watched = 0;
 }

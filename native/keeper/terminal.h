@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include "relay.h"
 
+/* Bytes of `N` the keeper holds for one terminal at most. */
+#define TERMINAL_INPUT_MAX 65536
+
 struct terminal {
   int epfd;
   int master, in, out; /* -1 when none */
@@ -18,6 +21,14 @@ struct terminal {
   /* Output `O` did not take yet; the master is not read meanwhile. */
   char *pending;
   size_t pending_off, pending_len;
+  /* Input from `N` the terminal did not take yet (a process that does not read it, a paste
+   * into a full line): written when the master is writable (EPOLLOUT), never waited for in the
+   * loop; at most TERMINAL_INPUT_MAX, and `N` is not read while it is full (backpressure:
+   * whoever writes `N` blocks on a full FIFO), so nothing is dropped. */
+  char *input;
+  size_t input_off, input_len;
+  uint32_t master_events; /* what epoll watches on the master now (0: not registered) */
+  int in_watched;
   int done; /* the master read EIO (no writer is left) and everything is closed */
 };
 

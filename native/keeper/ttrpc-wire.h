@@ -13,6 +13,7 @@
 #define TTRPC_MAX_PAYLOAD (4u << 20) /* ttrpc's messageLengthMax */
 #define TTRPC_REQUEST 1
 #define TTRPC_RESPONSE 2
+#define RPC_RESOURCE_EXHAUSTED 8
 #define RPC_UNAVAILABLE 14
 #define METHOD_MAX 48
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   BUSYBOX_IMAGE,
@@ -68,6 +68,13 @@ if (containerdTestsEnabled())
       expect(fdsWithA).toBeGreaterThan(fdsBefore + FD_SLACK);
       const exits = () => forwardedTopics(env, ns).filter((t) => t === '/tasks/exit').length;
       const exitsBefore = exits();
+      // The keepers' sockets, <state>/skiff/k-<hash>.sock: one per pod.
+      const keeperSockets = () =>
+        readdirSync(join(env.paths.state, 'skiff'))
+          .filter((name) => /^k-[0-9a-f]{16}\.sock$/.test(name))
+          .sort();
+      const socketsBefore = keeperSockets();
+      expect(socketsBefore).toHaveLength(2);
 
       process.kill(keeperA, 'SIGKILL');
       // containerd sees the keeper's connections close and runs `delete` for each of its tasks.
@@ -82,6 +89,12 @@ if (containerdTestsEnabled())
         );
       for (const id of ['a1', 'a2'])
         await waitFor(`${id} killed and unmounted`, () => !processRuns(pidOf(before.get(id))) && !mounted(id));
+      // `delete` removes the dead keeper's socket, as the runc shim's is removed; pod B's stays.
+      await waitFor(
+        () => `pod A's keeper socket removed (left: ${keeperSockets().join(' ')})`,
+        () => keeperSockets().length === 1,
+      );
+      expect(socketsBefore).toContain(keeperSockets()[0]);
       const after = await taskList(env, ns);
       expect(after.get('b1')).toEqual(before.get('b1'));
       expect(parentOf(pidOf(after.get('b1')))).toBe(keeperB);

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import {
+  chmodSync,
+  chownSync,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -146,6 +148,91 @@ if (LINUX)
       expect(result.stdout.length).toBe(0);
       expect(socketsIn(join(l.state, 'skiff'))).toEqual([]);
     });
+
+    if (process.getuid?.() === 0)
+      describe('as root, it runs nothing a user other than root can change (docs/install.md)', () => {
+        const USER = 65534; // nobody
+        /** A stand-in for node that leaves a mark when run: it must never be. */
+        const fakeNode = (path: string, mark: string) =>
+          writeFileSync(path, `#!/bin/sh\ntouch ${mark}\nexit 1\n`, { mode: 0o755 });
+        const refused = (l: ReturnType<typeof layout>, env: NodeJS.ProcessEnv, keeper: boolean, binary = SHIM) => {
+          const args = ['-namespace', 'n6', '-address', l.address, '-id', 'c1', 'start'];
+          const result = spawnSync(binary, args, {
+            cwd: l.bundle,
+            encoding: 'buffer',
+            timeout: 10_000,
+            env: { ...process.env, ...(keeper ? {} : NO_KEEPER), ...env },
+          });
+          return { status: result.status, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+        };
+        const line = (path: string, why: string) =>
+          `containerd-shim-skiff-v2: refusing to run ${path} as root: ${why}; make it and every directory above it owned by root and writable by root only (chown root:root, chmod go-w), or install skiff and Node.js under a root-owned prefix (docs/install.md)\n`;
+
+        it.each([
+          ['the file is owned by another user', 'owner'],
+          ['a directory above it is owned by another user', 'dir-owner'],
+          ['a directory above it is group-writable', 'dir-group'],
+          ['the file is writable by others', 'file-other'],
+          ['it is reached through a link in a directory another user owns', 'link'],
+        ])('node: %s -> refused in one line naming the path, node never run, no socket', (_, how) => {
+          for (const keeper of [false, true]) {
+            const l = layout('n6', 'c1');
+            made.push(l.root);
+            const mark = join(l.root, 'node-ran');
+            const dir = join(l.root, 'nodes', 'bin');
+            mkdirSync(dir, { recursive: true, mode: 0o755 });
+            let node = join(dir, 'node');
+            fakeNode(node, mark);
+            let shown = node;
+            let why = '';
+            if (how === 'owner') {
+              chownSync(node, USER, USER);
+              why = `${node} is owned by uid ${USER}`;
+            } else if (how === 'dir-owner') {
+              chownSync(join(l.root, 'nodes'), USER, USER);
+              why = `${join(l.root, 'nodes')} is owned by uid ${USER}`;
+            } else if (how === 'dir-group') {
+              chownSync(dir, 0, 100);
+              chmodSync(dir, 0o775);
+              why = `${dir} is writable by group 100`;
+            } else if (how === 'file-other') {
+              chmodSync(node, 0o757);
+              why = `${node} is writable by every user`;
+            } else {
+              const links = join(l.root, 'links');
+              mkdirSync(links, { mode: 0o755 });
+              chownSync(links, USER, USER);
+              symlinkSync(node, join(links, 'node'));
+              shown = join(links, 'node');
+              node = shown;
+              why = `${links} is owned by uid ${USER}`;
+            }
+            const result = refused(l, { SKIFF_NODE: node }, keeper);
+            expect(result).toEqual({ status: 1, stdout: '', stderr: line(shown, why) });
+            expect(existsSync(mark)).toBe(false);
+            expect(socketsIn(join(l.state, 'skiff'))).toEqual([]);
+          }
+        });
+
+        it("the package's script: a bin/containerd-daemon.js another user owns is refused, node never run", () => {
+          const l = layout('n6', 'c1');
+          made.push(l.root);
+          const pkg = join(l.root, 'pkg');
+          mkdirSync(join(pkg, 'build/Release'), { recursive: true });
+          mkdirSync(join(pkg, 'bin'));
+          copyFileSync(BUILT, join(pkg, 'build/Release/containerd-shim-skiff-v2'));
+          chmodSync(join(pkg, 'build/Release/containerd-shim-skiff-v2'), 0o755);
+          const script = join(pkg, 'bin/containerd-daemon.js');
+          writeFileSync(script, '// stand-in\n');
+          chownSync(script, USER, USER);
+          const mark = join(l.root, 'node-ran');
+          const node = join(l.root, 'node');
+          fakeNode(node, mark);
+          const result = refused(l, { SKIFF_NODE: node }, false, join(pkg, 'build/Release/containerd-shim-skiff-v2'));
+          expect(result).toEqual({ status: 1, stdout: '', stderr: line(script, `${script} is owned by uid ${USER}`) });
+          expect(existsSync(mark)).toBe(false);
+        });
+      });
 
     it("-v prints its version, the package's, as containerd's shims do", () => {
       const { version } = JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as {

@@ -316,6 +316,60 @@ if (LINUX)
       expect(exitCode(first.exits[0].status)).toBe(0);
     });
 
+    it('holds a paste into a terminal that does not read it yet: answers meanwhile, stops reading N while 64 KiB wait, drops none of it', async () => {
+      if (PYTHON === undefined) throw new Error('python3 is needed to stand in for runc with a console socket');
+      const first = await side.next(0);
+      const helper = join(dir, 'helper.py');
+      writeFileSync(helper, TERMINAL_HELPER);
+      const out = held('paste-out');
+      const input = held('paste-in');
+      const consoleSocket = join(dir, 'paste.sock');
+      const pidFile = join(dir, 'paste.pid');
+      const size = 300_000;
+      // Raw and silent, so that every byte counts as it is; it reads nothing for 2 s.
+      const script = `stty raw -echo; echo ready; sleep 2; echo got $(head -c ${size} | tr -cd x | wc -c); exit 0`;
+      const launched = await first.control.launch({
+        key: 'paste',
+        pidFile,
+        consoleSocket,
+        argv: [PYTHON, helper, consoleSocket, pidFile, script],
+        fds: [
+          { role: 'O', fd: writer(out.path) },
+          { role: 'N', fd: input.fd },
+        ],
+      });
+      expect(launched.error).toBe('');
+      kept.push(launched.pid);
+      let shown = '';
+      // Pasted once the terminal is raw (a canonical one holds 4095 bytes of a line, then drops them).
+      await waitFor('the terminal to be raw', () => (shown += drain(out.fd)).includes('ready'));
+      const into = writer(input.path);
+      const paste = Buffer.alloc(size, 'x');
+      let sent = 0;
+      const pasting = (async () => {
+        while (sent < size) {
+          try {
+            sent += writeSync(into, paste, sent, Math.min(65536, size - sent));
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+            await sleep(5);
+          }
+        }
+      })();
+      await sleep(700);
+      // The terminal is full: the keeper holds 64 KiB and reads N no more, so the FIFO is full too.
+      expect(sent).toBeLessThan(size);
+      for (let i = 0; i < 5; i++) {
+        const asked = Date.now();
+        expect(await first.control.resize('paste', 90, 30 + i)).toBe('');
+        expect(Date.now() - asked).toBeLessThan(100);
+      }
+      await pasting;
+      await waitFor('the exit', () => first.exits.length === 1, 15_000);
+      expect(exitCode(first.exits[0].status)).toBe(0);
+      expect(shown + drain(out.fd)).toContain(`got ${size}`);
+    }, 30_000);
+
     it('stays past its idle time and through SIGTERM while it holds a key, without any containerd connection; leaves once it is released', async () => {
       const first = await side.next(0);
       const [keeper] = keeperPids(l.address);

@@ -16,7 +16,8 @@ import {
 import { connect, createServer, Socket } from 'node:net';
 import { join } from 'node:path';
 import { waitFor } from '../../support/wait-for';
-import { requestFrame } from '../support/ttrpc-wire';
+import { frame, requestFrame, WireConnection } from '../support/ttrpc-wire';
+import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import {
   alive,
   BUILT_SHIM,
@@ -41,6 +42,7 @@ import {
 const LINUX = process.platform === 'linux';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NS = 'kns';
+const rssKiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
 const held = (pid: number) => readdirSync(`/proc/${pid}/fd`).map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`));
 
 if (!LINUX) process.stderr.write('keeper suite not run: containerd-shim-skiff-v2 is Linux-only\n');
@@ -165,21 +167,32 @@ if (LINUX)
       }
     });
 
-    it('closes a connection that sends a frame over 4 MiB, and only that one', async () => {
+    it("answers a frame over 4 MiB RESOURCE_EXHAUSTED on its stream, as the runc shim's ttrpc does, discarding its body; the connection and its task go on", async () => {
       const l = fresh();
       const { socket } = start(BUILT_SHIM, l, NS, 'b1');
       const good = calls(socket);
       await outcome(good.state('x'));
-      const bad = connect(socket);
-      const closed = new Promise<void>((resolve) => bad.on('close', () => resolve()));
-      bad.on('error', () => undefined);
-      const header = Buffer.alloc(10);
-      header.writeUInt32BE((4 << 20) + 1, 0);
-      header.writeUInt32BE(1, 4);
-      header[8] = 1;
-      bad.write(header);
-      await closed;
-      expect(await outcome(good.state('y'))).toEqual({ code: 5, message: 'task "y" not found' });
+      const wire = await WireConnection.open(socket);
+      try {
+        // An Exec whose process spec holds ~5 MiB of args: 5241248 bytes, over ttrpc's 4194304.
+        const body = Buffer.alloc(5241248, 0x61);
+        wire.write(frame(1, 1, body));
+        wire.write(requestFrame(3, 'State', new task.v2.StateRequest({ id: 'y' }).serialize()));
+        const first = await wire.next(20_000);
+        expect(first).toMatchObject({
+          streamId: 1,
+          type: 2,
+          code: 8,
+          message: 'message length 5241248 exceed maximum message size of 4194304',
+        });
+        expect(await wire.next()).toMatchObject({ streamId: 3, type: 2, code: 5, message: 'task "y" not found' });
+        // The keeper holds nothing of the discarded body.
+        const [keeper] = keeperPids(l.address);
+        expect(rssKiB(keeper)).toBeLessThan(16 * 1024);
+      } finally {
+        wire.socket.destroy();
+      }
+      expect(await outcome(good.state('z'))).toEqual({ code: 5, message: 'task "z" not found' });
       expect(keeperPids(l.address)).toHaveLength(1);
     });
 

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CliHome, CliResult, ROOT } from '../support/skiff-home';
 
 /** The same command through oclif alone (no fast path), to compare outputs. */
@@ -147,5 +149,45 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
     const result = await both(['auth', 'status', '--json', '--context', 'missing']);
     expect(result.code).toBe(3);
     expect(JSON.parse(result.stdout)).toMatchObject({ error: { kind: 'Configuration', exitCode: 3 } });
+  });
+});
+
+describe('no HOME: a configuration error naming HOME, never a path relative to the working directory', () => {
+  const cwd = mkdtempSync(join(tmpdir(), 'skiff-nohome-'));
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+  // What a relative <data_dir> would have found: a cache in the working directory.
+  const planted = join(cwd, '.local', 'share', 'skiff', 'auth');
+  mkdirSync(planted, { recursive: true });
+  writeFileSync(
+    join(planted, 'planted.test.json'),
+    JSON.stringify({
+      access_token: 'planted-access',
+      refresh_token: '',
+      expires_at: '2099-01-01T00:00:00Z',
+      domain: 'planted.test',
+    }),
+  );
+  const run = (args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> =>
+    new Promise((resolve) => {
+      const child = execFile(
+        process.execPath,
+        [`${ROOT}/bin/run.js`, ...args],
+        { env: { PATH: process.env.PATH, BROWSER: '/bin/false', ...env }, cwd },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+      child.stdin?.end();
+    });
+
+  it.each([
+    [['auth', 'token', '--domain', 'planted.test']],
+    [['auth', 'status', '--domain', 'planted.test']],
+    [['config', 'set', '--host', 'planted.test']],
+  ])('skiff %j with neither HOME nor absolute XDG dirs', async (args) => {
+    for (const env of [{}, { HOME: 'rel', XDG_DATA_HOME: '.local/share', XDG_CONFIG_HOME: '.config' }]) {
+      const result = await run(args, env);
+      expect(result).toMatchObject({ code: 3, stdout: '' });
+      expect(result.stderr).toMatch(/^skiff: .*HOME is (not set|not an absolute path).*set HOME/);
+      expect(existsSync(join(cwd, '.config'))).toBe(false);
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type { AxiosInstance, AxiosRequestConfig } from 'axios';
 import type { Agent } from 'node:http';
+import { percentEncode } from '../../../domain/login/auth/percent-encoding';
 import { NetworkError } from '../../../domain/shared/errors';
 
 export interface HttpRequest {
@@ -80,9 +81,61 @@ export function oneLine(text: string, limit = 300): string {
   return flat.length > limit ? `${flat.slice(0, limit)}...` : flat;
 }
 
-/** Replaces every occurrence of the given secrets (what we sent) in a remote's text. */
+/**
+ * Replaces every occurrence of the given secrets (what we sent) in a remote's text, in each
+ * form a remote can echo them in: raw, percent-encoded (RFC 3986 as skiff sends them,
+ * encodeURIComponent, form encoding with + for space, either case of hex), JSON-escaped (with or without `\/`, with `\uXXXX`
+ * for non-ASCII), and base64 or base64url at any byte alignment (inside Basic credentials,
+ * say: the characters that depend on the bytes around it are left, at most two each side).
+ */
 export function redact(text: string, secrets: readonly string[]): string {
-  return secrets.filter((s) => s.length >= 4).reduce((out, secret) => out.split(secret).join('[redacted]'), text);
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length < 4) continue;
+    for (const form of encodedForms(secret)) if (form.length >= 4) forms.add(form);
+  }
+  // Longest first, so that a form holding another is replaced whole.
+  const ordered = [...forms].sort((a, b) => b.length - a.length);
+  if (ordered.length === 0) return text;
+  const pattern = new RegExp(ordered.map(escapeRegExp).join('|'), 'g');
+  const hexCase = new RegExp(
+    ordered
+      .filter((f) => f.includes('%'))
+      .map(escapeRegExp)
+      .join('|') || '(?!)',
+    'gi',
+  );
+  return text.replace(pattern, REDACTED).replace(hexCase, REDACTED);
+}
+
+const REDACTED = '[redacted]';
+
+function encodedForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const forms = [
+    secret,
+    percentEncode(secret),
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    json,
+    json.replace(/\//g, '\\/'),
+    json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  ];
+  const bytes = Buffer.from(secret, 'utf8');
+  for (let offset = 0; offset < 3; offset++) {
+    // The secret after `offset` other bytes: only the characters made of its bits alone.
+    const shifted = Buffer.concat([Buffer.alloc(offset), bytes]);
+    const from = Math.ceil((offset * 8) / 6);
+    const to = Math.floor((shifted.length * 8) / 6);
+    for (const encoding of ['base64', 'base64url'] as const) {
+      forms.push(shifted.toString(encoding).slice(from, to));
+    }
+  }
+  return forms;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /**

@@ -2,11 +2,12 @@ import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { CLIENT_ID, SCOPE } from '../../../domain/login/auth/authorization-url';
 import {
-  DEFAULT_POLL_INTERVAL_S,
   DeviceCode,
   deviceCodeExpired,
+  deviceCodeLifetime,
   deviceFlowNotOffered,
   deviceSignInDenied,
+  firstPollInterval,
   nextPollInterval,
 } from '../../../domain/login/auth/device-grant';
 import { TokenResponse } from '../../../domain/login/auth/token-response';
@@ -73,9 +74,11 @@ export class DeviceLogin {
 
   /** §3.4-3.5: polls at the server's interval until approved, denied or expired. */
   private async awaitApproval(tokenEndpoint: string, code: DeviceCode): Promise<TokenResponse> {
-    const deadline = this.clock.now().getTime() + code.expiresIn * 1000;
-    let interval = code.interval ?? DEFAULT_POLL_INTERVAL_S;
-    const minutes = Math.max(1, Math.round(code.expiresIn / 60));
+    // Both bounded (device-grant.ts): a provider's numbers never make a tight loop or an endless wait.
+    const lifetime = deviceCodeLifetime(code);
+    const deadline = this.clock.now().getTime() + lifetime * 1000;
+    let interval = firstPollInterval(code);
+    const minutes = Math.max(1, Math.round(lifetime / 60));
     const waiting = this.notifier.waiting(
       `Waiting for the sign-in to be approved (up to ${minutes} minute${minutes === 1 ? '' : 's'}; Ctrl-C cancels)...`,
     );

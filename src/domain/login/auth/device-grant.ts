@@ -23,9 +23,34 @@ export const DEFAULT_POLL_INTERVAL_S = 5;
 /** slow_down: "the interval MUST be increased by 5 seconds for this and all subsequent requests" (§3.5). */
 export const SLOW_DOWN_STEP_S = 5;
 
-/** The wait before the next poll, in seconds, after `outcome`. */
+/**
+ * Bounds on what a provider may announce. An interval of 3,000,000 s would be a timer over
+ * 2^31 ms, which Node turns into 1 ms (a tight polling loop); one under a second hammers the
+ * token endpoint; codes that live for years keep a shell waiting for ever. RFC 8628 has 5 s
+ * as its default interval and 1800 s in its example; providers announce 5 s and 900-1800 s.
+ */
+export const MIN_POLL_INTERVAL_S = 1;
+export const MAX_POLL_INTERVAL_S = 300;
+export const MAX_DEVICE_CODE_LIFETIME_S = 1800;
+
+function clamp(value: number, min: number, max: number): number {
+  return Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : max;
+}
+
+/** The first wait, in seconds: the announced interval (5 when absent) within 1..300 s. */
+export function firstPollInterval(code: Pick<DeviceCode, 'interval'>): number {
+  return clamp(code.interval ?? DEFAULT_POLL_INTERVAL_S, MIN_POLL_INTERVAL_S, MAX_POLL_INTERVAL_S);
+}
+
+/** How long the codes are waited for, in seconds: `expires_in`, at most 1800 s. */
+export function deviceCodeLifetime(code: Pick<DeviceCode, 'expiresIn'>): number {
+  return clamp(code.expiresIn, 0, MAX_DEVICE_CODE_LIFETIME_S);
+}
+
+/** The wait before the next poll, in seconds, after `outcome` (never over 300 s). */
 export function nextPollInterval(current: number, outcome: 'pending' | 'slow_down'): number {
-  return outcome === 'slow_down' ? current + SLOW_DOWN_STEP_S : current;
+  const next = outcome === 'slow_down' ? current + SLOW_DOWN_STEP_S : current;
+  return clamp(next, MIN_POLL_INTERVAL_S, MAX_POLL_INTERVAL_S);
 }
 
 export function deviceFlowNotOffered(host: string): ConfigurationError {

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { createServer, Server } from 'node:net';
 import { join } from 'node:path';
+import { percentEncode } from '../../../../src/domain/login/auth/percent-encoding';
 import { NetworkError } from '../../../../src/domain/shared/errors';
-import { HttpClient, networkFailure } from '../../../../src/adapters/login/helpers/http-client';
+import { HttpClient, networkFailure, redact } from '../../../../src/adapters/login/helpers/http-client';
 import { HttpStub, TLS_DIR } from '../../../support/http-stub';
 
 const http = new HttpClient();
@@ -110,3 +111,62 @@ describe('the build', () => {
     ).not.toThrow();
   });
 });
+
+describe('redact: a secret we sent, in every form a remote can echo it', () => {
+  const kinds: Array<[string, string]> = [
+    ['access token', 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJib2IifQ.c2lnbmF0dXJl-_x'],
+    ['refresh token', 'RT+SECRET/with=chars'],
+    ['id token', 'eyJ0eXAiOiJKV1QifQ.eyJlbWFpbCI6ImJAZXhhbXBsZS5jb20ifQ.sig'],
+    ['device code', 'GmRhmhcxhwAzkoEqiMEg_DnyEysNkuNhszIySk9eS'],
+    ['client secret', 's3cr\u00e9t "quoted" \\ back/slash ~!*()\''],
+    ['git token', '0123456789abcdef0123456789abcdef01234567'],
+  ];
+  // [form, encode, characters at the start that are not the secret's (a Basic credential's client id)]
+  const forms: Array<[string, (s: string) => string, number?]> = [
+    ['raw', (s) => s],
+    ['RFC 3986 (what skiff sends)', (s) => percentEncode(s)],
+    ['encodeURIComponent', (s) => encodeURIComponent(s)],
+    ['percent-encoded, lower-case hex', (s) => encodeURIComponent(s).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())],
+    ['form-encoded (+ for space)', (s) => new URLSearchParams({ t: s }).toString().slice(2)],
+    ['JSON-escaped', (s) => JSON.stringify(s).slice(1, -1)],
+    ['JSON-escaped with \\/', (s) => JSON.stringify(s).slice(1, -1).replace(/\//g, '\\/')],
+    [
+      'JSON-escaped, ASCII only',
+      (s) =>
+        JSON.stringify(s)
+          .slice(1, -1)
+          .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    ],
+    ['base64', (s) => Buffer.from(s).toString('base64')],
+    ['base64url', (s) => Buffer.from(s).toString('base64url')],
+    ['base64 inside Basic credentials', (s) => Buffer.from(`skiff-cli:${s}`).toString('base64'), 13],
+    ['base64url after one byte', (s) => Buffer.from(`x${s}`).toString('base64url')],
+  ];
+  for (const [kind, secret] of kinds) {
+    it.each(forms)(`${kind}: %s`, (_, encode, prefix = 0) => {
+      const echoed = encode(secret);
+      const out = redact(`<<${echoed}>>`, [secret]);
+      expect(out).toContain('[redacted]');
+      // What is left of the encoded form is at most a few edge characters (base64 alignment).
+      const longest = longestCommonRun(out, echoed.slice(prefix));
+      expect(longest).toBeLessThanOrEqual(3);
+    });
+  }
+
+  it('leaves text alone that holds no secret, and ignores secrets under 4 characters', () => {
+    expect(redact('nothing here', ['RT+SECRET/with=chars'])).toBe('nothing here');
+    expect(redact('abc abc', ['abc'])).toBe('abc abc');
+  });
+});
+
+/** The length of the longest run of characters both strings hold. */
+function longestCommonRun(a: string, b: string): number {
+  let best = 0;
+  for (let i = 0; i < b.length; i++) {
+    for (let j = i + best + 1; j <= b.length; j++) {
+      if (!a.includes(b.slice(i, j))) break;
+      best = j - i;
+    }
+  }
+  return best;
+}

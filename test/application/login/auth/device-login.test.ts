@@ -109,6 +109,39 @@ describe('device sign-in (RFC 8628)', () => {
     expect(h.device.pollCalls).toHaveLength(3);
   });
 
+  it('hostile interval and expires_in are bounded: 3,000,000 s waits 300 s, 0.001 s waits 1 s, 10^12 s gives up after 1800 s', async () => {
+    const h = withDeviceFlow();
+    // 3e9 ms is over setTimeout's 2^31 - 1 ms, which Node turns into 1 ms: a tight loop.
+    h.device.code = { ...h.device.code, interval: 3_000_000, expiresIn: 1e12 };
+    h.device.polls = [{ outcome: 'slow_down' }];
+    const err = h
+      .get(DeviceLogin)
+      .execute({ target: {}, openBrowser: false })
+      .catch((e: unknown) => e);
+    for (let polls = 1; polls <= 6; polls++) {
+      await waitFor('the next sleep', () => h.clock.pendingSleeps === 1);
+      h.clock.advance(300_000 - 1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(h.device.pollCalls).toHaveLength(polls - 1);
+      h.clock.advance(1);
+      await waitFor(`poll ${polls}`, () => h.device.pollCalls.length === polls);
+    }
+    expect(await err).toBeInstanceOf(IdentityError);
+    expect(((await err) as Error).message).toMatch(/expired/);
+    expect(h.notifier.waits.join('\n')).toContain('up to 30 minutes');
+
+    const fast = withDeviceFlow();
+    fast.device.code = { ...fast.device.code, interval: 0.001 };
+    fast.device.polls = [granted];
+    const done = fast.get(DeviceLogin).execute({ target: {}, openBrowser: false });
+    await waitFor('the first sleep', () => fast.clock.pendingSleeps === 1);
+    fast.clock.advance(999);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fast.device.pollCalls).toHaveLength(0);
+    fast.clock.advance(1);
+    await expect(done).resolves.toMatchObject({ domain: 'example.com' });
+  });
+
   it('without a device_authorization_endpoint: a configuration error naming the browser flow, nothing started', async () => {
     const h = skiffTestbed();
     const err = await h

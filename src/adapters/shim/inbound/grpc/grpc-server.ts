@@ -5,6 +5,10 @@ import { taskHandlers } from '../task-rpc/task-handlers';
 import { serveGrpcCall } from './grpc-call';
 
 const STOP_GRACE_MS = 1000;
+/** Calls in flight at once on one connection. */
+export const MAX_CONCURRENT_STREAMS = 128;
+/** node:http2's maxSessionMemory, in MB: what one connection may hold buffered. */
+export const MAX_SESSION_MEMORY_MB = 64;
 
 /**
  * Serves task.v2.Task over gRPC on a unix socket (mode 0600), with node:http2 and the
@@ -39,8 +43,14 @@ export class GrpcTaskServer {
     // Loaded here, not at the top: node:http2 brings http, tls and assert with it, ~15 ms
     // of start-up that a shim serving ttrpc (containerd's) never needs (docs/performance.md).
     const { createServer } = require('node:http2') as typeof import('node:http2');
-    // No session memory cap: a 4 MiB request must not be refused by HTTP/2's own accounting.
-    const http2 = createServer({ maxSessionMemory: Number.MAX_SAFE_INTEGER });
+    // Bounded per connection as containerd's runc shim is by ttrpc (4 MiB a message, grpc-call.ts):
+    // at most MAX_CONCURRENT_STREAMS calls at once, announced in SETTINGS (a client opening more
+    // gets REFUSED_STREAM), and MAX_SESSION_MEMORY_MB of HTTP/2 buffers, over which that connection
+    // alone is ended (ENHANCE_YOUR_CALM). Above the 10 MB default: a 4 MiB request must still pass.
+    const http2 = createServer({
+      maxSessionMemory: MAX_SESSION_MEMORY_MB,
+      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
+    });
     http2.setTimeout(0);
     http2.on('stream', (stream, headers) => serveGrpcCall(stream, headers, handlers));
     const server = new GrpcTaskServer(http2, listener);

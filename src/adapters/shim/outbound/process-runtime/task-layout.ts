@@ -17,8 +17,23 @@ export const TASKS_DIR = 'tasks';
 export const INIT_PID_FILE = 'init.pid';
 /** In the task dir: the serving process's record of the task, from which a new one takes it over. */
 export const TASK_RECORD_FILE = 'task.json';
-/** In the task dir: where the next record is written before it is renamed over TASK_RECORD_FILE. */
-export const TASK_RECORD_TEMP = '.task.json.tmp';
+/**
+ * In the task dir: where a record is written before it is renamed over TASK_RECORD_FILE,
+ * `.task.json.<pid>.<random>.tmp`, one name per write (no writer touches another's).
+ */
+export function taskRecordTemp(pid: number, random: string): string {
+  return `.task.json.${pid}.${random}.tmp`;
+}
+
+/**
+ * The writer's pid when `name` is a temp record; 0 for `.task.json.tmp`, the one name of
+ * earlier versions; undefined when it is no temp record.
+ */
+export function taskRecordTempWriter(name: string): number | undefined {
+  if (name === '.task.json.tmp') return 0;
+  const match = /^\.task\.json\.(\d+)\.[0-9a-f]+\.tmp$/.exec(name);
+  return match ? Number(match[1]) : undefined;
+}
 /** In the task dir: the OCI runtime that made the task's container, written before it does. */
 export const OCI_RUNTIME_FILE = 'oci-runtime.json';
 

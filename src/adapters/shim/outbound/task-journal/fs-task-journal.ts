@@ -1,10 +1,22 @@
-import { closeSync, constants, mkdirSync, openSync, renameSync, rmdirSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmdirSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalContents, TaskJournal, TaskRecord } from '../../../../application/shim/ports/task-journal.port';
 import {
   TASK_RECORD_FILE as RECORD_FILE,
-  TASK_RECORD_TEMP as TEMP_FILE,
+  taskRecordTemp,
+  taskRecordTempWriter,
   TASKS_DIR,
 } from '../process-runtime/task-layout';
 import { recordFromJson, recordToJson } from './task-record-json';
@@ -18,6 +30,13 @@ const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * directory"), written atomically: a new temp file in the same directory, created 0600 (O_EXCL:
  * never an old file or a link), then renamed over the record (a rename replaces a link, it
  * never writes through one). A crash mid-write leaves the old record whole.
+ *
+ * The temp file's name is the writer's own, `.task.json.<pid>.<16 hex>.tmp`: one writer never
+ * removes, writes into or renames another's. A hand-over has one writer per task (the old
+ * process writes its last records before it starts the next, docs/upgrade.md step 5), but two
+ * serving processes of one namespace at once (a keeper that found the socket refusing while
+ * the old process still lived) each leave a whole record, the last rename winning. Temp files
+ * a crash left are removed by `readAll` (the takeover) and by `forget`.
  *
  * A record has to outlive the serving process, not the machine (a machine's restart ends its
  * containers, and containerd's state is a tmpfs): it is not synced to the disk, and it is
@@ -36,20 +55,24 @@ export class FsTaskJournal implements TaskJournal {
 
   async record(task: TaskRecord): Promise<void> {
     const dir = join(this.tasksDir, task.id);
-    const temp = join(dir, TEMP_FILE);
+    const temp = join(dir, taskRecordTemp(process.pid, randomBytes(8).toString('hex')));
     const fd = openTemp(dir, temp);
     try {
       const text = Buffer.from(recordToJson(task));
       for (let at = 0; at < text.length;) at += writeSync(fd, text, at);
-    } finally {
+    } catch (err) {
       closeSync(fd);
+      unlessGone(() => unlinkSync(temp));
+      throw err;
     }
+    closeSync(fd);
     renameSync(temp, join(dir, RECORD_FILE));
   }
 
   async forget(id: string): Promise<void> {
     const dir = join(this.tasksDir, id);
-    for (const path of [join(dir, RECORD_FILE), join(dir, TEMP_FILE)]) unlessGone(() => unlinkSync(path));
+    unlessGone(() => unlinkSync(join(dir, RECORD_FILE)));
+    removeTemps(dir);
     // The runtime's own files, if any are left, keep the directory: it removes them and it.
     try {
       rmdirSync(dir);
@@ -69,6 +92,8 @@ export class FsTaskJournal implements TaskJournal {
       throw err;
     }
     for (const name of names.sort()) {
+      // The takeover: what a crashed writer left mid-write is never read, and is removed.
+      removeTemps(join(this.tasksDir, name));
       const path = join(this.tasksDir, name, RECORD_FILE);
       try {
         const record = recordFromJson(await readRecord(path));
@@ -92,16 +117,44 @@ async function readRecord(path: string): Promise<string> {
   }
 }
 
-/** The temp file, new and 0600; a temp file a crash left (whatever its mode, or a link) is removed, not written into. */
+/** The temp file, new and 0600 (its name is this write's own: EEXIST is a link or a file planted there). */
 function openTemp(dir: string, temp: string): number {
   try {
     return openSync(temp, WRITE_FLAGS, 0o600);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') unlinkSync(temp);
-    else if (code === 'ENOENT') mkdirSync(dir, { recursive: true, mode: 0o700 });
-    else throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
     return openSync(temp, WRITE_FLAGS, 0o600);
+  }
+}
+
+/**
+ * Removes the temp files a crash left in a task directory: this process's (it writes one
+ * record at a time, synchronously, so none of its own is in a write now), those of a process
+ * that is gone, and the one name of earlier versions. Another live writer's is left to it.
+ */
+function removeTemps(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return;
+    throw err;
+  }
+  for (const name of names) {
+    const writer = taskRecordTempWriter(name);
+    if (writer === undefined || (writer !== 0 && writer !== process.pid && alive(writer))) continue;
+    unlessGone(() => unlinkSync(join(dir, name)));
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -70,11 +70,10 @@ describe('the YAML contexts file', () => {
 });
 
 describe('where the files live', () => {
-  it('data: $XDG_DATA_HOME, else $HOME/.local/share, else ./.local/share', () => {
+  it('data: $XDG_DATA_HOME, else $HOME/.local/share; relative values ignored (XDG spec)', () => {
     expect(dataDir({ XDG_DATA_HOME: '/x/data', HOME: '/h' }, 'linux')).toBe('/x/data');
     expect(dataDir({ XDG_DATA_HOME: '', HOME: '/h' }, 'linux')).toBe('/h/.local/share');
     expect(dataDir({ XDG_DATA_HOME: 'relative', HOME: '/h' }, 'linux')).toBe('/h/.local/share');
-    expect(dataDir({}, 'linux')).toBe(join('.', '.local', 'share'));
     expect(dataDir({ HOME: '/Users/a' }, 'darwin')).toBe('/Users/a/Library/Application Support');
   });
 
@@ -87,5 +86,29 @@ describe('where the files live', () => {
       authDir: '/h/.local/share/skiff/auth',
       configFile: '/h/.config/skiff/config.yaml',
     });
+    expect(authPaths({ XDG_DATA_HOME: '/d', XDG_CONFIG_HOME: '/c', HOME: 'rel' }, 'linux')).toEqual({
+      authDir: '/d/skiff/auth',
+      configFile: '/c/skiff/config.yaml',
+    });
+  });
+
+  it.each([
+    ['nothing set', {}],
+    ['HOME empty', { HOME: '' }],
+    ['HOME relative', { HOME: 'home/me' }],
+    ['relative XDG dirs, no HOME', { XDG_DATA_HOME: 'data', XDG_CONFIG_HOME: 'config' }],
+    ['only the data dir', { XDG_DATA_HOME: '/d' }],
+    ['only the config dir', { XDG_CONFIG_HOME: '/c' }],
+  ])('no home to be found (%s): a configuration error naming HOME, never a relative path', (_, env) => {
+    const err = (() => {
+      try {
+        return authPaths(env, 'linux');
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(ConfigurationError);
+    expect((err as Error).message).toMatch(/HOME is (not set|not an absolute path)/);
+    expect((err as Error).message).toMatch(/set HOME/);
   });
 });

@@ -120,6 +120,31 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
     expect(err.message).not.toContain('rt-secret-123');
   });
 
+  it('a provider that echoes the refresh request: the token redacted in every form it can come back in', async () => {
+    const secret = 'RT+SECRET/with=chars ~!';
+    stub.on('POST /token', (request) => ({
+      status: 400,
+      body:
+        `bad request: ${request.body} | json ${JSON.stringify({ refresh_token: secret })}` +
+        ` | b64 ${Buffer.from(`x:${secret}`).toString('base64')} | b64url ${Buffer.from(secret).toString('base64url')}`,
+    }));
+    const err = (await provider.refresh(`${stub.url}/token`, secret, 'skiff-cli').catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(IdentityError);
+    expect(err.message).toMatch(
+      /HTTP 400: bad request: grant_type=refresh_token&refresh_token=\[redacted\]&client_id=skiff-cli/,
+    );
+    for (const form of [
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ t: secret }).toString().slice(2),
+      JSON.stringify(secret).slice(1, -1),
+      Buffer.from(secret).toString('base64url').slice(0, 24),
+      Buffer.from(`x:${secret}`).toString('base64').slice(4, 28),
+    ]) {
+      expect(err.message).not.toContain(form);
+    }
+  });
+
   it('a 200 without an access token is a network error', async () => {
     stub.on('POST /token', { body: { token_type: 'Bearer' } });
     await expect(provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).rejects.toThrow(/without an access_token/);

@@ -171,6 +171,33 @@ describe('GrpcTaskServer (task.v2.Task over node:http2)', () => {
     expect(raw.headers['grpc-status']).toBe(String(Code.RESOURCE_EXHAUSTED));
   });
 
+  it("bounds each connection as the runc shim's ttrpc is bounded: 128 concurrent streams announced, a 4 MiB request still served", async () => {
+    const session = connect('http://localhost', { createConnection: () => netConnect(socket) });
+    try {
+      await new Promise((resolve) => session.once('remoteSettings', resolve));
+      expect(session.remoteSettings.maxConcurrentStreams).toBe(128);
+    } finally {
+      session.close();
+    }
+    // A message of 4 MiB exactly: a State of an unknown task, padded with an unknown field (15) that decoders skip.
+    const state = Buffer.from(new pb.StateRequest({ id: 'nosuch' }).serialize());
+    const padLength = 4 * 1024 * 1024 - state.length - 1 - 4;
+    const varint = Buffer.from([
+      (padLength & 0x7f) | 0x80,
+      ((padLength >> 7) & 0x7f) | 0x80,
+      ((padLength >> 14) & 0x7f) | 0x80,
+      padLength >> 21,
+    ]);
+    const message = Buffer.concat([state, Buffer.from([(15 << 3) | 2]), varint, Buffer.alloc(padLength, 0x61)]);
+    expect(message.length).toBe(4 * 1024 * 1024);
+    const raw = await rawRequest(
+      socket,
+      { ':path': '/task.v2.Task/State', 'content-type': 'application/grpc' },
+      Buffer.from(frameMessage(message)),
+    );
+    expect(raw.headers['grpc-status'] ?? raw.trailers['grpc-status']).toBe(String(Code.NOT_FOUND));
+  });
+
   it('keeps serving after a client cancels a call in flight', async () => {
     const bundle = bundles.make(['sleep', '30']);
     await call(client, 'Create', new pb.CreateTaskRequest({ id: 'cancelled', bundle }).serialize());

@@ -9,6 +9,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsTaskJournal, RECORD_FILE } from '../../../../../src/adapters/shim/outbound/task-journal/fs-task-journal';
@@ -106,15 +107,86 @@ describe('FsTaskJournal on disk', () => {
     ]);
   });
 
-  it('replaces a temp file a crash left mid-write, and never reads it', async () => {
+  it('never reads a temp file a crash left mid-write; the takeover (readAll) and forget remove it', async () => {
     mkdirSync(join(dir, 'web'), { recursive: true });
-    writeFileSync(join(dir, 'web', '.task.json.tmp'), '{"version":1,"id":"we', { mode: 0o644 });
+    const left = ['.task.json.tmp', '.task.json.999999999.0123456789abcdef.tmp'];
+    for (const name of left) writeFileSync(join(dir, 'web', name), '{"version":1,"id":"we', { mode: 0o644 });
     await expect(journal.readAll()).resolves.toMatchObject({ records: [] });
+    expect(readdirSync(join(dir, 'web'))).toEqual([]);
+    for (const name of left) writeFileSync(join(dir, 'web', name), '{"version":1,"id":"we', { mode: 0o644 });
+    await journal.record(aTaskRecord('web'));
+    expect(readdirSync(join(dir, 'web')).sort()).toEqual([...left, RECORD_FILE].sort());
+    await journal.forget('web');
+    expect(readdirSync(dir)).toEqual([]);
     await journal.record(aTaskRecord('web'));
     expect(readdirSync(join(dir, 'web'))).toEqual([RECORD_FILE]);
     expect(statSync(join(dir, 'web', RECORD_FILE)).mode & 0o777).toBe(0o600);
     expect((await journal.readAll()).records.map((r) => r.id)).toEqual(['web']);
   });
+
+  it('a temp file of its own per write: <pid>.<random>, so no writer removes or renames another', async () => {
+    const fs = jest.requireActual<typeof import('node:fs')>('node:fs');
+    const spy = jest.spyOn(fs, 'renameSync');
+    let seen: string[];
+    try {
+      await journal.record(aTaskRecord('web'));
+      await journal.record(aTaskRecord('web'));
+      seen = spy.mock.calls.map(([from]) => String(from));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(seen).toHaveLength(2);
+    for (const from of seen)
+      expect(from).toMatch(new RegExp(`/web/\\.task\\.json\\.${process.pid}\\.[0-9a-f]{16}\\.tmp$`));
+    expect(seen[0]).not.toBe(seen[1]);
+  });
+
+  it('two processes writing one task at once (a hand-over gone wrong): no error, every read a whole record', async () => {
+    const module = join(__dirname, '../../../../../dist/adapters/shim/outbound/task-journal/fs-task-journal.js');
+    const record = JSON.stringify({ ...aTaskRecord('web'), options: undefined });
+    const writer = (tag: string) =>
+      `const { FsTaskJournal } = require(${JSON.stringify(module)});
+       const j = new FsTaskJournal(${JSON.stringify(dir)});
+       (async () => {
+         for (let i = 0; i < 3000; i++) {
+           const r = JSON.parse(${JSON.stringify(record)}, (k, v) => (/^\\d{4}-\\d\\d-\\d\\dT/.test(v) ? new Date(v) : v));
+           await j.record({ ...r, bundle: '/run/${tag}/' + i });
+         }
+       })().catch((e) => { console.error(e.code || e.message); process.exit(1); });`;
+    await journal.record(aTaskRecord('web'));
+    const children = ['a', 'b'].map((tag) =>
+      spawn(process.execPath, ['-e', writer(tag)], { stdio: ['ignore', 'ignore', 'pipe'] }),
+    );
+    const results = Promise.all(
+      children.map(
+        (child) =>
+          new Promise<{ code: number | null; stderr: string }>((resolve) => {
+            let stderr = '';
+            child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+            child.on('close', (code) => resolve({ code, stderr }));
+          }),
+      ),
+    );
+    let running = true;
+    void results.then(() => (running = false));
+    let reads = 0;
+    try {
+      while (running) {
+        const { records, problems } = await new FsTaskJournal(dir).readAll();
+        expect(problems).toEqual([]);
+        expect(records.map((r) => r.id)).toEqual(['web']);
+        reads++;
+      }
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+    }
+    expect(await results).toEqual([
+      { code: 0, stderr: '' },
+      { code: 0, stderr: '' },
+    ]);
+    expect(reads).toBeGreaterThan(0);
+    expect(readdirSync(join(dir, 'web'))).toEqual([RECORD_FILE]);
+  }, 60_000);
 
   it('reads nothing from a state directory that has no tasks directory yet', async () => {
     await expect(new FsTaskJournal(join(dir, 'missing')).readAll()).resolves.toEqual({ records: [], problems: [] });
