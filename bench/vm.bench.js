@@ -44,10 +44,22 @@ async function run() {
     const f = await runImage(image);
     console.log(`--- ${image} (containerd ${f.containerd}, emulated) ---`);
     const { runc, skiff } = f.ctrRun;
-    report(`${image} ctr run --rm, median`, skiff.median / runc.median, `${ms(skiff.median)} vs ${ms(runc.median)}`, '<=', 1.0);
+    report(
+      `${image} ctr run --rm, median`,
+      skiff.median / runc.median,
+      `${ms(skiff.median)} vs ${ms(runc.median)}`,
+      '<=',
+      1.0,
+    );
     console.log(`${image} first ctr run of a fresh namespace (beside): ${ms(skiff.first)} vs ${ms(runc.first)}`);
     const pod = f.podStart;
-    report(`${image} pod start, median`, pod.skiff.median / pod.runc.median, `${ms(pod.skiff.median)} vs ${ms(pod.runc.median)}`, '<=', 1.0);
+    report(
+      `${image} pod start, median`,
+      pod.skiff.median / pod.runc.median,
+      `${ms(pod.skiff.median)} vs ${ms(pod.runc.median)}`,
+      '<=',
+      1.0,
+    );
     console.log(`${image} the first pod (beside): ${ms(pod.skiff.first)} vs ${ms(pod.runc.first)}`);
     const once = f.tenAtOnce;
     report(`${image} ten pods at once`, once.skiff / once.runc, `${ms(once.skiff)} vs ${ms(once.runc)}`, '<=', 1.0);
@@ -59,7 +71,9 @@ async function run() {
       '<=',
       0.4,
     );
-    console.log(`${image} SIGKILL of the serving process to the next call served: ${ms(f.crash.median)} (one call: ${ms(f.crash.callMs)})`);
+    console.log(
+      `${image} SIGKILL of the serving process to the next call served: ${ms(f.crash.median)} (one call: ${ms(f.crash.callMs)})`,
+    );
   }
 }
 

@@ -8,7 +8,12 @@ const path = require('node:path');
 const { criClient } = require('../../scripts/containerd/cri-client');
 const { startPod, removePod } = require('../../scripts/containerd/cri-pods');
 const { ctr } = require('../../scripts/containerd/ctr');
-const { runtimeProcesses, rssBytes, servingProcesses, taskAddress } = require('../../scripts/containerd/runtime-processes');
+const {
+  runtimeProcesses,
+  rssBytes,
+  servingProcesses,
+  taskAddress,
+} = require('../../scripts/containerd/runtime-processes');
 const { median } = require('../stats');
 
 const ADDRESS = '/run/containerd/containerd.sock';
@@ -52,7 +57,11 @@ async function podStart(cri, logDir) {
   for (let round = 0; round <= ROUNDS; round++) {
     for (const handler of round % 2 === 0 ? HANDLERS : [...HANDLERS].reverse()) {
       const name = `start-${handler}-${round}`;
-      const started = await startPod(cri, { handler, pod: { name, logDirectory: path.join(logDir, name) }, containers: [{ name: 'c', command: ['sleep', '100000'] }] });
+      const started = await startPod(cri, {
+        handler,
+        pod: { name, logDirectory: path.join(logDir, name) },
+        containers: [{ name: 'c', command: ['sleep', '100000'] }],
+      });
       if (round === 0) first[handler] = started.ms;
       else times[handler].push(started.ms);
       await removePod(cri, started.podSandboxId);
@@ -67,7 +76,11 @@ async function atOnce(cri, logDir) {
     const started = process.hrtime.bigint();
     const pods = await Promise.all(
       Array.from({ length: AT_ONCE }, (_, i) =>
-        startPod(cri, { handler, pod: { name: `once-${handler}-${i}`, logDirectory: path.join(logDir, `once-${handler}-${i}`) }, containers: [{ name: 'c', command: ['sleep', '100000'] }] }),
+        startPod(cri, {
+          handler,
+          pod: { name: `once-${handler}-${i}`, logDirectory: path.join(logDir, `once-${handler}-${i}`) },
+          containers: [{ name: 'c', command: ['sleep', '100000'] }],
+        }),
       ),
     );
     result[handler] = Number(process.hrtime.bigint() - started) / 1e6;
@@ -81,12 +94,26 @@ async function memory(cri, logDir) {
   for (const handler of HANDLERS) {
     const pods = [];
     for (let i = 0; i < PODS; i++) {
-      const containers = [{ name: 'a', command: ['sleep', '100000'] }, { name: 'b', command: ['sleep', '100000'] }];
-      pods.push(await startPod(cri, { handler, pod: { name: `mem-${handler}-${i}`, logDirectory: path.join(logDir, `mem-${handler}-${i}`) }, containers }));
+      const containers = [
+        { name: 'a', command: ['sleep', '100000'] },
+        { name: 'b', command: ['sleep', '100000'] },
+      ];
+      pods.push(
+        await startPod(cri, {
+          handler,
+          pod: { name: `mem-${handler}-${i}`, logDirectory: path.join(logDir, `mem-${handler}-${i}`) },
+          containers,
+        }),
+      );
     }
-    const addresses = pods.flatMap((p) => [p.podSandboxId, ...p.containerIds].map((id) => taskAddress(BUNDLES, 'k8s.io', id))).filter(Boolean);
+    const addresses = pods
+      .flatMap((p) => [p.podSandboxId, ...p.containerIds].map((id) => taskAddress(BUNDLES, 'k8s.io', id)))
+      .filter(Boolean);
     const pids = runtimeProcesses(addresses);
-    result[handler] = { rssMB: pids.reduce((sum, pid) => sum + (rssBytes(pid) ?? 0), 0) / 1024 / 1024, processes: pids.length };
+    result[handler] = {
+      rssMB: pids.reduce((sum, pid) => sum + (rssBytes(pid) ?? 0), 0) / 1024 / 1024,
+      processes: pids.length,
+    };
     for (const pod of pods) await removePod(cri, pod.podSandboxId);
   }
   return result;

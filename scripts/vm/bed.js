@@ -18,7 +18,9 @@ function parseShare(text) {
   const dir = at > 0 ? text.slice(0, at) : '';
   const tag = at > 0 ? text.slice(at + 1) : '';
   if (!/^[a-z][a-z0-9_-]{0,30}$/.test(tag) || tag.startsWith('skiff'))
-    throw new Error(`--share ${text}: give DIR:TAG, TAG in lower-case letters, digits, - and _ (not starting with skiff)`);
+    throw new Error(
+      `--share ${text}: give DIR:TAG, TAG in lower-case letters, digits, - and _ (not starting with skiff)`,
+    );
   if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory())
     throw new Error(`--share ${text}: ${dir} is not a directory`);
   return { dir: path.resolve(dir), tag };
@@ -97,7 +99,8 @@ function bootOnce(image, control, shares, options) {
   const log = options.log;
   const progress = path.join(control, 'progress');
   const files = { stdout: path.join(control, 'stdout'), stderr: path.join(control, 'stderr') };
-  for (const file of ['progress', 'setup.log', 'stdout', 'stderr', 'status']) fs.rmSync(path.join(control, file), { force: true });
+  for (const file of ['progress', 'setup.log', 'stdout', 'stderr', 'status'])
+    fs.rmSync(path.join(control, file), { force: true });
   const console = path.join(control, 'console.log');
   const consoleFd = fs.openSync(console, 'w');
   const started = Date.now();
@@ -117,10 +120,13 @@ function bootOnce(image, control, shares, options) {
       for (const line of lines.split('\n').filter(Boolean)) {
         booted = true;
         const [uptime, ...words] = line.split(' ');
-        log(`${words.join(' ')} (guest uptime ${Number(uptime).toFixed(0)} s, ${((Date.now() - started) / 1000).toFixed(0)} s since qemu started)`);
+        log(
+          `${words.join(' ')} (guest uptime ${Number(uptime).toFixed(0)} s, ${((Date.now() - started) / 1000).toFixed(0)} s since qemu started)`,
+        );
       }
       const elapsed = Date.now() - started;
-      if (!booted && elapsed > options.bootTimeoutMs) stop(`the guest did not boot within ${options.bootTimeoutMs / 1000} s`);
+      if (!booted && elapsed > options.bootTimeoutMs)
+        stop(`the guest did not boot within ${options.bootTimeoutMs / 1000} s`);
       else if (elapsed > options.timeoutMs) stop(`timed out after ${options.timeoutMs / 1000} s`);
     };
     const timer = setInterval(tick, POLL_MS);
@@ -149,7 +155,11 @@ function bootOnce(image, control, shares, options) {
       if (/^\d+$/.test(status)) return resolve({ status: Number(status) });
       if (PANIC.test(text)) return resolve({ panicked: true });
       const tail = text.trim().split('\n').slice(-5).join('\n');
-      reject(new Error(`${failure ?? `qemu ended (exit ${code}) before the command did`}; the console's last lines:\n${tail}`));
+      reject(
+        new Error(
+          `${failure ?? `qemu ended (exit ${code}) before the command did`}; the console's last lines:\n${tail}`,
+        ),
+      );
     });
   });
 }

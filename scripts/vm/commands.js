@@ -11,7 +11,9 @@ const TOOLS = {
 
 /** The programs missing here, as one line naming the apt-get command that brings them; undefined when none. */
 function missingTools(tools = Object.keys(TOOLS)) {
-  const missing = tools.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
+  const missing = tools.filter(
+    (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0,
+  );
   if (missing.length === 0) return undefined;
   const packages = [...new Set(missing.map((tool) => TOOLS[tool]))].join(' ');
   return `${missing.join(', ')} not found: apt-get install -y --no-install-recommends ${packages}`;

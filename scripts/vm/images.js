@@ -102,11 +102,22 @@ function recipe(name, env = process.env) {
   const image = IMAGES[name];
   if (image === undefined) throw new Error(`unknown image ${name}: one of ${Object.keys(IMAGES).join(', ')}`);
   const packages = [...new Set([...PACKAGES, ...extraPackages(env)])].sort();
-  return { name, suite: image.suite, mirror: MIRROR, aptopts: image.aptopts, packages, customize: CUSTOMIZE, format: 2 };
+  return {
+    name,
+    suite: image.suite,
+    mirror: MIRROR,
+    aptopts: image.aptopts,
+    packages,
+    customize: CUSTOMIZE,
+    format: 2,
+  };
 }
 
 function imageKey(name, env = process.env) {
-  return createHash('sha256').update(JSON.stringify(recipe(name, env))).digest('hex').slice(0, 16);
+  return createHash('sha256')
+    .update(JSON.stringify(recipe(name, env)))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 /** The cached image's files: its root tree, vmlinuz, initrd.img, and recipe.json once complete. */
@@ -151,8 +162,14 @@ async function ensureImage(name, log, env = process.env) {
     const version = kernel.slice('vmlinuz-'.length);
     fs.copyFileSync(path.join(boot, kernel), path.join(work, 'vmlinuz'));
     fs.copyFileSync(path.join(boot, `initrd.img-${version}`), path.join(work, 'initrd.img'));
-    const versions = { kernel: version, ...packageVersions(tree, ['containerd', 'runc', 'crun', 'criu', 'nodejs', 'systemd']) };
-    fs.writeFileSync(path.join(work, 'recipe.json'), `${JSON.stringify({ ...recipe(name, env), versions }, null, 2)}\n`);
+    const versions = {
+      kernel: version,
+      ...packageVersions(tree, ['containerd', 'runc', 'crun', 'criu', 'nodejs', 'systemd']),
+    };
+    fs.writeFileSync(
+      path.join(work, 'recipe.json'),
+      `${JSON.stringify({ ...recipe(name, env), versions }, null, 2)}\n`,
+    );
     fs.rmSync(paths.dir, { recursive: true, force: true });
     fs.renameSync(work, paths.dir);
     log(`built the ${name} image in ${((Date.now() - started) / 1000).toFixed(0)} s: ${paths.dir}`);

@@ -84,7 +84,11 @@ async function installedRootfs(image, tarball, work, log, env = process.env) {
         chrootEnv.NODE_EXTRA_CA_CERTS = '/run/host-ca.crt';
       }
       const out = await run('chroot', [root, '/bin/sh', '-c', INSTALL], { env: chrootEnv });
-      version = out.trim().split('\n').find((line) => line.startsWith('skiff-cli/')) ?? '(no version)';
+      version =
+        out
+          .trim()
+          .split('\n')
+          .find((line) => line.startsWith('skiff-cli/')) ?? '(no version)';
       fs.rmSync(path.join(root, 'run/host-ca.crt'), { force: true });
     } finally {
       for (const dir of bound.reverse()) await run('umount', ['-R', '-l', dir]).catch(() => undefined);

@@ -29,7 +29,10 @@ async function packSkiff(work, log, env = process.env) {
   copyCheckout(checkout);
   const started = Date.now();
   const npmEnv = Object.fromEntries(Object.entries(env).filter(([name]) => !/^npm_/i.test(name)));
-  const out = await run('npm', ['pack', '--pack-destination', work, '--no-update-notifier'], { cwd: checkout, env: npmEnv });
+  const out = await run('npm', ['pack', '--pack-destination', work, '--no-update-notifier'], {
+    cwd: checkout,
+    env: npmEnv,
+  });
   fs.rmSync(checkout, { recursive: true, force: true });
   const tgz = path.join(work, out.trim().split('\n').pop());
   log(`packed ${path.basename(tgz)} in ${((Date.now() - started) / 1000).toFixed(0)} s`);

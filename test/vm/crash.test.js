@@ -8,7 +8,18 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 const { isPodKeeper, servingProcesses, servingPid } = require('../../scripts/containerd/runtime-processes');
-const { IMAGE, RUNTIMES, SLOW_MS, cleanNamespace, ctr, ctrOk, importImage, namespaceFor, sh, waitFor } = require('./support');
+const {
+  IMAGE,
+  RUNTIMES,
+  SLOW_MS,
+  cleanNamespace,
+  ctr,
+  ctrOk,
+  importImage,
+  namespaceFor,
+  sh,
+  waitFor,
+} = require('./support');
 
 const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task';
 

@@ -57,8 +57,15 @@ for (const handler of HANDLERS) {
       const [id] = containerIds;
       assert.equal((await cri.runtime('PodSandboxStatus', { podSandboxId })).status.state, 'SANDBOX_READY');
       const log = path.join(logDirectory, 'c1_0.log');
-      await waitFor('the container log', () => fs.existsSync(log) && /stdout F hello from cri\n/.test(fs.readFileSync(log, 'utf8')));
-      const exec = await cri.runtime('ExecSync', { containerId: id, cmd: ['sh', '-c', 'echo out; echo err >&2; exit 3'], timeout: 60 });
+      await waitFor(
+        'the container log',
+        () => fs.existsSync(log) && /stdout F hello from cri\n/.test(fs.readFileSync(log, 'utf8')),
+      );
+      const exec = await cri.runtime('ExecSync', {
+        containerId: id,
+        cmd: ['sh', '-c', 'echo out; echo err >&2; exit 3'],
+        timeout: 60,
+      });
       assert.deepEqual([exec.stdout.toString(), exec.stderr.toString(), exec.exitCode], ['out\n', 'err\n', 3]);
       seen[handler].apparmor = (
         await cri.runtime('ExecSync', { containerId: id, cmd: ['cat', '/proc/self/attr/current'], timeout: 60 })
@@ -140,7 +147,6 @@ for (const handler of HANDLERS) {
       assert.deepEqual([s.state, s.exitCode], ['CONTAINER_EXITED', 137]);
       assert.ok(Date.now() - started >= 3000, `stopped after ${Date.now() - started} ms`);
     });
-
   });
 }
 
@@ -150,7 +156,9 @@ function servers(podSandboxId) {
   const address = fs.existsSync(bootstrap)
     ? JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address
     : fs.readFileSync(path.join(BUNDLES, podSandboxId, 'address'), 'utf8').trim();
-  return [servingPid(address), ...servingProcesses(address)].filter((pid, i, all) => pid !== undefined && all.indexOf(pid) === i);
+  return [servingPid(address), ...servingProcesses(address)].filter(
+    (pid, i, all) => pid !== undefined && all.indexOf(pid) === i,
+  );
 }
 
 const cgroupOf = (pid) => fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim();
@@ -165,7 +173,11 @@ for (const handler of ['runc-systemd', 'skiff']) {
 
     it('runs the pod in a systemd scope under its slice; the shim stays where containerd started it', async () => {
       const slice = `vmtest${handler.replace(/[^a-z]/g, '')}.slice`;
-      const base = podConfig({ name: `systemd-${handler}`, uid: `systemd-${handler}-${process.pid}`, logDirectory: '/var/log' });
+      const base = podConfig({
+        name: `systemd-${handler}`,
+        uid: `systemd-${handler}-${process.pid}`,
+        logDirectory: '/var/log',
+      });
       const sandboxConfig = { ...base, linux: { ...base.linux, cgroupParent: slice } };
       const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
       try {

@@ -4,7 +4,17 @@
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 const { after, before, describe, it } = require('node:test');
-const { IMAGE, RUNTIMES, SLOW_MS, cleanNamespace, ctr, ctrOk, importImage, namespaceFor, waitFor } = require('./support');
+const {
+  IMAGE,
+  RUNTIMES,
+  SLOW_MS,
+  cleanNamespace,
+  ctr,
+  ctrOk,
+  importImage,
+  namespaceFor,
+  waitFor,
+} = require('./support');
 
 /** What each runtime's `ctr task metrics` printed, by runtime: compared at the end. */
 const metricNames = {};
@@ -44,7 +54,11 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       await ctrOk(ns, ['run', '-d', '--runtime', runtime, IMAGE, 'box', 'sleep', '100000']);
       const exec = await ctr(ns, ['task', 'exec', '--exec-id', 'e1', 'box', 'sh', '-c', 'echo in; exit 5']);
       assert.deepEqual([exec.status, exec.stdout], [5, 'in\n']);
-      const status = async () => (await ctrOk(ns, ['task', 'ls'])).split('\n').find((l) => l.startsWith('box'))?.split(/\s+/)[2];
+      const status = async () =>
+        (await ctrOk(ns, ['task', 'ls']))
+          .split('\n')
+          .find((l) => l.startsWith('box'))
+          ?.split(/\s+/)[2];
       assert.equal(await status(), 'RUNNING');
       await ctrOk(ns, ['task', 'pause', 'box']);
       assert.equal(await status(), 'PAUSED');
@@ -61,7 +75,10 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
 
     it('puts the container in a cgroup v2 of its own and reports its metrics', async () => {
       await ctrOk(ns, ['run', '-d', '--runtime', runtime, IMAGE, 'busy', 'sh', '-c', 'while :; do :; done']);
-      const pid = (await ctrOk(ns, ['task', 'ls'])).split('\n').find((l) => l.startsWith('busy'))?.split(/\s+/)[1];
+      const pid = (await ctrOk(ns, ['task', 'ls']))
+        .split('\n')
+        .find((l) => l.startsWith('busy'))
+        ?.split(/\s+/)[1];
       const hostView = require('node:fs').readFileSync(`/proc/${pid}/cgroup`, 'utf8');
       assert.match(hostView, new RegExp(`^0::/${ns}/busy\\n$`));
       await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -89,7 +106,11 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
           'x=0123456789abcdef; while :; do x=$x$x; done',
         ]);
         assert.equal(oom.status, 137);
-        await waitFor('the /tasks/oom event', () => /\/tasks\/oom .*"?container_id"?:"?oom/.test(events.text()) || undefined, 20_000);
+        await waitFor(
+          'the /tasks/oom event',
+          () => /\/tasks\/oom .*"?container_id"?:"?oom/.test(events.text()) || undefined,
+          20_000,
+        );
       } finally {
         events.stop();
       }

@@ -16,9 +16,18 @@ describe("the guest's install of skiff", () => {
     const [first, natives, shim] = version.trim().split('\n');
     const number = /^skiff-cli\/(\S+) linux-x64 node-v\d+/.exec(first)?.[1];
     assert.ok(number, version);
-    assert.match(natives, new RegExp(`^native parts ${number} in /usr/local/lib/node_modules/skiff-cli/prebuilds/linux-x64$`));
-    assert.match(shim, new RegExp(`^containerd-shim-skiff-v2 ${number} at /usr/local/bin/containerd-shim-skiff-v2 -> `));
-    assert.equal(fs.realpathSync('/usr/local/bin/containerd-shim-skiff-v2'), '/usr/local/lib/node_modules/skiff-cli/bin/containerd-shim-skiff-v2');
+    assert.match(
+      natives,
+      new RegExp(`^native parts ${number} in /usr/local/lib/node_modules/skiff-cli/prebuilds/linux-x64$`),
+    );
+    assert.match(
+      shim,
+      new RegExp(`^containerd-shim-skiff-v2 ${number} at /usr/local/bin/containerd-shim-skiff-v2 -> `),
+    );
+    assert.equal(
+      fs.realpathSync('/usr/local/bin/containerd-shim-skiff-v2'),
+      '/usr/local/lib/node_modules/skiff-cli/bin/containerd-shim-skiff-v2',
+    );
   });
 
   it("runs under the guest's own Node.js", () => {

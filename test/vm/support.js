@@ -27,7 +27,9 @@ function ctr(namespace, args, options = {}) {
 async function ctrOk(namespace, args, options = {}) {
   const result = await ctr(namespace, args, options);
   if (result.status !== 0)
-    throw new Error(`ctr ${args.join(' ')}: exit ${result.status}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.trim()}`);
+    throw new Error(
+      `ctr ${args.join(' ')}: exit ${result.status}${result.timedOut ? ' (timed out)' : ''}: ${result.stderr.trim()}`,
+    );
   return result.stdout;
 }
 
@@ -68,4 +70,17 @@ function sh(command) {
   return spawnSync('sh', ['-c', command], { encoding: 'utf8' });
 }
 
-module.exports = { ADDRESS, IMAGE, RUNTIMES, SLOW_MS, cleanNamespace, ctr, ctrOk, importImage, inGuest, namespaceFor, sh, waitFor };
+module.exports = {
+  ADDRESS,
+  IMAGE,
+  RUNTIMES,
+  SLOW_MS,
+  cleanNamespace,
+  ctr,
+  ctrOk,
+  importImage,
+  inGuest,
+  namespaceFor,
+  sh,
+  waitFor,
+};
