@@ -4,11 +4,12 @@
 // the section `skiff containerd config` printed for this containerd, and the shim containerd
 // runs being the package's.
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const { describe, it } = require('node:test');
 
 const run = (file, args) => execFileSync(file, args, { encoding: 'utf8' });
+const FEATURES = 'types.containerd.io/opencontainers/runtime-spec/1/features/Features';
 
 describe("the guest's install of skiff", () => {
   it('is the package installed globally, its versions one number', () => {
@@ -41,5 +42,21 @@ describe("the guest's install of skiff", () => {
     assert.match(printed, major >= 2 ? /io\.containerd\.cri\.v1\.runtime/ : /io\.containerd\.grpc\.v1\.cri/);
     const dump = run('containerd', ['config', 'dump']);
     assert.match(dump, /runtimes\.skiff\]\s+[^[]*runtime_type = ['"]io\.containerd\.skiff\.v2['"]/);
+  });
+
+  it("answers `-info` as the runc shim does: a RuntimeInfo with the OCI runtime's features", () => {
+    // containerd 2.x asks a shim that is not runc's before its first task; protobuf bytes on stdout.
+    const info = (shim) => spawnSync(shim, ['-info'], { input: '' });
+    const runc = info('containerd-shim-runc-v2');
+    const skiff = info('containerd-shim-skiff-v2');
+    // containerd 1.7's runc shim has no -info (2.0 added the question); skiff answers either way.
+    const replies = runc.status === 0 ? [runc.stdout, skiff.stdout] : [skiff.stdout];
+    assert.equal(skiff.status, 0, skiff.stderr.toString());
+    for (const reply of replies) {
+      assert.ok(reply.includes(FEATURES), 'a features Any');
+      const json = JSON.parse(reply.subarray(reply.indexOf('{"ociVersionMin"'), reply.lastIndexOf('}') + 1).toString('utf8'));
+      assert.match(json.ociVersionMin, /^1\./);
+    }
+    assert.ok(skiff.stdout.includes('io.containerd.skiff.v2'), 'its name');
   });
 });
