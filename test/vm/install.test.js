@@ -54,7 +54,9 @@ describe("the guest's install of skiff", () => {
     assert.equal(skiff.status, 0, skiff.stderr.toString());
     for (const reply of replies) {
       assert.ok(reply.includes(FEATURES), 'a features Any');
-      const json = JSON.parse(reply.subarray(reply.indexOf('{"ociVersionMin"'), reply.lastIndexOf('}') + 1).toString('utf8'));
+      const json = JSON.parse(
+        reply.subarray(reply.indexOf('{"ociVersionMin"'), reply.lastIndexOf('}') + 1).toString('utf8'),
+      );
       assert.match(json.ociVersionMin, /^1\./);
     }
     assert.ok(skiff.stdout.includes('io.containerd.skiff.v2'), 'its name');
