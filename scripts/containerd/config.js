@@ -4,6 +4,8 @@
 // machine's containerd (/var/lib/containerd, /run/containerd/containerd.sock).
 // Reference: containerd's docs/man/containerd-config.toml.5.md and docs/cri/config.md (1.6).
 const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { layout } = require('./layout');
 const { PAUSE_IMAGE } = require('../busybox-image');
@@ -14,10 +16,26 @@ const { PAUSE_IMAGE } = require('../busybox-image');
  */
 const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2' };
 
-/** What an operator appends to config.toml: `skiff containerd config` of this checkout, for containerd 1.6. */
-function printedSkiffSection() {
+/**
+ * What an operator appends to config.toml: `skiff containerd config` of this checkout, for
+ * containerd 1.6, reading the config it goes into (`configFile`), as it reads /etc/containerd's.
+ */
+function printedSkiffSection(configFile) {
   const run = path.join(__dirname, '../../bin/run.js');
-  return execFileSync(process.execPath, [run, 'containerd', 'config', '--format', 'v2'], { encoding: 'utf8' });
+  const args = [run, 'containerd', 'config', '--format', 'v2', '--config-file', configFile];
+  return execFileSync(process.execPath, args, { encoding: 'utf8' });
+}
+
+/** The section printed for the config text `base` (skiffSection: a text, or a printer given the config's path). */
+function skiffSectionFor(base, skiffSection = printedSkiffSection) {
+  if (typeof skiffSection === 'string') return skiffSection;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-config-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'config.toml'), base, { mode: 0o600 });
+    return skiffSection(path.join(dir, 'config.toml'));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -38,7 +56,8 @@ const str = (value) => JSON.stringify(value);
 /**
  * The config.toml text for the instance in `dir`. Options: cri (default false: the CRI
  * plugin is disabled), sandboxImage (default the local pause image), logLevel, skiffSection
- * (skiff's runtime handler as `skiff containerd config` printed it; default this checkout's).
+ * (skiff's runtime handler as `skiff containerd config` printed it, or a function printing it for
+ * the path of the config it goes into; default this checkout's).
  */
 function containerdConfig(dir, options = {}) {
   const p = layout(dir);
@@ -63,8 +82,8 @@ function containerdConfig(dir, options = {}) {
     ...criSection(p, options),
   ];
   // Appended as the README tells an operator to, so the CRI suites run pods through the printed text.
-  const skiff = options.cri ? ['', (options.skiffSection ?? printedSkiffSection()).trimEnd()] : [];
-  return `${[...lines, ...skiff].join('\n')}\n`;
+  const base = `${lines.join('\n')}\n`;
+  return options.cri ? `${base}\n${skiffSectionFor(base, options.skiffSection).trimEnd()}\n` : base;
 }
 
 /**

@@ -42,8 +42,11 @@ export interface ContainerdOptions {
   readonly shimDirs?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly sandboxImage?: string;
-  /** skiff's section of config.toml as `skiff containerd config` printed it (default: this checkout's, for 1.6). */
-  readonly skiffSection?: string;
+  /**
+   * skiff's section of config.toml as `skiff containerd config` printed it, or a printer given the
+   * path of the config it goes into (default: this checkout's, for 1.6).
+   */
+  readonly skiffSection?: string | ((configFile: string) => string);
   /** containerd's PATH after shimDirs (default: this process's). */
   readonly systemPath?: string;
 }

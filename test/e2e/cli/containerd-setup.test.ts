@@ -22,6 +22,13 @@ function containerdSaying(line: string): NodeJS.ProcessEnv {
   return { PATH: `${bin}:/usr/bin:/bin` };
 }
 
+/** A config.toml that names CRI's default runtime, as `containerd config default` writes it: only skiff's section is printed. */
+const COMPLETE = join(bin, 'complete.toml');
+writeFileSync(
+  COMPLETE,
+  'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n',
+);
+
 const V2 = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.skiff]';
 const V3 = '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.skiff]';
 
@@ -31,21 +38,77 @@ describe('skiff containerd config', () => {
     ['containerd containerd.io 1.7.27 05044ec0a9a75232cad458027ca83437aae3f4da', V2],
     ['containerd github.com/containerd/containerd/v2 v2.1.4 75cb2b7193e4e490e9fbdc236c0e811ccaba3376', V3],
   ])('follows `containerd --version`: %s', async (line, table) => {
-    const result = await home.run(['containerd', 'config'], { env: containerdSaying(line) });
+    const result = await home.run(['containerd', 'config', '--config-file', COMPLETE], { env: containerdSaying(line) });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.split('\n').slice(1)).toEqual([table, '  runtime_type = "io.containerd.skiff.v2"', '']);
   });
 
+  it("prints runc's handler too for containerd 1.x when the config leaves it to the defaults (Debian's config.toml)", async () => {
+    const debian = join(bin, 'debian.toml');
+    writeFileSync(
+      debian,
+      'version = 2\n\n[plugins]\n  [plugins."io.containerd.grpc.v1.cri"]\n    [plugins."io.containerd.grpc.v1.cri".cni]\n      bin_dir = "/usr/lib/cni"\n',
+    );
+    const v2 = await home.run(['containerd', 'config', '--format', 'v2', '--config-file', debian]);
+    expect(v2).toMatchObject({ code: 0, stderr: '' });
+    expect(v2.stdout).toContain(`${V2}\n  runtime_type = "io.containerd.skiff.v2"\n`);
+    expect(v2.stdout).toContain(
+      '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n',
+    );
+    // containerd 2.x merges a config's runtimes with its defaults: skiff's alone.
+    const v3 = await home.run(['containerd', 'config', '--format', 'v3', '--config-file', debian]);
+    expect(v3.stdout.split('\n').slice(1)).toEqual([V3, '  runtime_type = "io.containerd.skiff.v2"', '']);
+  });
+
+  it('says the version first when there is no config file yet', async () => {
+    const result = await home.run(['containerd', 'config', '--format', 'v2', '--config-file', join(bin, 'none.toml')]);
+    expect(result.stdout.split('\n').slice(1, 4)).toEqual([
+      'version = 2',
+      V2,
+      '  runtime_type = "io.containerd.skiff.v2"',
+    ]);
+    expect(result.stdout).toContain('containerd.runtimes.runc]');
+  });
+
+  it('prints nothing, and says so, when the config has the handler already: a second append would break it', async () => {
+    const configured = join(bin, 'configured.toml');
+    writeFileSync(configured, `version = 2\n${V2}\n  runtime_type = "io.containerd.skiff.v2"\n`);
+    const result = await home.run(['containerd', 'config', '--format', 'v2', '--config-file', configured]);
+    expect(result).toEqual(expect.objectContaining({ code: 0, stdout: '' }));
+    expect(result.stderr).toBe(`${configured} has the runtime handler skiff already: nothing to add\n`);
+  });
+
+  it('a config that is not TOML: one line naming it, exit 3', async () => {
+    const broken = join(bin, 'broken.toml');
+    writeFileSync(broken, '[plugins\n');
+    const result = await home.run(['containerd', 'config', '--format', 'v2', '--config-file', broken]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain(`${broken} is not TOML containerd can read`);
+  });
+
   it('--format and --handler choose without asking containerd', async () => {
-    const result = await home.run(['containerd', 'config', '--format', 'v3', '--handler', 'skiff-fast'], {
-      env: { PATH: '/nonexistent' },
-    });
+    const result = await home.run(
+      ['containerd', 'config', '--config-file', COMPLETE, '--format', 'v3', '--handler', 'skiff-fast'],
+      {
+        env: { PATH: '/nonexistent' },
+      },
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.skiff-fast]\n');
   });
 
   it('--systemd-cgroup gives the handler an options table SystemdCgroup = true, in both formats', async () => {
-    const v2 = await home.run(['containerd', 'config', '--format', 'v2', '--systemd-cgroup']);
+    const v2 = await home.run([
+      'containerd',
+      'config',
+      '--config-file',
+      COMPLETE,
+      '--format',
+      'v2',
+      '--systemd-cgroup',
+    ]);
     expect(v2).toMatchObject({ code: 0, stderr: '' });
     expect(v2.stdout.split('\n').slice(1)).toEqual([
       V2,
@@ -56,7 +119,15 @@ describe('skiff containerd config', () => {
       "# from each pod's cgroupsPath, which kubelet's systemd cgroup driver makes a slice:prefix:name",
       '',
     ]);
-    const v3 = await home.run(['containerd', 'config', '--format', 'v3', '--systemd-cgroup']);
+    const v3 = await home.run([
+      'containerd',
+      'config',
+      '--config-file',
+      COMPLETE,
+      '--format',
+      'v3',
+      '--systemd-cgroup',
+    ]);
     expect(v3.stdout.split('\n').slice(1)).toEqual([
       V3,
       '  runtime_type = "io.containerd.skiff.v2"',
@@ -67,7 +138,16 @@ describe('skiff containerd config', () => {
   });
 
   it('--oci-runtime names /etc/skiff/NAME.toml in the options and prints its text after, as comments', async () => {
-    const result = await home.run(['containerd', 'config', '--format', 'v3', '--oci-runtime', 'crun']);
+    const result = await home.run([
+      'containerd',
+      'config',
+      '--config-file',
+      COMPLETE,
+      '--format',
+      'v3',
+      '--oci-runtime',
+      'crun',
+    ]);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.split('\n').slice(1)).toEqual([
       V3,
@@ -110,13 +190,24 @@ describe('skiff containerd config', () => {
   });
 
   it('an --oci-runtime that is no program name: one line, exit 3', async () => {
-    const result = await home.run(['containerd', 'config', '--format', 'v2', '--oci-runtime', '/usr/bin/crun']);
+    const result = await home.run([
+      'containerd',
+      'config',
+      '--config-file',
+      COMPLETE,
+      '--format',
+      'v2',
+      '--oci-runtime',
+      '/usr/bin/crun',
+    ]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^skiff: --oci-runtime "\/usr\/bin\/crun" is not a program name/);
   });
 
   it('without a containerd to ask: one line saying to pass --format, exit 3', async () => {
-    const result = await home.run(['containerd', 'config'], { env: { PATH: bin.replace(/$/, '-none') } });
+    const result = await home.run(['containerd', 'config', '--config-file', COMPLETE], {
+      env: { PATH: bin.replace(/$/, '-none') },
+    });
     expect(result).toEqual({
       code: 3,
       stdout: '',
@@ -126,7 +217,16 @@ describe('skiff containerd config', () => {
   });
 
   it('a handler that is no DNS label: one line, exit 3', async () => {
-    const result = await home.run(['containerd', 'config', '--format', 'v2', '--handler', 'Skiff_1']);
+    const result = await home.run([
+      'containerd',
+      'config',
+      '--config-file',
+      COMPLETE,
+      '--format',
+      'v2',
+      '--handler',
+      'Skiff_1',
+    ]);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^skiff: --handler "Skiff_1" is not a DNS label/);
   });

@@ -274,8 +274,10 @@ if (RUN)
             env: { PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, HOME: process.env.HOME },
             encoding: 'utf8',
           });
-        const section = skiff(['containerd', 'config']);
-        expect(section).toContain('[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.skiff]');
+        const section = (configFile: string) => skiff(['containerd', 'config', '--config-file', configFile]);
+        expect(skiff(['containerd', 'config', '--config-file', '/nonexistent'])).toContain(
+          '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.skiff]',
+        );
         const runtimeClass = parse(skiff(['containerd', 'runtimeclass'])) as { kind: string; handler: string };
         expect(runtimeClass.kind).toBe('RuntimeClass');
         const started = Date.now();

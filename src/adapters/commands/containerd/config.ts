@@ -5,7 +5,9 @@ import {
   checkOciRuntime,
   CONFIG_FORMATS,
   containerdConfigSection,
+  DEFAULT_CONFIG_FILE,
   detectConfigFormat,
+  readConfigFacts,
 } from '../../shim/inbound/cli/containerd-setup';
 
 export default class ContainerdConfig extends BaseCommand {
@@ -13,7 +15,9 @@ export default class ContainerdConfig extends BaseCommand {
   static override description =
     'Append it to /etc/containerd/config.toml and restart containerd; a RuntimeClass with the same handler ' +
     '(`skiff containerd runtimeclass`) then runs pods through skiff. The format follows `containerd --version`: ' +
-    'version 2 for containerd 1.6/1.7, version 3 for 2.x.';
+    'version 2 for containerd 1.6/1.7, version 3 for 2.x. It reads the config it goes into (--config-file): ' +
+    "nothing is printed when the handler is there already, and for containerd 1.x runc's handler is printed too " +
+    'when the config leaves it to the defaults, which 1.x drops once a config names a runtime.';
   static override examples = [
     '<%= config.bin %> containerd config >> /etc/containerd/config.toml',
     '<%= config.bin %> containerd config --format v3',
@@ -31,6 +35,10 @@ export default class ContainerdConfig extends BaseCommand {
       description:
         "Give the handler the option SystemdCgroup = true (runc's --systemd-cgroup), as containerd's runc handler is set for kubelet's systemd cgroup driver.",
     }),
+    'config-file': Flags.string({
+      default: DEFAULT_CONFIG_FILE,
+      description: 'The config.toml the section is appended to, read to print only what it lacks.',
+    }),
     'oci-runtime': Flags.string({
       description:
         'Run containers with this runc-compatible binary (crun, say) instead of runc: the handler names /etc/skiff/NAME.toml, whose text is printed after it as comments.',
@@ -42,8 +50,14 @@ export default class ContainerdConfig extends BaseCommand {
     const handler = checkHandler(flags.handler);
     const format = flags.format === 'v2' || flags.format === 'v3' ? flags.format : detectConfigFormat();
     const ociRuntime = flags['oci-runtime'] === undefined ? undefined : checkOciRuntime(flags['oci-runtime']);
+    const file = flags['config-file'];
+    const facts = readConfigFacts(file, format, handler);
+    if (facts.hasHandler) {
+      process.stderr.write(`${file} has the runtime handler ${handler} already: nothing to add\n`);
+      return;
+    }
     process.stdout.write(
-      containerdConfigSection(format, handler, { systemdCgroup: flags['systemd-cgroup'], ociRuntime }),
+      containerdConfigSection(format, handler, { systemdCgroup: flags['systemd-cgroup'], ociRuntime }, facts),
     );
   }
 }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 
 /** containerd's config.toml formats: version 2 (containerd 1.6 and 1.7) and version 3 (2.x). */
@@ -13,6 +14,67 @@ const CRI_RUNTIME_PLUGIN: Record<ConfigFormat, string> = {
   v2: 'io.containerd.grpc.v1.cri',
   v3: 'io.containerd.cri.v1.runtime',
 };
+
+/** The config.toml an operator appends to, unless `--config-file` names another. */
+export const DEFAULT_CONFIG_FILE = '/etc/containerd/config.toml';
+
+/** What the config.toml the section goes into already holds, as far as the section depends on it. */
+export interface ConfigFacts {
+  /** Whether the file exists: appended to nothing, the section must say its version. */
+  readonly exists: boolean;
+  /** Whether it names the handler already: a second copy of its table would be a TOML error. */
+  readonly hasHandler: boolean;
+  /**
+   * The CRI default runtime (`default_runtime_name`, runc unless set) when a version 2 file does
+   * not define it. containerd 1.6 and 1.7 take a config's `runtimes` table instead of their
+   * defaults, not merged with them, so once skiff's handler is in it the CRI plugin fails to load
+   * ("no corresponding runtime configured in `containerd.runtimes` for `containerd`
+   * `default_runtime_name`"), as with Debian's config.toml, which names no runtime. 2.x merges.
+   */
+  readonly missingDefaultRuntime?: string;
+}
+
+type Table = Record<string, unknown>;
+const table = (value: unknown): Table =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Table) : {};
+
+/** Reads `file` (the config.toml the section will be appended to); exists false when there is none. */
+export function readConfigFacts(file: string, format: ConfigFormat, handler: string): ConfigFacts {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    // The appended text becomes the whole config: as one that names no runtime.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...configFacts({}, format, handler), exists: false };
+    throw new ConfigurationError(
+      `cannot read ${file} (${(err as Error).message}): run as root, or name the config with --config-file`,
+      'CONTAINERD.CONFIG_UNREADABLE',
+    );
+  }
+  const { parse } = require('smol-toml') as typeof import('smol-toml', { with: { 'resolution-mode': 'require' } });
+  let config: Table;
+  try {
+    config = parse(text);
+  } catch (err) {
+    throw new ConfigurationError(
+      `${file} is not TOML containerd can read (${(err as Error).message.split('\n')[0]}): fix it first, or name another with --config-file`,
+      'CONTAINERD.CONFIG_NOT_TOML',
+    );
+  }
+  return configFacts(config, format, handler);
+}
+
+/** ConfigFacts of a parsed config.toml (its version's CRI plugins: docs/cri.md). */
+export function configFacts(config: Table, format: ConfigFormat, handler: string): ConfigFacts {
+  const plugins = table(config.plugins);
+  const cri = (plugin: string) => table(table(plugins[plugin]).containerd);
+  const hasHandler = Object.values(CRI_RUNTIME_PLUGIN).some((plugin) => handler in table(cri(plugin).runtimes));
+  if (format !== 'v2') return { exists: true, hasHandler };
+  const containerd = cri(CRI_RUNTIME_PLUGIN.v2);
+  const defaultName = typeof containerd.default_runtime_name === 'string' ? containerd.default_runtime_name : 'runc';
+  const defined = defaultName in table(containerd.runtimes) || defaultName === handler;
+  return { exists: true, hasHandler, ...(defined ? {} : { missingDefaultRuntime: defaultName }) };
+}
 
 /** Where `--oci-runtime NAME` points the handler: a TOML file of runtime options (docs/containerd.md). */
 export function ociRuntimeConfigPath(name: string): string {
@@ -34,12 +96,19 @@ export interface HandlerOptions {
  * 1.7); with an OCI runtime the table only names a file (config_path, every version), whose text
  * follows as comments.
  */
-export function containerdConfigSection(format: ConfigFormat, handler: string, options: HandlerOptions = {}): string {
+export function containerdConfigSection(
+  format: ConfigFormat,
+  handler: string,
+  options: HandlerOptions = {},
+  facts: ConfigFacts = { exists: true, hasHandler: false },
+): string {
   const which =
     format === 'v2' ? 'containerd 1.6/1.7, config.toml version = 2' : 'containerd 2.x, config.toml version = 3';
-  const table = `plugins.${JSON.stringify(CRI_RUNTIME_PLUGIN[format])}.containerd.runtimes.${handler}`;
+  const runtimes = `plugins.${JSON.stringify(CRI_RUNTIME_PLUGIN[format])}.containerd.runtimes`;
+  const table = `${runtimes}.${handler}`;
   const lines = [
     `# skiff's runtime handler (${which}): append to /etc/containerd/config.toml once, then restart containerd`,
+    ...(facts.exists ? [] : [`version = ${format === 'v2' ? 2 : 3}`]),
     `[${table}]`,
     `  runtime_type = ${JSON.stringify(RUNTIME_TYPE)}`,
   ];
@@ -63,6 +132,14 @@ export function containerdConfigSection(format: ConfigFormat, handler: string, o
         "# from each pod's cgroupsPath, which kubelet's systemd cgroup driver makes a slice:prefix:name",
       );
     }
+  }
+  if (facts.missingDefaultRuntime === 'runc') {
+    lines.push(
+      "# runc's handler, CRI's default, which this config.toml left to containerd's defaults: containerd 1.x",
+      '# drops those defaults for the runtimes a config names, so it is named here too',
+      `[${runtimes}.runc]`,
+      '  runtime_type = "io.containerd.runc.v2"',
+    );
   }
   lines.push('');
   return lines.join('\n');
