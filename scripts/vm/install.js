@@ -21,7 +21,15 @@ const { cacheRoot } = require('./images');
 const INSTALL = String.raw`
 set -e
 npm install -g --prefer-offline --no-audit --no-fund --no-update-notifier --logs-max=0 --cache /run/skiff-npm /tmp/skiff.tgz
-rm /tmp/skiff.tgz
+# For the upgrade suite: the same package as a newer version, and the npm cache that installs it
+# offline in the guest (test/vm/upgrade.test.js).
+mkdir -p /var/lib/skiff-vm/next
+tar -xzf /tmp/skiff.tgz -C /var/lib/skiff-vm/next
+node -e 'const f = process.argv[1]; const p = JSON.parse(require("fs").readFileSync(f)); const v = p.version.split(/[.-]/); p.version = v[0] + "." + v[1] + "." + (Number(v[2]) + 1); require("fs").writeFileSync(f, JSON.stringify(p, null, 2))' \
+  /var/lib/skiff-vm/next/package/package.json
+tar -czf /var/lib/skiff-vm/skiff-next.tgz -C /var/lib/skiff-vm/next package
+rm -r /var/lib/skiff-vm/next /tmp/skiff.tgz
+cp -r /run/skiff-npm /var/cache/skiff-vm-npm
 command -v skiff containerd-shim-skiff-v2
 major=$(containerd --version | awk '{ split($3, v, "."); print v[1] + 0 }')
 if [ "$major" -ge 2 ] && grep -Eq '^imports *=.*conf\.d' /etc/containerd/config.toml; then
