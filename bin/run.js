@@ -52,6 +52,10 @@ require('reflect-metadata');
 // read every property of process, process.stdin included, for the namespace: every
 // command would open stdin. A Linux kernel that is not WSL's answers without it.
 skipWslProbe();
+// skiff runs the compiled JavaScript of linked plugins: oclif would otherwise load the
+// TypeScript compiler on every start to read a linked plugin's tsconfig.json, and
+// ts-node or tsx when the plugin has them (docs/plugins.md).
+require('@oclif/core/settings').settings.enableAutoTranspile = false;
 // Plugins' commands import `skiff-cli/plugin`: they get this skiff (see plugin-host.ts).
 require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();
 require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));
