@@ -3,6 +3,10 @@
 
 const argv = process.argv.slice(2);
 
+// process.stdin only when a command reads it, and on a pipe without touching the flags of
+// the description skiff shares with the pipe's other holders (see stdin.js).
+require('./stdin').guardStdin();
+
 // `skiff shim serve` is started once per container by a runtime: it skips oclif, binds
 // its socket with a small bundle, then loads the pre-compiled serving bundle while the
 // first connections wait in the socket (see docs/performance.md). Anything the fast
@@ -43,6 +47,28 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
 }
 
 require('reflect-metadata');
+// oclif asks the ES module `wsl-utils` on every start whether this is WSL. Importing it
+// costs tens of milliseconds, and its `import process from 'node:process'` makes Node
+// read every property of process, process.stdin included, for the namespace: every
+// command would open stdin. A Linux kernel that is not WSL's answers without it.
+skipWslProbe();
+// skiff runs the compiled JavaScript of linked plugins: oclif would otherwise load the
+// TypeScript compiler on every start to read a linked plugin's tsconfig.json, and
+// ts-node or tsx when the plugin has them (docs/plugins.md).
+require('@oclif/core/settings').settings.enableAutoTranspile = false;
 // Plugins' commands import `skiff-cli/plugin`: they get this skiff (see plugin-host.ts).
 require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();
 require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));
+
+function skipWslProbe() {
+  const os = require('node:os');
+  if (os.platform() !== 'linux' || /microsoft/i.test(os.release())) return;
+  let oclifOs;
+  try {
+    const { dirname, join } = require('node:path');
+    oclifOs = require(join(dirname(require.resolve('@oclif/core/package.json')), 'lib/util/os.js'));
+  } catch {
+    return;
+  }
+  if (typeof oclifOs.getPlatform === 'function') oclifOs.getPlatform = async () => 'linux';
+}

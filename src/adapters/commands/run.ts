@@ -1,7 +1,7 @@
 import { Flags } from '@oclif/core';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { UsageError } from '../../domain/shared/errors';
+import { InvalidArgumentError, UsageError } from '../../domain/shared/errors';
 import { RunBundle } from '../../application/shim/run/run-bundle.use-case';
 import { RunDetached } from '../../application/shim/run/run-detached.use-case';
 import { AppConfig } from '../../infrastructure/shared/app-config';
@@ -67,8 +67,12 @@ export default class Run extends BaseCommand {
       runtime: flags.runtime,
       overrides: { env: flags.env, cwd: flags.cwd },
     };
+    const explained = (err: unknown) =>
+      explainBundleError(err, input.bundle, flags.id === undefined ? input.id : undefined);
     if (flags.detach) {
-      await this.resolve(RunDetached).execute(input);
+      await this.resolve(RunDetached)
+        .execute(input)
+        .catch((err: unknown) => Promise.reject(explained(err)));
       this.log(input.id);
       return;
     }
@@ -79,7 +83,29 @@ export default class Run extends BaseCommand {
         'RUN.TTY_STDIN',
       );
     }
-    const status = await this.resolve(RunBundle).execute({ ...input, terminal: flags.tty, rm: flags.rm });
+    const status = await this.resolve(RunBundle)
+      .execute({ ...input, terminal: flags.tty, rm: flags.rm })
+      .catch((err: unknown) => Promise.reject(explained(err)));
     this.exit(status);
   }
+}
+
+/** What --bundle must be, after a message that says it is not. */
+const BUNDLE_HINT = "; pass --bundle the directory that holds the task's OCI config.json";
+
+/**
+ * A bad --bundle's message names the bundle and what to do. A task id the user never
+ * chose (`run-<random>`) is no help in a message either: the shim's `task "run-1a2b3c4d": `
+ * becomes `bundle <path>: `.
+ */
+function explainBundleError(err: unknown, bundle: string, generatedId: string | undefined): unknown {
+  if (!(err instanceof Error)) return err;
+  if (err instanceof InvalidArgumentError && (err.code === 'BUNDLE.MISSING' || err.code === 'BUNDLE.NOT_DIRECTORY')) {
+    err.message += BUNDLE_HINT;
+  }
+  const prefix = generatedId === undefined ? undefined : `task ${JSON.stringify(generatedId)}: `;
+  if (prefix !== undefined && err.message.startsWith(prefix)) {
+    err.message = `bundle ${bundle}: ${err.message.slice(prefix.length)}`;
+  }
+  return err;
 }

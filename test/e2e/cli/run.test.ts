@@ -102,10 +102,23 @@ describe('skiff run', () => {
     expect(leftovers()).toEqual(before);
   });
 
-  it('reports a bundle it cannot run as a usage error, in one line', async () => {
+  it('reports a bundle it cannot run as a usage error, in one line naming the bundle and what to do', async () => {
+    const before = leftovers();
     const result = await run(['--bundle', '/no/such/bundle']);
     expect(result.code).toBe(2);
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toBe(
+      "skiff: bundle /no/such/bundle does not exist; pass --bundle the directory that holds the task's OCI config.json\n",
+    );
+    expect(leftovers()).toEqual(before);
+  });
+
+  it('names the bundle, not a task id the user never chose, when the task cannot be created', async () => {
+    const bundle = fx.bundle(['/no/such/program']);
+    const result = await run(['--bundle', bundle]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(new RegExp(`^skiff: bundle ${bundle}: /no/such/program .*\n$`));
+    expect(result.stderr).not.toMatch(/run-[0-9a-f]{8}/);
+    expect((await run(['--id', 'mine', '--bundle', bundle])).stderr).toMatch(/^skiff: task "mine": /);
   });
 
   it('refuses an id whose run socket would not fit a unix socket path (107 bytes), in one line naming --id', async () => {

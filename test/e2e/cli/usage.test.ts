@@ -54,6 +54,17 @@ describe('the command line as a newcomer meets it', () => {
       expect(result.stderr).not.toContain('task:stat');
     });
 
+    it('suggests nothing far from what was typed: it names the first words and `skiff --help` instead', async () => {
+      const line = expectOneLine(await home.run(['frobnicate']));
+      expect(line).toMatch(
+        /^skiff: "frobnicate" is not a skiff command; skiff knows auth, .*task \(`skiff --help` lists/,
+      );
+      expect(line).not.toContain('did you mean');
+      expect(expectOneLine(await home.run(['task', 'frobnicate']))).toBe(
+        'skiff: "task frobnicate" is not a skiff command (`skiff help task` lists the commands)',
+      );
+    });
+
     it('suggests a topic for a mistyped topic, and answers in JSON with --json', async () => {
       expect(expectOneLine(await home.run(['tsk']))).toMatch(/did you mean `skiff task`\?/);
       const json = await home.run(['tsk', '--json']);

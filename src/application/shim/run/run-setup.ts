@@ -29,6 +29,7 @@ export async function prepareRun(
 ): Promise<PreparedRun> {
   assertValidId(input.id, 'task id');
   checkOverrides(input.overrides);
+  await writer.check(input.bundle);
   const shim = await launcher.launch({ id: input.id, runtime: input.runtime, boundToCaller });
   try {
     const bundle = hasOverrides(input.overrides)

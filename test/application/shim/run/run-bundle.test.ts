@@ -69,11 +69,25 @@ describe('RunBundle (skiff run)', () => {
   });
 
   it('cleans up (console, shim) when Create is refused, and passes the error on', async () => {
-    const { run, console, launcher } = setup();
-    await expect(run.execute(input({ bundle: '/no/bundle' }))).rejects.toThrow(InvalidArgumentError);
+    const { run, shim, console, launcher } = setup();
+    shim.runtime.failNextCreateWith = new InvalidArgumentError('refused', 'TEST.REFUSED');
+    await expect(run.execute(input({ bundle: bundles.make(['true']) }))).rejects.toThrow('refused');
     expect(console.closed).toBe(true);
     expect(launcher.stopped).toBe(1);
   });
+
+  it.each([
+    ['/no/bundle', /^bundle \/no\/bundle does not exist$/],
+    ['/dev/null', /^bundle \/dev\/null is not a directory$/],
+    ['/', /^\/config\.json is missing or unreadable; a bundle holds an OCI config\.json$/],
+  ])(
+    'refuses %s, which is no bundle, before launching anything, naming the bundle and no task',
+    async (bundle, message) => {
+      const { run, launcher } = setup();
+      await expect(run.execute(input({ bundle }))).rejects.toThrow(message);
+      expect(launcher.launched).toEqual([]);
+    },
+  );
 
   it('with --rm, launches the shim bound to this process', async () => {
     const { run, launcher } = setup();
@@ -121,10 +135,20 @@ describe('RunDetached (skiff run -d)', () => {
   });
 
   it('leaves nothing behind when the task cannot be created', async () => {
+    const { shim, launcher, fakes } = setup();
+    const detached = buildContainer({ run: true }, fakes).get(RunDetached);
+    shim.runtime.failNextCreateWith = new InvalidArgumentError('refused', 'TEST.REFUSED');
+    await expect(detached.execute(input({ bundle: bundles.make(['true']) }))).rejects.toThrow(InvalidArgumentError);
+    expect(launcher).toMatchObject({ detached: 0, stopped: 1 });
+  });
+
+  it('refuses a path that is no bundle before launching anything', async () => {
     const { launcher, fakes } = setup();
     const detached = buildContainer({ run: true }, fakes).get(RunDetached);
-    await expect(detached.execute(input({ bundle: '/no/bundle' }))).rejects.toThrow(InvalidArgumentError);
-    expect(launcher).toMatchObject({ detached: 0, stopped: 1 });
+    await expect(detached.execute(input({ bundle: '/no/bundle' }))).rejects.toThrow(
+      /^bundle \/no\/bundle does not exist$/,
+    );
+    expect(launcher).toMatchObject({ launched: [], detached: 0, stopped: 0 });
   });
 });
 

@@ -4,9 +4,14 @@ import { InvalidArgumentError } from '../../../../domain/shared/errors';
 import { ProcessOverrides, withOverrides } from '../../../../domain/shim/process-overrides';
 import { BundleWriter } from '../../../../application/shim/ports/bundle-writer.port';
 import { RUN_FILES } from '../../os/run-layout';
+import { checkBundle } from '../process-runtime/bundle';
 
 /** Writes `<dir>/bundle/config.json`: the source bundle's, with the overrides (0600 in a 0700 directory). */
 export class FsBundleWriter implements BundleWriter {
+  async check(source: string): Promise<void> {
+    checkBundle(source);
+  }
+
   async derive(source: string, dir: string, overrides: ProcessOverrides): Promise<string> {
     const file = join(source, 'config.json');
     let config: unknown;

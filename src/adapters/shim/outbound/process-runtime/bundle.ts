@@ -18,10 +18,21 @@ export function readBundleSpec(id: string, bundle: string): OciSpec {
 }
 
 export function readBundleConfig(id: string, bundle: string): BundleConfig {
-  const subject = `task ${JSON.stringify(id)}`;
+  return readBundle(bundle, `task ${JSON.stringify(id)}: `);
+}
+
+/**
+ * The same checks for a bundle no task has been made from yet (`skiff run` checks its
+ * --bundle before it starts a shim): the messages name the bundle only.
+ */
+export function checkBundle(bundle: string): void {
+  readBundle(bundle, '');
+}
+
+function readBundle(bundle: string, subject: string): BundleConfig {
   if (bundle === '' || !isAbsolute(bundle)) {
     throw new InvalidArgumentError(
-      `${subject}: bundle ${JSON.stringify(bundle)} must be an absolute directory path`,
+      `${subject}bundle ${JSON.stringify(bundle)} must be an absolute directory path`,
       'BUNDLE.PATH',
     );
   }
@@ -29,10 +40,10 @@ export function readBundleConfig(id: string, bundle: string): BundleConfig {
   try {
     isDirectory = statSync(bundle).isDirectory();
   } catch {
-    throw new InvalidArgumentError(`${subject}: bundle ${bundle} does not exist`, 'BUNDLE.MISSING');
+    throw new InvalidArgumentError(`${subject}bundle ${bundle} does not exist`, 'BUNDLE.MISSING');
   }
   if (!isDirectory) {
-    throw new InvalidArgumentError(`${subject}: bundle ${bundle} is not a directory`, 'BUNDLE.NOT_DIRECTORY');
+    throw new InvalidArgumentError(`${subject}bundle ${bundle} is not a directory`, 'BUNDLE.NOT_DIRECTORY');
   }
   const configPath = join(bundle, 'config.json');
   let text: string;
@@ -40,7 +51,7 @@ export function readBundleConfig(id: string, bundle: string): BundleConfig {
     text = readFileSync(configPath, 'utf8');
   } catch {
     throw new InvalidArgumentError(
-      `${subject}: ${configPath} is missing or unreadable; a bundle holds an OCI config.json`,
+      `${subject}${configPath} is missing or unreadable; a bundle holds an OCI config.json`,
       'BUNDLE.NO_CONFIG',
     );
   }
@@ -49,9 +60,9 @@ export function readBundleConfig(id: string, bundle: string): BundleConfig {
     json = JSON.parse(text);
   } catch (err) {
     throw new InvalidArgumentError(
-      `${subject}: ${configPath} is not valid JSON (${(err as Error).message})`,
+      `${subject}${configPath} is not valid JSON (${(err as Error).message})`,
       'BUNDLE.BAD_JSON',
     );
   }
-  return { spec: parseOciSpec(json, `${subject}: ${configPath}`), json: json as Record<string, unknown> };
+  return { spec: parseOciSpec(json, `${subject}${configPath}`), json: json as Record<string, unknown> };
 }
