@@ -36,12 +36,17 @@ describe("the guest's install of skiff", () => {
     assert.match(run('skiff', ['--version']), new RegExp(`node-${process.version}\\b`));
   });
 
-  it("has containerd's config hold the section printed for this containerd's version", () => {
+  it("has containerd's config hold the section printed for this containerd's version, and asks for no second one", () => {
     const major = Number(/ v?(\d+)\.\d+/.exec(run('containerd', ['--version']))?.[1]);
-    const printed = run('skiff', ['containerd', 'config']);
+    const printed = run('skiff', ['containerd', 'config', '--config-file', '/nonexistent']);
     assert.match(printed, major >= 2 ? /io\.containerd\.cri\.v1\.runtime/ : /io\.containerd\.grpc\.v1\.cri/);
     const dump = run('containerd', ['config', 'dump']);
     assert.match(dump, /runtimes\.skiff\]\s+[^[]*runtime_type = ['"]io\.containerd\.skiff\.v2['"]/);
+    const again = spawnSync('skiff', ['containerd', 'config'], { encoding: 'utf8' });
+    assert.deepEqual(
+      [again.status, again.stdout, again.stderr],
+      [0, '', '/etc/containerd/config.toml has the runtime handler skiff already: nothing to add\n'],
+    );
   });
 
   it("answers `-info` as the runc shim does: a RuntimeInfo with the OCI runtime's features", () => {
@@ -54,9 +59,10 @@ describe("the guest's install of skiff", () => {
     assert.equal(skiff.status, 0, skiff.stderr.toString());
     for (const reply of replies) {
       assert.ok(reply.includes(FEATURES), 'a features Any');
-      const json = JSON.parse(
-        reply.subarray(reply.indexOf('{"ociVersionMin"'), reply.lastIndexOf('}') + 1).toString('utf8'),
-      );
+      // runc features prints indented JSON: from the brace before its first key to the last brace.
+      const key = reply.indexOf('"ociVersionMin"');
+      assert.ok(key > 0, 'the features JSON');
+      const json = JSON.parse(reply.subarray(reply.lastIndexOf('{', key), reply.lastIndexOf('}') + 1).toString('utf8'));
       assert.match(json.ociVersionMin, /^1\./);
     }
     assert.ok(skiff.stdout.includes('io.containerd.skiff.v2'), 'its name');
