@@ -8,17 +8,14 @@ import { spawnSync } from 'node:child_process';
  * one-line errors, the image cache key and the shares. The guests themselves run in
  * `npm run test:vm`.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const commands = require('../../scripts/vm/commands') as {
   missingTools(tools?: string[]): string | undefined;
 };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const images = require('../../scripts/vm/images') as {
   imageKey(name: string, env: NodeJS.ProcessEnv): string;
   imagePaths(name: string, env: NodeJS.ProcessEnv): { dir: string };
   recipe(name: string, env: NodeJS.ProcessEnv): { packages: string[] };
 };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const bed = require('../../scripts/vm/bed') as {
   parseShare(text: string): { dir: string; tag: string };
   shellQuote(word: string): string;
