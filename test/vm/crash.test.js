@@ -18,22 +18,9 @@ const {
   importImage,
   namespaceFor,
   sh,
+  shimAddress,
   waitFor,
 } = require('./support');
-
-const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task';
-
-/**
- * The shim address containerd keeps for a task: its bundle's bootstrap.json (containerd 2.x, for
- * a shim that answered its start with bootstrap parameters, as the runc shim does there) or its
- * `address` file.
- */
-function addressOf(ns, id) {
-  const bundle = path.join(BUNDLES, ns, id);
-  const bootstrap = path.join(bundle, 'bootstrap.json');
-  if (fs.existsSync(bootstrap)) return JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address;
-  return fs.readFileSync(path.join(bundle, 'address'), 'utf8').trim();
-}
 
 async function statusOf(ns, id) {
   const line = (await ctrOk(ns, ['task', 'ls'])).split('\n').find((l) => l.startsWith(`${id} `));
@@ -77,7 +64,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       it('a SIGKILL of the serving process loses nothing that runs', async () => {
         const log = await counter(ns, runtime, 'survivor', dir);
         await grows(log);
-        const address = addressOf(ns, 'survivor');
+        const address = shimAddress(ns, 'survivor');
         assert.ok(isPodKeeper(address), `behind a pod keeper: ${address}`);
         const [serving] = servingProcesses(address);
         assert.ok(serving !== undefined, 'a serving process');
@@ -97,7 +84,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
     it(`a SIGKILL of a container's shim (${name === 'skiff' ? 'its pod keeper' : 'the runc shim'}) loses that container only`, async () => {
       await counter(ns, runtime, 'lost', dir);
       const kept = await counter(ns, runtime, 'kept', dir);
-      const shim = servingPid(addressOf(ns, 'lost'));
+      const shim = servingPid(shimAddress(ns, 'lost'));
       assert.ok(shim !== undefined, 'the shim listening on the task address');
       process.kill(shim, 'SIGKILL');
       await waitFor('containerd to see the lost task end', async () => {

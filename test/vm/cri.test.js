@@ -9,9 +9,7 @@ const { after, before, describe, it } = require('node:test');
 const { criClient } = require('../../scripts/containerd/cri-client');
 const { containerConfig, podConfig, removePod, startPod } = require('../../scripts/containerd/cri-pods');
 const { servingPid, servingProcesses } = require('../../scripts/containerd/runtime-processes');
-const { ADDRESS, SLOW_MS, sh, waitFor } = require('./support');
-
-const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task/k8s.io';
+const { ADDRESS, SLOW_MS, sh, shimAddress, waitFor } = require('./support');
 
 const HANDLERS = ['runc', 'skiff'];
 /** What each handler showed, compared at the end. */
@@ -152,10 +150,7 @@ for (const handler of HANDLERS) {
 
 /** The processes serving a pod's tasks: the runc shim, or skiff's pod keeper and serving process. */
 function servers(podSandboxId) {
-  const bootstrap = path.join(BUNDLES, podSandboxId, 'bootstrap.json');
-  const address = fs.existsSync(bootstrap)
-    ? JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address
-    : fs.readFileSync(path.join(BUNDLES, podSandboxId, 'address'), 'utf8').trim();
+  const address = shimAddress('k8s.io', podSandboxId);
   return [servingPid(address), ...servingProcesses(address)].filter(
     (pid, i, all) => pid !== undefined && all.indexOf(pid) === i,
   );

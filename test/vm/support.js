@@ -5,6 +5,7 @@
 // through containerd's runc shim and through skiff, side by side.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const path = require('node:path');
 const { ctr: ctrAt } = require('../../scripts/containerd/ctr');
 
 const ADDRESS = '/run/containerd/containerd.sock';
@@ -12,6 +13,20 @@ const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2
 const IMAGE = 'docker.io/library/skiff-busybox:latest';
 /** Calls under emulation take seconds where the host takes milliseconds. */
 const SLOW_MS = 120_000;
+
+const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task';
+
+/**
+ * The shim address containerd keeps for a task: its bundle's bootstrap.json (containerd 2.x, for
+ * a shim that answered its start with bootstrap parameters, as the runc shim does there) or its
+ * `address` file.
+ */
+function shimAddress(namespace, id) {
+  const bundle = path.join(BUNDLES, namespace, id);
+  const bootstrap = path.join(bundle, 'bootstrap.json');
+  if (fs.existsSync(bootstrap)) return JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address;
+  return fs.readFileSync(path.join(bundle, 'address'), 'utf8').trim();
+}
 
 /** Whether this is a bed guest: the suites change the machine's containerd and refuse to run elsewhere. */
 function inGuest() {
@@ -82,5 +97,6 @@ module.exports = {
   inGuest,
   namespaceFor,
   sh,
+  shimAddress,
   waitFor,
 };

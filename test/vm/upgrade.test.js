@@ -11,10 +11,9 @@ const { after, describe, it } = require('node:test');
 const { criClient } = require('../../scripts/containerd/cri-client');
 const { removePod, startPod } = require('../../scripts/containerd/cri-pods');
 const { servingProcesses } = require('../../scripts/containerd/runtime-processes');
-const { ADDRESS, SLOW_MS, waitFor } = require('./support');
+const { ADDRESS, SLOW_MS, shimAddress, waitFor } = require('./support');
 
 const NEXT = '/var/lib/skiff-vm/skiff-next.tgz';
-const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task/k8s.io';
 
 /** The counter lines of a CRI log ("<time> stdout F <n>"). */
 function counted(log) {
@@ -45,7 +44,7 @@ describe('an upgrade of skiff in place, under a running pod', { timeout: 30 * SL
     const [containerId] = pod.containerIds;
     const log = path.join(logDirectory, 'counter_0.log');
     await waitFor('the counter to log', () => fs.existsSync(log) && counted(log).length > 3);
-    const address = fs.readFileSync(path.join(BUNDLES, podSandboxId, 'address'), 'utf8').trim();
+    const address = shimAddress('k8s.io', podSandboxId);
     const [before] = servingProcesses(address);
 
     const version = JSON.parse(execFileSync('tar', ['-xzOf', NEXT, 'package/package.json'])).version;
