@@ -7,6 +7,7 @@ const assert = require('node:assert/strict');
 const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const { describe, it } = require('node:test');
+require('./support');
 
 const run = (file, args) => execFileSync(file, args, { encoding: 'utf8' });
 const FEATURES = 'types.containerd.io/opencontainers/runtime-spec/1/features/Features';

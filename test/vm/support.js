@@ -28,10 +28,9 @@ function shimAddress(namespace, id) {
   return fs.readFileSync(path.join(bundle, 'address'), 'utf8').trim();
 }
 
-/** Whether this is a bed guest: the suites change the machine's containerd and refuse to run elsewhere. */
-function inGuest() {
-  return fs.existsSync('/run/skiff-vm/guest.sh');
-}
+// The suites change the machine's containerd (restarts, SIGKILLs, cgroups): only in a bed guest.
+if (!fs.existsSync('/run/skiff-vm/guest.sh'))
+  throw new Error('test/vm runs inside a VM bed guest, never on this machine: npm run test:vm (docs/vm.md)');
 
 /** ctr on the node's containerd; resolves { stdout, stderr, status, ... } (scripts/containerd/ctr.js). */
 function ctr(namespace, args, options = {}) {
@@ -94,7 +93,6 @@ module.exports = {
   ctr,
   ctrOk,
   importImage,
-  inGuest,
   namespaceFor,
   sh,
   shimAddress,
