@@ -95,6 +95,15 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
     it('reports an OOM kill as /tasks/oom, then exit 137', async () => {
       const events = watchEvents(ns);
       try {
+        // `ctr events` takes seconds to subscribe under emulation: an event of its own says it has.
+        await waitFor(
+          'ctr events to subscribe',
+          async () => {
+            await run(['--rm', IMAGE, `probe-${Date.now()}`, 'true']);
+            return events.text().includes('probe-') || undefined;
+          },
+          SLOW_MS,
+        );
         const oom = await run([
           '--rm',
           '--memory-limit',

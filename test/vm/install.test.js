@@ -42,7 +42,9 @@ describe("the guest's install of skiff", () => {
     const printed = run('skiff', ['containerd', 'config', '--config-file', '/nonexistent']);
     assert.match(printed, major >= 2 ? /io\.containerd\.cri\.v1\.runtime/ : /io\.containerd\.grpc\.v1\.cri/);
     const dump = run('containerd', ['config', 'dump']);
-    assert.match(dump, /runtimes\.skiff\]\s+[^[]*runtime_type = ['"]io\.containerd\.skiff\.v2['"]/);
+    // The handler's table: its keys (sorted, arrays among them) up to the next table header.
+    const table = /runtimes\.skiff\]\n((?:(?!\s*\[).*\n)*)/.exec(dump)?.[1] ?? '';
+    assert.match(table, /runtime_type = ['"]io\.containerd\.skiff\.v2['"]/, dump);
     const again = spawnSync('skiff', ['containerd', 'config'], { encoding: 'utf8' });
     assert.deepEqual(
       [again.status, again.stdout, again.stderr],

@@ -3,21 +3,33 @@ import { dirname, join } from 'node:path';
 import { nativeAddon } from '../../../os/native-addon';
 import { ContainerCgroup } from './container-cgroup';
 
+/** A started OOM watch. */
+export interface OomWatch {
+  /**
+   * Reports at once an OOM kill the kernel has counted and the watch not yet told: called before
+   * the container's exit is reported, so that containerd hears TaskOOM first, as CRI needs to
+   * give the exit its `OOMKilled` reason (inotify's word may come after the init's exit).
+   */
+  check(): void;
+}
+
 /**
  * Reports the OOM kills in a container's cgroup: on cgroup v1 through the memory controller's
- * eventfd (native/addon/oom.c), on cgroup v2 by watching memory.events. Returns whether a watch started;
- * without one, OOM kills go unreported and exits do not.
+ * eventfd (native/addon/oom.c), on cgroup v2 by watching memory.events. Returns the watch, or
+ * undefined when none started; without one, OOM kills go unreported and exits do not.
  */
-export function watchOom(cgroup: ContainerCgroup, onOom: () => void): boolean {
+export function watchOom(cgroup: ContainerCgroup, onOom: () => void): OomWatch | undefined {
   if (cgroup.memoryV1Dir !== undefined) {
     try {
       nativeAddon().watchOom(cgroup.memoryV1Dir, onOom);
-      return true;
+      return { check: () => undefined }; // the eventfd is read as it is signalled
     } catch {
-      return false; // no memory controller there, or no permission
+      return undefined; // no memory controller there, or no permission
     }
   }
-  return cgroup.unifiedDir !== undefined && watchMemoryEvents(join(cgroup.unifiedDir, 'memory.events'), onOom);
+  return cgroup.unifiedDir === undefined
+    ? undefined
+    : watchMemoryEvents(join(cgroup.unifiedDir, 'memory.events'), onOom);
 }
 
 /**
@@ -28,17 +40,21 @@ export function watchOom(cgroup: ContainerCgroup, onOom: () => void): boolean {
  * (`populated 0`), as containerd's does (github.com/containerd/cgroups pull 212, an inotify
  * leak per container otherwise).
  */
-export function watchMemoryEvents(file: string, onOom: () => void): boolean {
+export function watchMemoryEvents(file: string, onOom: () => void): OomWatch | undefined {
   const cgroupEvents = join(dirname(file), 'cgroup.events');
   const initial = oomKills(file);
-  if (initial === undefined || !populated(cgroupEvents)) return false;
+  if (initial === undefined || !populated(cgroupEvents)) return undefined;
   let seen = initial;
   const watchers: FSWatcher[] = [];
   const end = () => watchers.forEach((watcher) => watcher.close());
-  const changed = (event: string) => {
+  const check = () => {
     const now = oomKills(file);
     if (now !== undefined && now > seen) onOom();
     seen = now ?? seen;
+    return now;
+  };
+  const changed = (event: string) => {
+    const now = check();
     if (now === undefined || event === 'rename' || !populated(cgroupEvents)) end();
   };
   try {
@@ -47,10 +63,10 @@ export function watchMemoryEvents(file: string, onOom: () => void): boolean {
       watcher.on('error', end);
       watchers.push(watcher);
     }
-    return true;
+    return { check };
   } catch {
     end();
-    return false;
+    return undefined;
   }
 }
 

@@ -4,6 +4,7 @@ import { FailedPreconditionError, NotFoundError } from '../../../../../domain/sh
 import { LiveStatus } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
+import { OomWatch } from './oom-watch';
 import { ChildStdio } from '../stdio/direct-stdio';
 import { RuncCli, RuncFailure } from './runc-cli';
 import { lastLogError, logOffset } from './runc-log';
@@ -30,6 +31,8 @@ export class RuncContainer {
   readonly subject: string;
   /** Learnt once runc has made the init (undefined before, or when it could not be read). */
   cgroup: ContainerCgroup | undefined;
+  /** The watch of its OOM kills, once started (oom-watch.ts). */
+  oomWatch: OomWatch | undefined;
 
   constructor(
     readonly id: string,
@@ -132,6 +135,12 @@ export class RuncContainer {
     } catch (err) {
       throw fromRuncFailure(err, action, options.subject ?? this.subject);
     }
+  }
+
+  /** What is done after the init exited and before its exit is reported: an OOM kill told first, then killRemaining. */
+  async beforeExitReport(): Promise<void> {
+    this.oomWatch?.check();
+    await this.killRemaining();
   }
 
   /**

@@ -80,14 +80,14 @@ export class RuncRuntime implements ProcessRuntime {
       // `runc restore` runs from the serving process still (docs/keeper-protocol.md, "As built"): so does its terminal.
       const keeper = spec.checkpoint === '' ? container.keeper : undefined;
       init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
-        beforeExitReport: () => container.killRemaining(),
+        beforeExitReport: () => container.beforeExitReport(),
         consoleSized: configProcess.consoleSize !== undefined,
         keeper: keeper && { link: keeper, key: spec.id },
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
       if (init.pid > 0) {
         container.cgroup = ContainerCgroup.of(init.pid);
-        if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
+        if (watch.onOom !== undefined) container.oomWatch = watchOom(container.cgroup, watch.onOom);
       }
       return new RuncTaskHandle(container, {
         init,
@@ -119,7 +119,7 @@ export class RuncRuntime implements ProcessRuntime {
     const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
     const keeper = container.keeper;
     const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
-      beforeExitReport: () => container.killRemaining(),
+      beforeExitReport: () => container.beforeExitReport(),
       consoleSized: configProcess.consoleSize !== undefined,
       adopted: true,
       keeper: keeper && { link: keeper, key: spec.id },
@@ -128,7 +128,7 @@ export class RuncRuntime implements ProcessRuntime {
     if (spec.init.pid > 0) {
       if (isSameLiveProcess(spec.init.pid, spec.init.startTime)) {
         container.cgroup = ContainerCgroup.of(spec.init.pid);
-        if (watch.onOom !== undefined) watchOom(container.cgroup, watch.onOom);
+        if (watch.onOom !== undefined) container.oomWatch = watchOom(container.cgroup, watch.onOom);
         observedStatus = container.liveStatus();
       }
       init.adopt(spec.init, keeper && ((listener) => keeper.keepers.watchAdopted(keeper.pod, spec.id, listener)));
