@@ -2,6 +2,7 @@ import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
 import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
+import { TokenDetails, tokenDetails } from '../../../domain/login/auth/token-details';
 import { readableSubject } from '../../../domain/login/auth/id-token';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
@@ -33,6 +34,12 @@ export class GetToken {
 
   async execute(target: AuthTarget): Promise<string> {
     return (await this.tokens(await this.scopes.scope(target))).accessToken;
+  }
+
+  /** `auth token --json`: the token (got as `execute` gets it), its expiry, scopes, sign-in kind and store. */
+  async details(target: AuthTarget): Promise<TokenDetails> {
+    const scope = await this.scopes.scope(target);
+    return tokenDetails(await this.tokens(scope), this.cache.store(scope.cacheDomain));
   }
 
   /** The whole record behind that token (plugins read its id token's claims too). */

@@ -6,6 +6,18 @@ export const FRESHNESS_MARGIN_MS = 60_000;
 /** valid: more than 60 s left; expiring: 60 s or less left; expired: past its expiry. */
 export type Freshness = 'valid' | 'expiring' | 'expired';
 
+/** How a record was first obtained: the browser (authorization code + PKCE) or the device grant. */
+export type SignInKind = 'browser' | 'device';
+
+export const SIGN_IN_KINDS: readonly SignInKind[] = ['browser', 'device'];
+
+/** What a sign-in asked for, kept in the record it writes. */
+export interface SignInOrigin {
+  readonly signIn: SignInKind;
+  /** The scope requested, kept when the reply does not name the granted one. */
+  readonly requestedScope: string;
+}
+
 /** The fields of the cached record (docs/login-contract.md, "Files"). */
 export interface AuthTokenFields {
   readonly accessToken: string;
@@ -16,6 +28,10 @@ export interface AuthTokenFields {
   readonly domain: string;
   /** The git host's personal access token. */
   readonly giteaToken?: string;
+  /** The granted scope, space-separated; absent in records written before skiff kept it. */
+  readonly scope?: string;
+  /** How the record was obtained; absent in records written before skiff kept it. */
+  readonly signIn?: SignInKind;
 }
 
 /** The fields, read-only, on every record (declaration merging with the class below). */
@@ -30,21 +46,28 @@ export interface AuthTokens extends Readonly<AuthTokenFields> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class AuthTokens {
   constructor(fields: AuthTokenFields) {
-    const { idToken, giteaToken, ...required } = fields;
+    const { idToken, giteaToken, scope, signIn, ...required } = fields;
     Object.assign(this, required, { expiresAt: new Date(fields.expiresAt.getTime()) });
     if (idToken !== undefined) Object.assign(this, { idToken });
     if (giteaToken !== undefined) Object.assign(this, { giteaToken });
+    if (scope !== undefined) Object.assign(this, { scope });
+    if (signIn !== undefined) Object.assign(this, { signIn });
     Object.freeze(this);
   }
 
-  /** SSO step 12: the record of a completed SSO login (`gitea_token` absent). */
-  static fromLogin(reply: TokenResponse, domain: string, now: Date): AuthTokens {
+  /**
+   * SSO step 12: the record of a completed SSO login (`gitea_token` absent), with the
+   * granted scope (the reply's, else the one requested: RFC 6749 §5.1) and the kind of sign-in.
+   */
+  static fromLogin(reply: TokenResponse, domain: string, now: Date, origin: SignInOrigin): AuthTokens {
     return new AuthTokens({
       accessToken: reply.accessToken,
       refreshToken: reply.refreshToken ?? '',
       expiresAt: expiryOf(reply, now),
       idToken: reply.idToken,
       domain,
+      scope: reply.scope ?? origin.requestedScope,
+      signIn: origin.signIn,
     });
   }
 
@@ -64,13 +87,19 @@ export class AuthTokens {
     return this.expiresAt.getTime() <= now.getTime();
   }
 
+  /** The granted scopes, in order, without repeats; undefined when the record does not know them. */
+  scopes(): string[] | undefined {
+    if (this.scope === undefined) return undefined;
+    return [...new Set(this.scope.split(' ').filter((word) => word !== ''))];
+  }
+
   canRefresh(): boolean {
     return this.refreshToken !== '';
   }
 
   /**
-   * The refresh merge rule: new access token and expiry; refresh and id tokens from
-   * the reply, else the old ones; domain and git token kept.
+   * The refresh merge rule: new access token and expiry; refresh and id tokens and the
+   * scope from the reply, else the old ones; domain, git token and sign-in kind kept.
    */
   withRefreshed(reply: TokenResponse, now: Date): AuthTokens {
     return new AuthTokens({
@@ -78,6 +107,7 @@ export class AuthTokens {
       accessToken: reply.accessToken,
       refreshToken: reply.refreshToken ?? this.refreshToken,
       idToken: reply.idToken ?? this.idToken,
+      scope: reply.scope ?? this.scope,
       expiresAt: expiryOf(reply, now),
     });
   }

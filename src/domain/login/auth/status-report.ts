@@ -1,5 +1,6 @@
-import { AuthTokens } from './auth-tokens';
+import { AuthTokens, SignInKind } from './auth-tokens';
 import { readableEmail } from './id-token';
+import { TokenStore } from './token-store';
 
 /** The facts `auth status` prints, as text or as JSON (the same facts either way). */
 export type StatusReport =
@@ -20,9 +21,20 @@ export type StatusReport =
       readonly refreshOnNextUse: boolean;
       readonly domain: string;
       readonly gitToken: boolean;
+      /** The granted scopes; null when the record predates skiff keeping them. */
+      readonly scopes: string[] | null;
+      /** How the record was obtained; null when the record predates skiff keeping it. */
+      readonly signIn: SignInKind | null;
+      /** Where the record is kept (never its content). */
+      readonly tokenStore: TokenStore;
     };
 
-export function statusReport(tokens: AuthTokens | undefined, now: Date, problem?: string): StatusReport {
+export function statusReport(
+  tokens: AuthTokens | undefined,
+  now: Date,
+  store: TokenStore,
+  problem?: string,
+): StatusReport {
   if (tokens === undefined) return problem === undefined ? { loggedIn: false } : { loggedIn: false, problem };
   const expired = tokens.isExpired(now);
   return {
@@ -33,6 +45,9 @@ export function statusReport(tokens: AuthTokens | undefined, now: Date, problem?
     refreshOnNextUse: expired && tokens.canRefresh(),
     domain: tokens.domain,
     gitToken: tokens.giteaToken !== undefined,
+    scopes: tokens.scopes() ?? null,
+    signIn: tokens.signIn ?? null,
+    tokenStore: { kind: store.kind, path: store.path },
   };
 }
 

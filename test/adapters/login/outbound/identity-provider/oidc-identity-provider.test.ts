@@ -150,6 +150,16 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
     await expect(provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).rejects.toThrow(/without an access_token/);
   });
 
+  it('reads the granted scope when the reply names it (RFC 6749 §5.1), a non-string one is refused', async () => {
+    stub.on('POST /token', { body: { access_token: 'a', scope: 'openid email' } });
+    expect(await provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).toEqual({
+      accessToken: 'a',
+      scope: 'openid email',
+    });
+    stub.on('POST /token', { body: { access_token: 'a', scope: ['openid'] } });
+    await expect(provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).rejects.toThrow(/a string scope/);
+  });
+
   it('sends a public-client form request (no secret, no Authorization header)', async () => {
     stub.on('POST /token', { body: { access_token: 'a' } });
     await provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli');
