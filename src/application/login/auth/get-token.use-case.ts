@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { AuthTokens, RobotClient } from '../../../domain/login/auth/auth-tokens';
 import { notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
 import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
 import { TokenDetails, tokenDetails } from '../../../domain/login/auth/token-details';
@@ -11,6 +11,7 @@ import { REFRESH_LOCK, type RefreshLock } from '../ports/refresh-lock.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScope, AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
+import { ClientCredentialsGrant } from './client-credentials-grant';
 import { IdTokenCheck } from './id-token-check';
 
 /**
@@ -30,6 +31,7 @@ export class GetToken {
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
     @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
+    @inject(ClientCredentialsGrant) private readonly robots: ClientCredentialsGrant,
   ) {}
 
   async execute(target: AuthTarget): Promise<string> {
@@ -46,10 +48,12 @@ export class GetToken {
   async tokens(scope: AuthScope): Promise<AuthTokens> {
     const tokens = await this.usable(scope);
     if (tokens.freshness(this.clock.now()) === 'valid') return tokens;
-    if (!tokens.canRefresh()) throw sessionExpired();
+    if (!tokens.canRefresh() && tokens.robotClient() === undefined) throw sessionExpired();
     return this.lock.withLock(scope.cacheDomain, async () => {
       const current = await this.usable(scope);
       if (current.freshness(this.clock.now()) === 'valid') return current;
+      const robot = current.robotClient();
+      if (robot !== undefined) return this.obtainAgain(scope, current, robot);
       if (!current.canRefresh()) throw sessionExpired();
       return this.refresh(scope, current);
     });
@@ -61,6 +65,18 @@ export class GetToken {
     if (tokens !== undefined) return tokens;
     await this.scopes.assertDomainKnown(scope);
     throw notLoggedIn();
+  }
+
+  /**
+   * A robot's token obtained again with the client credentials grant (it has no refresh
+   * token); a failure is the grant's own error, one line (an unreadable secret file, a
+   * refused client), and the cache is left as it was.
+   */
+  private async obtainAgain(scope: AuthScope, tokens: AuthTokens, robot: RobotClient): Promise<AuthTokens> {
+    const reply = await this.robots.obtain(this.scopes.urls(scope, tokens.domain).identityProvider, robot);
+    const renewed = tokens.withObtainedAgain(reply, this.clock.now());
+    await this.cache.write(scope.cacheDomain, renewed);
+    return renewed;
   }
 
   /** Refresh, discovering the token endpoint from the cached record's domain; a new id_token is verified before it is written. */

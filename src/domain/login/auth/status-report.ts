@@ -42,7 +42,7 @@ export function statusReport(
     identity: readableEmail(tokens.idToken) ?? 'unknown',
     expired,
     expiresAt: tokens.expiresAt.toISOString(),
-    refreshOnNextUse: expired && tokens.canRefresh(),
+    refreshOnNextUse: expired && (tokens.canRefresh() || tokens.robotClient() !== undefined),
     domain: tokens.domain,
     gitToken: tokens.giteaToken !== undefined,
     scopes: tokens.scopes() ?? null,

@@ -1,7 +1,11 @@
 import { SignInKind } from '../../../../domain/login/auth/auth-tokens';
 import { formatUtc, StatusReport } from '../../../../domain/login/auth/status-report';
 
-const SIGN_IN_TEXT: Record<SignInKind, string> = { browser: 'the browser', device: 'the device code' };
+const SIGN_IN_TEXT: Record<SignInKind, string> = {
+  browser: 'the browser',
+  device: 'the device code',
+  'client-credentials': 'client credentials',
+};
 
 /** `auth status` as text: the same facts as `--json`. */
 export function statusLines(report: StatusReport): string[] {

@@ -2,7 +2,8 @@ import { AuthTokens, SIGN_IN_KINDS, SignInKind } from '../../../../domain/login/
 
 /**
  * The cache file's JSON (docs/login-contract.md, "Files"): exactly these fields,
- * the optional ones (`id_token`, `gitea_token`, `scope`, `sign_in`) omitted when absent,
+ * the optional ones (`id_token`, `gitea_token`, `scope`, `sign_in`, `client_id`,
+ * `client_secret_file`) omitted when absent,
  * `expires_at` in RFC 3339 UTC. Files written before `scope` and `sign_in` existed read as before.
  */
 export interface TokenRecordJson {
@@ -14,6 +15,8 @@ export interface TokenRecordJson {
   gitea_token?: string;
   scope?: string;
   sign_in?: SignInKind;
+  client_id?: string;
+  client_secret_file?: string;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
@@ -29,6 +32,8 @@ export function encodeRecord(tokens: AuthTokens): string {
     gitea_token: tokens.giteaToken,
     scope: tokens.scope,
     sign_in: tokens.signIn,
+    client_id: tokens.clientId,
+    client_secret_file: tokens.clientSecretFile,
   };
   return `${JSON.stringify(json, null, 2)}\n`;
 }
@@ -70,5 +75,7 @@ export function decodeRecord(text: string): AuthTokens {
     giteaToken: optional('gitea_token'),
     scope: optional('scope'),
     signIn: signIn as SignInKind | undefined,
+    clientId: optional('client_id'),
+    clientSecretFile: optional('client_secret_file'),
   });
 }

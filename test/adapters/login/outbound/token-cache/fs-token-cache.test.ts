@@ -75,6 +75,18 @@ describe('FsTokenCache on disk', () => {
     await cache.write('example.com', aRecord({ scope: 'openid email', signIn: 'device' }));
     expect(await cache.read('example.com')).toMatchObject({ scope: 'openid email', signIn: 'device' });
     expect(cache.store('example.com')).toEqual({ kind: 'file', path: cache.location('example.com') });
+    await cache.write(
+      'example.com',
+      aRecord({
+        signIn: 'client-credentials',
+        clientId: 'ci',
+        clientSecretFile: '/run/secrets/ci',
+        idToken: undefined,
+      }),
+    );
+    const text = readFileSync(cache.location('example.com'), 'utf8');
+    expect(Object.keys(JSON.parse(text)).slice(-3)).toEqual(['sign_in', 'client_id', 'client_secret_file']);
+    expect(await cache.read('example.com')).toMatchObject({ clientId: 'ci', clientSecretFile: '/run/secrets/ci' });
   });
 
   it('creates missing directories (0700) and the file 0600, leaving no temp file behind', async () => {
