@@ -35,6 +35,7 @@ identityProviderContract('FakeIdentityProvider', async () => {
         ...optional('refresh_token', 'refreshToken'),
         ...optional('expires_in', 'expiresIn'),
         ...optional('id_token', 'idToken'),
+        ...optional('scope', 'scope'),
       });
     },
     lastTokenForm(): Record<string, string> {
