@@ -57,7 +57,7 @@ describe('auth login --client-id: a robot signs in with the client credentials g
     const status = await home.run(['auth', 'status', '--json', '--domain', 'e2e.test']);
     expect(JSON.parse(status.stdout)).toMatchObject({
       loggedIn: true,
-      identity: 'unknown',
+      identity: 'client skiff-robot',
       signIn: 'client-credentials',
     });
     expect(status.stdout).not.toContain(record.access_token);

@@ -11,7 +11,7 @@ export type StatusReport =
     }
   | {
       readonly loggedIn: true;
-      /** The id_token's e-mail claim, or 'unknown'. */
+      /** The id_token's e-mail claim, `client <id>` for a robot, or 'unknown'. */
       readonly identity: string;
       /** expired when expires_at <= now. */
       readonly expired: boolean;
@@ -39,7 +39,8 @@ export function statusReport(
   const expired = tokens.isExpired(now);
   return {
     loggedIn: true,
-    identity: readableEmail(tokens.idToken) ?? 'unknown',
+    identity:
+      readableEmail(tokens.idToken) ?? (tokens.clientId === undefined ? 'unknown' : `client ${tokens.clientId}`),
     expired,
     expiresAt: tokens.expiresAt.toISOString(),
     refreshOnNextUse: expired && (tokens.canRefresh() || tokens.robotClient() !== undefined),

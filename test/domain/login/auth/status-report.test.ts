@@ -32,6 +32,12 @@ describe('status facts (docs/login-contract.md, status output)', () => {
     });
   });
 
+  it("a robot's identity is its client", () => {
+    expect(statusReport(aRecord({ idToken: undefined, clientId: 'ci' }), NOW, STORE)).toMatchObject({
+      identity: 'client ci',
+    });
+  });
+
   it('the scopes, without repeats, and the kind of sign-in when the record keeps them', () => {
     expect(
       statusReport(aRecord({ scope: 'openid  email openid offline_access', signIn: 'device' }), NOW, STORE),
