@@ -18,11 +18,11 @@ import { buildContainer } from '../shared/container';
 
 /**
  * The verbs of the fast path and the flags of each, as its command has them:
- * AuthCommand builds its baseFlags from the same table, and `auth status` has
+ * AuthCommand builds its baseFlags from the same table, and `auth token` and `auth status` have
  * oclif's `--json` (test/infrastructure/entry/auth-flags.test.ts holds the two together).
  */
 export const FAST_AUTH_FLAGS = {
-  token: TARGET_FLAGS,
+  token: { ...TARGET_FLAGS, json: JSON_FLAG },
   'kube-credential': TARGET_FLAGS,
   status: { ...TARGET_FLAGS, json: JSON_FLAG },
 } as const;
@@ -86,7 +86,9 @@ async function answer(call: FastAuthCall): Promise<void> {
   const target = { domain: call.domain, context: call.context };
   try {
     const container = buildContainer({ login: authPaths() });
-    if (call.verb === 'token') {
+    if (call.verb === 'token' && call.json) {
+      print(1, [JSON.stringify(await container.get(GetToken).details(target), null, 2)]);
+    } else if (call.verb === 'token') {
       print(1, [await container.get(GetToken).execute(target)]);
     } else if (call.verb === 'kube-credential') {
       const execInfo = process.env.KUBERNETES_EXEC_INFO;

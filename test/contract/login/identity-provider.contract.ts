@@ -99,6 +99,17 @@ export function identityProviderContract(name: string, make: () => Promise<Ident
       });
     });
 
+    it('the client credentials grant (basic): its reply mapped, the granted scope read', async () => {
+      world.serveToken(200, { access_token: 'robot', expires_in: 60, scope: 'jobs' });
+      const reply = await world.provider.clientCredentials(`${world.issuer}/token`, {
+        clientId: 'ci',
+        clientSecret: 's3cret',
+        authMethod: 'client_secret_basic',
+      });
+      expect(reply).toEqual({ accessToken: 'robot', expiresIn: 60, scope: 'jobs' });
+      expect(world.lastTokenForm()).toEqual({ grant_type: 'client_credentials' });
+    });
+
     it('a refused token request is an identity error with the status and the body', async () => {
       world.serveToken(400, '{"error":"invalid_grant"}');
       const err = await world.provider.refresh(`${world.issuer}/token`, 'rt', 'skiff-cli').catch((e: unknown) => e);

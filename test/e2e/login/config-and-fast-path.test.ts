@@ -94,6 +94,9 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
     ]);
     expect((await both(['auth', 'status', '--json', '--domain', 'x.test'])).stdout).toBe('{\n  "loggedIn": false\n}\n');
     expect((await both(['auth', 'token'])).code).toBe(4);
+    const json = await both(['auth', 'token', '--json']);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { kind: 'Identity', exitCode: 4 } });
   });
 
   it('logged in, valid and expired, with --domain and --context', async () => {
@@ -106,6 +109,24 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
     writeFileSync(home.cacheFile('fast.test'), JSON.stringify(record));
     expect((await both(['auth', 'token'])).stdout).toBe('fast-access\n');
     expect((await both(['auth', 'token', '--context', 'local'])).stdout).toBe('fast-access\n');
+    // A record written before skiff kept the scope and the kind of sign-in reads as before.
+    expect(JSON.parse((await both(['auth', 'token', '--json'])).stdout)).toEqual({
+      token: 'fast-access',
+      expiresAt: '2099-01-01T00:00:00.000Z',
+      scopes: null,
+      signIn: null,
+      tokenStore: { kind: 'file', path: home.cacheFile('fast.test') },
+    });
+    writeFileSync(home.cacheFile('fast.test'), JSON.stringify({ ...record, scope: 'openid kube', sign_in: 'device' }));
+    expect(JSON.parse((await both(['auth', 'token', '--json', '--domain', 'fast.test'])).stdout)).toMatchObject({
+      scopes: ['openid', 'kube'],
+      signIn: 'device',
+    });
+    expect(JSON.parse((await both(['auth', 'status', '--json', '--domain', 'fast.test'])).stdout)).toMatchObject({
+      scopes: ['openid', 'kube'],
+      signIn: 'device',
+      tokenStore: { kind: 'file', path: home.cacheFile('fast.test') },
+    });
     expect((await both(['auth', 'status', '--domain', 'fast.test'])).stdout).toContain(
       'Token valid until 2099-01-01 00:00:00 UTC',
     );

@@ -4,6 +4,7 @@ import { waitFor } from '../../support/wait-for';
 import { CliHome, CliResult, finished, ROOT, waitForStderr } from '../support/skiff-home';
 import { httpRequest, OidcServer } from '../support/oidc';
 import { signIn, SignIn, useProvider } from '../support/sign-in';
+import { viaOclif } from '../support/via-oclif';
 import { BIG_BOARD_ID, freePort, giteaStandIn, GOOD_GIT_TOKEN, plankaStandIn } from '../support/stand-ins';
 
 let oidc: OidcServer;
@@ -61,7 +62,17 @@ describe('auth sso against a real OpenID provider', () => {
     ]);
     expect(first.authorizationUrl).toContain('scope=openid%20email%20profile%20offline_access');
     const record = cache(home);
-    expect(Object.keys(record)).toEqual(['access_token', 'refresh_token', 'expires_at', 'id_token', 'domain']);
+    expect(Object.keys(record)).toEqual([
+      'access_token',
+      'refresh_token',
+      'expires_at',
+      'id_token',
+      'domain',
+      'scope',
+      'sign_in',
+    ]);
+    expect(record.scope.split(' ')).toEqual(expect.arrayContaining(['openid', 'email']));
+    expect(record.sign_in).toBe('browser');
     expect(record.refresh_token).not.toBe('');
     expect(record.domain).toBe('e2e.test');
     expect(Date.parse(record.expires_at) - Date.now()).toBeGreaterThan(3500_000);
@@ -86,7 +97,13 @@ describe('auth sso against a real OpenID provider', () => {
       expired: false,
       domain: 'e2e.test',
       gitToken: false,
+      scopes: cache(home).scope.split(' '),
+      signIn: 'browser',
+      tokenStore: { kind: 'file', path: home.cacheFile('e2e.test') },
     });
+    expect(lines).toContain(`Scopes: ${cache(home).scope}`);
+    expect(lines).toContain('Signed in with: the browser');
+    expect(lines).toContain(`Token store: file ${home.cacheFile('e2e.test')}`);
     expect(lines[1]).toBe(`Token valid until ${report.expiresAt.slice(0, 19).replace('T', ' ')} UTC`);
     expectNoSecret([text.stdout, text.stderr, json.stdout, json.stderr], cache(home));
   });
@@ -94,6 +111,21 @@ describe('auth sso against a real OpenID provider', () => {
   it('token prints the access token and nothing else', async () => {
     const result = await home.run(['auth', 'token']);
     expect(result).toEqual({ code: 0, stdout: `${cache(home).access_token}\n`, stderr: '' });
+  });
+
+  it('token --json: the token, its expiry, scopes, sign-in kind and store, the same through oclif', async () => {
+    const result = await home.run(['auth', 'token', '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const record = cache(home);
+    expect(JSON.parse(result.stdout)).toEqual({
+      token: record.access_token,
+      expiresAt: new Date(record.expires_at).toISOString(),
+      scopes: record.scope.split(' '),
+      signIn: 'browser',
+      tokenStore: { kind: 'file', path: home.cacheFile('e2e.test') },
+    });
+    expect(await viaOclif(home, ['auth', 'token', '--json'])).toEqual(result);
   });
 
   it('an expired token is refreshed at the provider, once, and the rotated refresh token stored', async () => {
@@ -110,6 +142,8 @@ describe('auth sso against a real OpenID provider', () => {
     expect(after.access_token).not.toBe(before.access_token);
     expect(after.refresh_token).not.toBe(before.refresh_token);
     expect(after.id_token).toBeTruthy();
+    expect(after.sign_in).toBe('browser');
+    expect(after.scope).toBeTruthy();
     expect(await oidc.grants('refresh_token')).toBe(grants + 1);
   });
 

@@ -7,6 +7,10 @@
 // device polls. The environment tunes the device flow for tests: OIDC_DEVICE_TTL
 // (seconds a device code lives), OIDC_DEVICE_INTERVAL (the polling interval announced),
 // OIDC_DEVICE_SLOW_DOWN=1 (the first poll still pending is told slow_down).
+// A confidential client `skiff-robot` (secret `robot-secret`) has the client credentials grant
+// (RFC 6749 §4.4), authenticating with client_secret_basic; OIDC_CLIENT_AUTH=post makes the
+// provider accept client_secret_post only (and the robot use it), OIDC_CLIENT_CREDENTIALS=0
+// turns the grant off (it is then not in grant_types_supported).
 // Its id_tokens are signed with an RS256 key of its JWKS (kid e2e-1). GET /__id_token?mode=<mode>
 // turns it into a stand-in whose token endpoint sends a bad id_token from then on, re-signed:
 // `foreign-key` (a key outside its JWKS), `impostor` (another key under kid e2e-1), `audience`,
@@ -40,6 +44,9 @@ const server = createServer();
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
+const postOnly = process.env.OIDC_CLIENT_AUTH === 'post';
+const clientCredentials = process.env.OIDC_CLIENT_CREDENTIALS !== '0';
+
 const provider = new Provider(issuer, {
   clients: [
     {
@@ -50,10 +57,24 @@ const provider = new Provider(issuer, {
       grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       response_types: ['code'],
     },
+    {
+      client_id: 'skiff-robot',
+      client_secret: 'robot-secret',
+      token_endpoint_auth_method: postOnly ? 'client_secret_post' : 'client_secret_basic',
+      grant_types: clientCredentials ? ['client_credentials'] : [],
+      redirect_uris: [],
+      response_types: [],
+    },
   ],
+  clientAuthMethods: postOnly ? ['none', 'client_secret_post'] : ['none', 'client_secret_basic', 'client_secret_post'],
   jwks: { keys: [privateJwk] },
   pkce: { required: () => true },
-  features: { devInteractions: { enabled: true }, revocation: { enabled: true }, deviceFlow: { enabled: true } },
+  features: {
+    devInteractions: { enabled: true },
+    revocation: { enabled: true },
+    deviceFlow: { enabled: true },
+    clientCredentials: { enabled: clientCredentials },
+  },
   ...(process.env.OIDC_DEVICE_TTL ? { ttl: { DeviceCode: Number(process.env.OIDC_DEVICE_TTL) } } : {}),
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
   conformIdTokenClaims: false,

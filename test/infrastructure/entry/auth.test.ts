@@ -3,7 +3,7 @@ import { rejectEnvFlag } from '../../../src/adapters/login/inbound/cli/auth-comm
 import { UsageError } from '../../../src/domain/shared/errors';
 
 describe('the auth fast path understands exactly', () => {
-  it('token and status with --domain, --context (also =value) and, for status, --json', () => {
+  it('token and status with --domain, --context (also =value) and --json', () => {
     expect(parseAuthArgs(['token'])).toEqual({ verb: 'token', json: false });
     expect(parseAuthArgs(['token', '--domain', 'a.org', '--context=prod'])).toEqual({
       verb: 'token',
@@ -16,6 +16,11 @@ describe('the auth fast path understands exactly', () => {
       context: 'prod',
       json: false,
     });
+    expect(parseAuthArgs(['token', '--json', '--context', 'prod'])).toEqual({
+      verb: 'token',
+      context: 'prod',
+      json: true,
+    });
     expect(parseAuthArgs(['status', '--json', '--domain=a.org'])).toEqual({
       verb: 'status',
       domain: 'a.org',
@@ -27,7 +32,7 @@ describe('the auth fast path understands exactly', () => {
     [['login']],
     [['toString']],
     [[]],
-    [['token', '--json']],
+    [['token', '--json', '--json']],
     [['token', '--help']],
     [['token', '--env', 'prod']],
     [['token', '--domain']],

@@ -1,6 +1,7 @@
 import { TokenResponse } from '../../../domain/login/auth/token-response';
 import { IdentityError, NetworkError } from '../../../domain/shared/errors';
 import {
+  ClientCredentialsRequest,
   CodeExchange,
   IdentityProvider,
   ProviderMetadata,
@@ -13,7 +14,8 @@ export type TokenCall =
       readonly endpoint: string;
       readonly refreshToken: string;
       readonly clientId: string;
-    };
+    }
+  | { readonly grant: 'client_credentials'; readonly endpoint: string; readonly request: ClientCredentialsRequest };
 
 /**
  * An identity provider in memory, configured with what its HTTP counterpart would
@@ -57,6 +59,11 @@ export class FakeIdentityProvider implements IdentityProvider {
   async refresh(endpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse> {
     this.tokenCalls.push({ grant: 'refresh_token', endpoint, refreshToken, clientId });
     return this.nextReply(endpoint, 'the token refresh');
+  }
+
+  async clientCredentials(endpoint: string, request: ClientCredentialsRequest): Promise<TokenResponse> {
+    this.tokenCalls.push({ grant: 'client_credentials', endpoint, request });
+    return this.nextReply(endpoint, 'the client credentials grant');
   }
 
   async revoke(endpoint: string, token: string): Promise<void> {

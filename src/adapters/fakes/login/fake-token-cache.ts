@@ -1,4 +1,5 @@
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { TokenStore } from '../../../domain/login/auth/token-store';
 import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
 import { cacheFileName } from '../../../domain/login/auth/safe-domain';
 import { TokenCache } from '../../../application/login/ports/token-cache.port';
@@ -11,6 +12,10 @@ export class FakeTokenCache implements TokenCache {
 
   location(domain: string): string {
     return `/fake/auth/${cacheFileName(domain)}`;
+  }
+
+  store(domain: string): TokenStore {
+    return { kind: 'memory', path: this.location(domain) };
   }
 
   async read(domain: string): Promise<AuthTokens | undefined> {

@@ -1,7 +1,8 @@
 import { inject, injectable } from 'inversify';
-import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { AuthTokens, RobotClient } from '../../../domain/login/auth/auth-tokens';
 import { notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
 import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
+import { TokenDetails, tokenDetails } from '../../../domain/login/auth/token-details';
 import { readableSubject } from '../../../domain/login/auth/id-token';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
@@ -10,6 +11,7 @@ import { REFRESH_LOCK, type RefreshLock } from '../ports/refresh-lock.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScope, AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
+import { ClientCredentialsGrant } from './client-credentials-grant';
 import { IdTokenCheck } from './id-token-check';
 
 /**
@@ -29,20 +31,29 @@ export class GetToken {
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
     @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
+    @inject(ClientCredentialsGrant) private readonly robots: ClientCredentialsGrant,
   ) {}
 
   async execute(target: AuthTarget): Promise<string> {
     return (await this.tokens(await this.scopes.scope(target))).accessToken;
   }
 
+  /** `auth token --json`: the token (got as `execute` gets it), its expiry, scopes, sign-in kind and store. */
+  async details(target: AuthTarget): Promise<TokenDetails> {
+    const scope = await this.scopes.scope(target);
+    return tokenDetails(await this.tokens(scope), this.cache.store(scope.cacheDomain));
+  }
+
   /** The whole record behind that token (plugins read its id token's claims too). */
   async tokens(scope: AuthScope): Promise<AuthTokens> {
     const tokens = await this.usable(scope);
     if (tokens.freshness(this.clock.now()) === 'valid') return tokens;
-    if (!tokens.canRefresh()) throw sessionExpired();
+    if (!tokens.canRefresh() && tokens.robotClient() === undefined) throw sessionExpired();
     return this.lock.withLock(scope.cacheDomain, async () => {
       const current = await this.usable(scope);
       if (current.freshness(this.clock.now()) === 'valid') return current;
+      const robot = current.robotClient();
+      if (robot !== undefined) return this.obtainAgain(scope, current, robot);
       if (!current.canRefresh()) throw sessionExpired();
       return this.refresh(scope, current);
     });
@@ -54,6 +65,18 @@ export class GetToken {
     if (tokens !== undefined) return tokens;
     await this.scopes.assertDomainKnown(scope);
     throw notLoggedIn();
+  }
+
+  /**
+   * A robot's token obtained again with the client credentials grant (it has no refresh
+   * token); a failure is the grant's own error, one line (an unreadable secret file, a
+   * refused client), and the cache is left as it was.
+   */
+  private async obtainAgain(scope: AuthScope, tokens: AuthTokens, robot: RobotClient): Promise<AuthTokens> {
+    const reply = await this.robots.obtain(this.scopes.urls(scope, tokens.domain).identityProvider, robot);
+    const renewed = tokens.withObtainedAgain(reply, this.clock.now());
+    await this.cache.write(scope.cacheDomain, renewed);
+    return renewed;
   }
 
   /** Refresh, discovering the token endpoint from the cached record's domain; a new id_token is verified before it is written. */

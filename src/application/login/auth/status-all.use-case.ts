@@ -4,6 +4,7 @@ import { DomainStatus, statusList } from '../../../domain/login/auth/status-list
 import { statusReport } from '../../../domain/login/auth/status-report';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { CACHED_DOMAINS, type CachedDomains } from '../ports/cached-domains.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 
@@ -19,6 +20,7 @@ export class StatusAll {
     @inject(AuthScopes) private readonly scopes: AuthScopes,
     @inject(CACHED_DOMAINS) private readonly cached: CachedDomains,
     @inject(CLOCK) private readonly clock: Clock,
+    @inject(TOKEN_CACHE) private readonly cache: TokenCache,
   ) {}
 
   async execute(target: AuthTarget): Promise<DomainStatus[]> {
@@ -30,11 +32,9 @@ export class StatusAll {
     const now = this.clock.now();
     const entries = [];
     for (const file of files) {
-      const { tokens, problem } = await this.scopes.readCache({
-        ...scope,
-        cacheDomain: file === activeFile ? scope.cacheDomain : file,
-      });
-      entries.push({ file, report: statusReport(tokens, now, problem?.message) });
+      const cacheDomain = file === activeFile ? scope.cacheDomain : file;
+      const { tokens, problem } = await this.scopes.readCache({ ...scope, cacheDomain });
+      entries.push({ file, report: statusReport(tokens, now, this.cache.store(cacheDomain), problem?.message) });
     }
     return statusList(scope.cacheDomain, entries);
   }

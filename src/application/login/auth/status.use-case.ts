@@ -1,6 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { StatusReport, statusReport } from '../../../domain/login/auth/status-report';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 
@@ -10,10 +11,12 @@ export class Status {
   constructor(
     @inject(AuthScopes) private readonly scopes: AuthScopes,
     @inject(CLOCK) private readonly clock: Clock,
+    @inject(TOKEN_CACHE) private readonly cache: TokenCache,
   ) {}
 
   async execute(target: AuthTarget): Promise<StatusReport> {
-    const { tokens, problem } = await this.scopes.readCache(await this.scopes.scope(target));
-    return statusReport(tokens, this.clock.now(), problem?.message);
+    const scope = await this.scopes.scope(target);
+    const { tokens, problem } = await this.scopes.readCache(scope);
+    return statusReport(tokens, this.clock.now(), this.cache.store(scope.cacheDomain), problem?.message);
   }
 }

@@ -1,3 +1,4 @@
+import { ClientAuthMethod } from '../../../domain/login/auth/client-credentials';
 import { TokenResponse } from '../../../domain/login/auth/token-response';
 
 export const IDENTITY_PROVIDER = Symbol('IdentityProvider');
@@ -13,6 +14,19 @@ export interface ProviderMetadata {
   readonly revocationEndpoint?: string;
   /** RFC 8628 §4: present when the provider offers the device sign-in. */
   readonly deviceAuthorizationEndpoint?: string;
+  /** RFC 8414 §2: the grants the provider offers, when listed. */
+  readonly grantTypesSupported?: readonly string[];
+  /** RFC 8414 §2: how clients may authenticate at the token endpoint, when listed. */
+  readonly tokenEndpointAuthMethodsSupported?: readonly string[];
+}
+
+/** RFC 6749 §4.4.2: a confidential client's token request, authenticated as `authMethod` says. */
+export interface ClientCredentialsRequest {
+  readonly clientId: string;
+  readonly clientSecret: string;
+  readonly authMethod: ClientAuthMethod;
+  /** Absent: no scope parameter (the provider's default for the client). */
+  readonly scope?: string;
 }
 
 export interface CodeExchange {
@@ -32,6 +46,8 @@ export interface IdentityProvider {
   discover(issuerUrl: string, timeoutMs?: number): Promise<ProviderMetadata>;
   exchangeCode(tokenEndpoint: string, request: CodeExchange): Promise<TokenResponse>;
   refresh(tokenEndpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse>;
+  /** RFC 6749 §4.4: the client credentials grant. */
+  clientCredentials(tokenEndpoint: string, request: ClientCredentialsRequest): Promise<TokenResponse>;
   /** RFC 7009 revocation of a refresh token; bounded by `timeoutMs`. */
   revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void>;
 }

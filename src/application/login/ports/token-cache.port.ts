@@ -1,4 +1,5 @@
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { TokenStore } from '../../../domain/login/auth/token-store';
 
 export const TOKEN_CACHE = Symbol('TokenCache');
 
@@ -14,4 +15,6 @@ export interface TokenCache {
   remove(domain: string): Promise<boolean>;
   /** Where the record of `domain` lives (for messages). */
   location(domain: string): string;
+  /** Where the record of `domain` lives, for status and `auth token --json`. */
+  store(domain: string): TokenStore;
 }

@@ -1,5 +1,6 @@
-import { AuthTokens } from './auth-tokens';
+import { AuthTokens, SignInKind } from './auth-tokens';
 import { readableEmail } from './id-token';
+import { TokenStore } from './token-store';
 
 /** The facts `auth status` prints, as text or as JSON (the same facts either way). */
 export type StatusReport =
@@ -10,7 +11,7 @@ export type StatusReport =
     }
   | {
       readonly loggedIn: true;
-      /** The id_token's e-mail claim, or 'unknown'. */
+      /** The id_token's e-mail claim, `client <id>` for a robot, or 'unknown'. */
       readonly identity: string;
       /** expired when expires_at <= now. */
       readonly expired: boolean;
@@ -20,19 +21,34 @@ export type StatusReport =
       readonly refreshOnNextUse: boolean;
       readonly domain: string;
       readonly gitToken: boolean;
+      /** The granted scopes; null when the record predates skiff keeping them. */
+      readonly scopes: string[] | null;
+      /** How the record was obtained; null when the record predates skiff keeping it. */
+      readonly signIn: SignInKind | null;
+      /** Where the record is kept (never its content). */
+      readonly tokenStore: TokenStore;
     };
 
-export function statusReport(tokens: AuthTokens | undefined, now: Date, problem?: string): StatusReport {
+export function statusReport(
+  tokens: AuthTokens | undefined,
+  now: Date,
+  store: TokenStore,
+  problem?: string,
+): StatusReport {
   if (tokens === undefined) return problem === undefined ? { loggedIn: false } : { loggedIn: false, problem };
   const expired = tokens.isExpired(now);
   return {
     loggedIn: true,
-    identity: readableEmail(tokens.idToken) ?? 'unknown',
+    identity:
+      readableEmail(tokens.idToken) ?? (tokens.clientId === undefined ? 'unknown' : `client ${tokens.clientId}`),
     expired,
     expiresAt: tokens.expiresAt.toISOString(),
-    refreshOnNextUse: expired && tokens.canRefresh(),
+    refreshOnNextUse: expired && (tokens.canRefresh() || tokens.robotClient() !== undefined),
     domain: tokens.domain,
     gitToken: tokens.giteaToken !== undefined,
+    scopes: tokens.scopes() ?? null,
+    signIn: tokens.signIn ?? null,
+    tokenStore: { kind: store.kind, path: store.path },
   };
 }
 

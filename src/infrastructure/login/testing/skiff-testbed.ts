@@ -17,6 +17,8 @@ import { PROMPT } from '../../../application/login/ports/prompt.port';
 import { RANDOM } from '../../../application/login/ports/random.port';
 import { REFRESH_LOCK } from '../../../application/login/ports/refresh-lock.port';
 import { TOKEN_CACHE } from '../../../application/login/ports/token-cache.port';
+import { CLIENT_SECRETS } from '../../../application/login/ports/client-secrets.port';
+import { FakeClientSecrets } from '../../../adapters/fakes/login/fake-client-secrets';
 import { DEVICE_AUTHORIZATION } from '../../../application/login/ports/device-authorization.port';
 import { FakeDeviceAuthorization } from '../../../adapters/fakes/login/fake-device-authorization';
 import { CACHED_DOMAINS } from '../../../application/login/ports/cached-domains.port';
@@ -75,6 +77,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
     boardTool: new FakeBoardTool(),
     boardCredentials: new FakeBoardCredentials(),
     device: new FakeDeviceAuthorization(),
+    clientSecrets: new FakeClientSecrets(),
   };
   const overrides = new ContainerModule(({ rebindSync }) => {
     const pairs: Array<[symbol, unknown]> = [
@@ -95,6 +98,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [BOARD_TOOL, fakes.boardTool],
       [BOARD_CREDENTIALS, fakes.boardCredentials],
       [DEVICE_AUTHORIZATION, fakes.device],
+      [CLIENT_SECRETS, fakes.clientSecrets],
       [CACHED_DOMAINS, new FakeCachedDomains(fakes.cache)],
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);

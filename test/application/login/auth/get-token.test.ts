@@ -62,6 +62,27 @@ describe('get_token', () => {
     expect(h.lock.acquisitions).toBe(0);
   });
 
+  it('details (`auth token --json`): the token got the same way, its expiry, scopes, sign-in kind and store', async () => {
+    const h = skiffTestbed();
+    h.cache.records.set('example.com', expiringIn(61, { scope: 'openid email', signIn: 'browser' }));
+    await expect(h.get(GetToken).details({})).resolves.toEqual({
+      token: 'access-1',
+      expiresAt: new Date(NOW.getTime() + 61_000).toISOString(),
+      scopes: ['openid', 'email'],
+      signIn: 'browser',
+      tokenStore: { kind: 'memory', path: '/fake/auth/example.com.json' },
+    });
+    h.cache.records.set('example.com', expiringIn(30, { signIn: 'device' }));
+    h.provider.tokenReplies = [{ accessToken: 'access-2', expiresIn: 600, scope: 'openid' }];
+    await expect(h.get(GetToken).details({})).resolves.toMatchObject({
+      token: 'access-2',
+      scopes: ['openid'],
+      signIn: 'device',
+    });
+    h.cache.records.set('example.com', expiringIn(61));
+    await expect(h.get(GetToken).details({})).resolves.toMatchObject({ scopes: null, signIn: null });
+  });
+
   it('expiring within 60 s, refresh succeeds: new record written, new token returned', async () => {
     const h = skiffTestbed();
     h.cache.records.set('example.com', expiringIn(60, { giteaToken: 'git-1' }));

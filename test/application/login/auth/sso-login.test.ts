@@ -40,6 +40,8 @@ describe('SSO login (steps 1-13)', () => {
     expect(record).toMatchObject({ accessToken: 'access-9', refreshToken: 'refresh-9', domain: 'example.com' });
     expect(record?.giteaToken).toBeUndefined();
     expect(record?.expiresAt).toEqual(new Date(NOW.getTime() + 900_000));
+    // The reply names no scope: the one requested was granted (RFC 6749 §5.1).
+    expect(record).toMatchObject({ scope: 'openid email profile offline_access', signIn: 'browser' });
   });
 
   it('step 1: prints the resolved domain', async () => {

@@ -27,12 +27,43 @@ describe('token freshness (60-second margin)', () => {
   });
 });
 
+const BROWSER = { signIn: 'browser', requestedScope: 'openid email' } as const;
+
 describe('the record of an SSO login (SSO step 12)', () => {
+  it('keeps the kind of sign-in and the scope granted, else the one requested (RFC 6749 §5.1)', () => {
+    expect(AuthTokens.fromLogin({ accessToken: 'a' }, 'd', NOW, BROWSER)).toMatchObject({
+      scope: 'openid email',
+      signIn: 'browser',
+    });
+    const granted = AuthTokens.fromLogin({ accessToken: 'a', scope: 'openid' }, 'd', NOW, {
+      signIn: 'device',
+      requestedScope: 'openid email',
+    });
+    expect(granted).toMatchObject({ scope: 'openid', signIn: 'device' });
+    expect(granted.scopes()).toEqual(['openid']);
+  });
+
+  it('a refresh keeps the kind of sign-in and takes a new scope when the reply names one', () => {
+    const signedIn = AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r' }, 'd', NOW, BROWSER);
+    expect(signedIn.withRefreshed({ accessToken: 'b' }, NOW)).toMatchObject({
+      scope: 'openid email',
+      signIn: 'browser',
+    });
+    expect(signedIn.withRefreshed({ accessToken: 'b', scope: 'openid' }, NOW).scopes()).toEqual(['openid']);
+  });
+
+  it('a record without them (written before skiff kept them) has no scopes', () => {
+    expect(
+      new AuthTokens({ accessToken: 'a', refreshToken: '', expiresAt: NOW, domain: 'd' }).scopes(),
+    ).toBeUndefined();
+  });
+
   it('expires after expires_in seconds', () => {
     const tokens = AuthTokens.fromLogin(
       { accessToken: 'a', refreshToken: 'r', expiresIn: 120, idToken: 'h.p.s' },
       'example.com',
       NOW,
+      BROWSER,
     );
     expect(tokens.expiresAt).toEqual(at(120_000));
     expect(tokens).toMatchObject({ accessToken: 'a', refreshToken: 'r', idToken: 'h.p.s', domain: 'example.com' });
@@ -40,7 +71,7 @@ describe('the record of an SSO login (SSO step 12)', () => {
   });
 
   it('uses 3600 s when expires_in is absent, an empty refresh token when none came, no id_token key', () => {
-    const tokens = AuthTokens.fromLogin({ accessToken: 'a' }, 'example.com', NOW);
+    const tokens = AuthTokens.fromLogin({ accessToken: 'a' }, 'example.com', NOW, BROWSER);
     expect(DEFAULT_TOKEN_LIFETIME_S).toBe(3600);
     expect(tokens.expiresAt).toEqual(at(3600_000));
     expect(tokens.refreshToken).toBe('');

@@ -1,5 +1,8 @@
 import { formatUtc, statusReport } from '../../../../src/domain/login/auth/status-report';
+import { TokenStore } from '../../../../src/domain/login/auth/token-store';
 import { aRecord, expiringIn, idToken, NOW } from '../../../support/tokens';
+
+const STORE: TokenStore = { kind: 'file', path: '/home/a/.local/share/skiff/auth/example.com.json' };
 
 describe('status facts (docs/login-contract.md, status output)', () => {
   it('formats times as YYYY-MM-DD HH:MM:SS UTC', () => {
@@ -7,15 +10,15 @@ describe('status facts (docs/login-contract.md, status output)', () => {
   });
 
   it('without a cache: not logged in', () => {
-    expect(statusReport(undefined, NOW)).toEqual({ loggedIn: false });
-    expect(statusReport(undefined, NOW, 'cache x is not valid JSON')).toEqual({
+    expect(statusReport(undefined, NOW, STORE)).toEqual({ loggedIn: false });
+    expect(statusReport(undefined, NOW, STORE, 'cache x is not valid JSON')).toEqual({
       loggedIn: false,
       problem: 'cache x is not valid JSON',
     });
   });
 
   it('a valid token: identity, valid until, domain, no refresh line', () => {
-    expect(statusReport(aRecord({ giteaToken: 'g' }), NOW)).toEqual({
+    expect(statusReport(aRecord({ giteaToken: 'g' }), NOW, STORE)).toEqual({
       loggedIn: true,
       identity: 'alice@example.com',
       expired: false,
@@ -23,29 +26,46 @@ describe('status facts (docs/login-contract.md, status output)', () => {
       refreshOnNextUse: false,
       domain: 'example.com',
       gitToken: true,
+      scopes: null,
+      signIn: null,
+      tokenStore: STORE,
     });
   });
 
+  it("a robot's identity is its client", () => {
+    expect(statusReport(aRecord({ idToken: undefined, clientId: 'ci' }), NOW, STORE)).toMatchObject({
+      identity: 'client ci',
+    });
+  });
+
+  it('the scopes, without repeats, and the kind of sign-in when the record keeps them', () => {
+    expect(
+      statusReport(aRecord({ scope: 'openid  email openid offline_access', signIn: 'device' }), NOW, STORE),
+    ).toMatchObject({ scopes: ['openid', 'email', 'offline_access'], signIn: 'device', tokenStore: STORE });
+  });
+
   it('expired when expires_at <= now, refreshed on next use when a refresh token exists', () => {
-    expect(statusReport(expiringIn(0), NOW)).toMatchObject({ expired: true, refreshOnNextUse: true });
-    expect(statusReport(expiringIn(-1, { refreshToken: '' }), NOW)).toMatchObject({
+    expect(statusReport(expiringIn(0), NOW, STORE)).toMatchObject({ expired: true, refreshOnNextUse: true });
+    expect(statusReport(expiringIn(-1, { refreshToken: '' }), NOW, STORE)).toMatchObject({
       expired: true,
       refreshOnNextUse: false,
     });
   });
 
   it('a token expiring within the margin is still shown valid (no margin for status)', () => {
-    expect(statusReport(expiringIn(30), NOW)).toMatchObject({ expired: false });
+    expect(statusReport(expiringIn(30), NOW, STORE)).toMatchObject({ expired: false });
   });
 
   it('identity unknown when the id_token is missing or has no email', () => {
-    expect(statusReport(aRecord({ idToken: undefined }), NOW)).toMatchObject({ identity: 'unknown' });
-    expect(statusReport(aRecord({ idToken: idToken({ sub: 'x' }) }), NOW)).toMatchObject({ identity: 'unknown' });
-    expect(statusReport(aRecord({ idToken: 'garbage' }), NOW)).toMatchObject({ identity: 'unknown' });
+    expect(statusReport(aRecord({ idToken: undefined }), NOW, STORE)).toMatchObject({ identity: 'unknown' });
+    expect(statusReport(aRecord({ idToken: idToken({ sub: 'x' }) }), NOW, STORE)).toMatchObject({
+      identity: 'unknown',
+    });
+    expect(statusReport(aRecord({ idToken: 'garbage' }), NOW, STORE)).toMatchObject({ identity: 'unknown' });
   });
 
   it('carries no token', () => {
-    const text = JSON.stringify(statusReport(aRecord({ giteaToken: 'git-secret' }), NOW));
+    const text = JSON.stringify(statusReport(aRecord({ giteaToken: 'git-secret' }), NOW, STORE));
     for (const secret of ['access-1', 'refresh-1', 'git-secret', aRecord().idToken as string])
       expect(text).not.toContain(secret);
   });

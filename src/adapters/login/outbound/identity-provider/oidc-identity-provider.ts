@@ -2,6 +2,7 @@ import { TokenResponse } from '../../../../domain/login/auth/token-response';
 import { formEncode } from '../../../../domain/login/auth/percent-encoding';
 import { IdentityError, NetworkError } from '../../../../domain/shared/errors';
 import {
+  ClientCredentialsRequest,
   CodeExchange,
   IdentityProvider,
   ProviderMetadata,
@@ -30,6 +31,11 @@ function endpoint(doc: Record<string, unknown>, field: string, host: string, req
   return value as string;
 }
 
+/** A list of strings from a discovery document, or undefined when it is not one. */
+function stringList(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+}
+
 /** A token endpoint's success reply (RFC 6749 §5.1), checked for shape. */
 export function tokenReply(body: unknown, host: string): TokenResponse {
   const doc = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
@@ -54,6 +60,8 @@ export function tokenReply(body: unknown, host: string): TokenResponse {
   if (refreshToken !== undefined) reply.refreshToken = refreshToken;
   if (expiresIn !== undefined) reply.expiresIn = Math.floor(expiresIn);
   if (idToken !== undefined) reply.idToken = idToken;
+  const scope = optional('scope');
+  if (scope !== undefined) reply.scope = scope;
   return reply;
 }
 
@@ -91,6 +99,10 @@ export class OidcIdentityProvider implements IdentityProvider {
     if (jwks !== undefined) metadata.jwksUri = jwks;
     const device = endpoint(fields, 'device_authorization_endpoint', host, false);
     if (device !== undefined) metadata.deviceAuthorizationEndpoint = device;
+    const grants = stringList(fields.grant_types_supported);
+    if (grants !== undefined) metadata.grantTypesSupported = grants;
+    const methods = stringList(fields.token_endpoint_auth_methods_supported);
+    if (methods !== undefined) metadata.tokenEndpointAuthMethodsSupported = methods;
     return metadata;
   }
 
@@ -114,6 +126,20 @@ export class OidcIdentityProvider implements IdentityProvider {
     return this.tokenRequest(tokenEndpoint, body, 'the token refresh', [refreshToken]);
   }
 
+  clientCredentials(tokenEndpoint: string, request: ClientCredentialsRequest): Promise<TokenResponse> {
+    const body: Array<[string, string]> = [['grant_type', 'client_credentials']];
+    if (request.scope !== undefined) body.push(['scope', request.scope]);
+    let headers: Record<string, string> = FORM;
+    if (request.authMethod === 'client_secret_basic') {
+      // RFC 6749 §2.3.1: both form-encoded before they are joined and base64-encoded.
+      const pair = `${formEncode([['', request.clientId]]).slice(1)}:${formEncode([['', request.clientSecret]]).slice(1)}`;
+      headers = { ...FORM, Authorization: `Basic ${Buffer.from(pair, 'utf8').toString('base64')}` };
+    } else {
+      body.push(['client_id', request.clientId], ['client_secret', request.clientSecret]);
+    }
+    return this.tokenRequest(tokenEndpoint, body, 'the client credentials grant', [request.clientSecret], headers);
+  }
+
   async revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void> {
     const body = formEncode([
       ['token', refreshToken],
@@ -134,9 +160,10 @@ export class OidcIdentityProvider implements IdentityProvider {
     fields: Array<[string, string]>,
     what: string,
     secrets: string[],
+    headers: Record<string, string> = FORM,
   ): Promise<TokenResponse> {
     const host = hostOf(url);
-    const reply = await this.http.send({ method: 'POST', url, headers: FORM, body: formEncode(fields) });
+    const reply = await this.http.send({ method: 'POST', url, headers, body: formEncode(fields) });
     if (!ok(reply.status)) {
       const body = oneLine(redact(reply.body, secrets));
       throw new IdentityError(

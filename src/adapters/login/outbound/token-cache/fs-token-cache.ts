@@ -1,6 +1,7 @@
 import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { AuthTokens } from '../../../../domain/login/auth/auth-tokens';
+import { TokenStore } from '../../../../domain/login/auth/token-store';
 import { TokenCacheError } from '../../../../domain/login/auth/auth-errors';
 import { cacheFileName } from '../../../../domain/login/auth/safe-domain';
 import { TokenCache } from '../../../../application/login/ports/token-cache.port';
@@ -28,6 +29,10 @@ export class FsTokenCache implements TokenCache {
 
   location(domain: string): string {
     return join(this.directory, cacheFileName(domain));
+  }
+
+  store(domain: string): TokenStore {
+    return { kind: 'file', path: this.location(domain) };
   }
 
   async read(domain: string): Promise<AuthTokens | undefined> {

@@ -1,8 +1,10 @@
-import { AuthTokens } from '../../../../domain/login/auth/auth-tokens';
+import { AuthTokens, SIGN_IN_KINDS, SignInKind } from '../../../../domain/login/auth/auth-tokens';
 
 /**
  * The cache file's JSON (docs/login-contract.md, "Files"): exactly these fields,
- * `id_token` and `gitea_token` omitted when absent, `expires_at` in RFC 3339 UTC.
+ * the optional ones (`id_token`, `gitea_token`, `scope`, `sign_in`, `client_id`,
+ * `client_secret_file`) omitted when absent,
+ * `expires_at` in RFC 3339 UTC. Files written before `scope` and `sign_in` existed read as before.
  */
 export interface TokenRecordJson {
   access_token: string;
@@ -11,6 +13,10 @@ export interface TokenRecordJson {
   id_token?: string;
   domain: string;
   gitea_token?: string;
+  scope?: string;
+  sign_in?: SignInKind;
+  client_id?: string;
+  client_secret_file?: string;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
@@ -24,6 +30,10 @@ export function encodeRecord(tokens: AuthTokens): string {
     id_token: tokens.idToken,
     domain: tokens.domain,
     gitea_token: tokens.giteaToken,
+    scope: tokens.scope,
+    sign_in: tokens.signIn,
+    client_id: tokens.clientId,
+    client_secret_file: tokens.clientSecretFile,
   };
   return `${JSON.stringify(json, null, 2)}\n`;
 }
@@ -50,6 +60,9 @@ export function decodeRecord(text: string): AuthTokens {
     if (typeof field !== 'string') throw new Error(`field ${key} is not a string`);
     return field;
   };
+  const signIn = optional('sign_in');
+  if (signIn !== undefined && !(SIGN_IN_KINDS as readonly string[]).includes(signIn))
+    throw new Error(`field sign_in is not one of ${SIGN_IN_KINDS.join(', ')}`);
   const expires = required('expires_at');
   const time = Date.parse(expires.replace(' ', 'T'));
   if (!RFC3339.test(expires) || Number.isNaN(time)) throw new Error('field expires_at is not an RFC 3339 timestamp');
@@ -60,5 +73,9 @@ export function decodeRecord(text: string): AuthTokens {
     idToken: optional('id_token'),
     domain: required('domain'),
     giteaToken: optional('gitea_token'),
+    scope: optional('scope'),
+    signIn: signIn as SignInKind | undefined,
+    clientId: optional('client_id'),
+    clientSecretFile: optional('client_secret_file'),
   });
 }

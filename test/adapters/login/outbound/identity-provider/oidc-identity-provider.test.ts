@@ -35,6 +35,7 @@ identityProviderContract('FakeIdentityProvider', async () => {
         ...optional('refresh_token', 'refreshToken'),
         ...optional('expires_in', 'expiresIn'),
         ...optional('id_token', 'idToken'),
+        ...optional('scope', 'scope'),
       });
     },
     lastTokenForm(): Record<string, string> {
@@ -48,7 +49,9 @@ identityProviderContract('FakeIdentityProvider', async () => {
             client_id: call.request.clientId,
             code_verifier: call.request.codeVerifier,
           }
-        : { grant_type: call.grant, refresh_token: call.refreshToken, client_id: call.clientId };
+        : call.grant === 'refresh_token'
+          ? { grant_type: call.grant, refresh_token: call.refreshToken, client_id: call.clientId }
+          : { grant_type: call.grant };
     },
     close: async () => undefined,
   };
@@ -148,6 +151,67 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
   it('a 200 without an access token is a network error', async () => {
     stub.on('POST /token', { body: { token_type: 'Bearer' } });
     await expect(provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).rejects.toThrow(/without an access_token/);
+  });
+
+  it('reads the granted scope when the reply names it (RFC 6749 §5.1), a non-string one is refused', async () => {
+    stub.on('POST /token', { body: { access_token: 'a', scope: 'openid email' } });
+    expect(await provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).toEqual({
+      accessToken: 'a',
+      scope: 'openid email',
+    });
+    stub.on('POST /token', { body: { access_token: 'a', scope: ['openid'] } });
+    await expect(provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).rejects.toThrow(/a string scope/);
+  });
+
+  it('client credentials: client_secret_basic form-encodes id and secret in the header; _post puts them in the form', async () => {
+    stub.on('POST /token', { body: { access_token: 'a', expires_in: 60 } });
+    const request = { clientId: 'ci:bot', clientSecret: 's e+c', authMethod: 'client_secret_basic' as const };
+    expect(await provider.clientCredentials(`${stub.url}/token`, request)).toEqual({ accessToken: 'a', expiresIn: 60 });
+    expect(stub.requests[0].headers.authorization).toBe(
+      `Basic ${Buffer.from('ci%3Abot:s%20e%2Bc').toString('base64')}`,
+    );
+    expect(stub.requests[0].body).toBe('grant_type=client_credentials');
+    await provider.clientCredentials(`${stub.url}/token`, {
+      ...request,
+      authMethod: 'client_secret_post',
+      scope: 'jobs',
+    });
+    expect(stub.requests[1].headers.authorization).toBeUndefined();
+    expect(formFields(stub.requests[1].body)).toEqual({
+      grant_type: 'client_credentials',
+      scope: 'jobs',
+      client_id: 'ci:bot',
+      client_secret: 's e+c',
+    });
+  });
+
+  it('client credentials refused: an identity error, the secret redacted', async () => {
+    stub.on('POST /token', { status: 401, body: { error: 'invalid_client', echo: 'very-secret' } });
+    const err = await provider
+      .clientCredentials(`${stub.url}/token`, {
+        clientId: 'ci',
+        clientSecret: 'very-secret',
+        authMethod: 'client_secret_post',
+      })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(IdentityError);
+    expect((err as Error).message).toMatch(/refused the client credentials grant: HTTP 401: .*invalid_client/);
+    expect((err as Error).message).not.toContain('very-secret');
+  });
+
+  it('discovery reads grant_types_supported and token_endpoint_auth_methods_supported when they are string lists', async () => {
+    stub.on('GET /.well-known/openid-configuration', {
+      body: {
+        issuer: stub.url,
+        authorization_endpoint: `${stub.url}/auth`,
+        token_endpoint: `${stub.url}/token`,
+        grant_types_supported: ['client_credentials'],
+        token_endpoint_auth_methods_supported: 'client_secret_basic',
+      },
+    });
+    const metadata = await provider.discover(stub.url);
+    expect(metadata.grantTypesSupported).toEqual(['client_credentials']);
+    expect(metadata.tokenEndpointAuthMethodsSupported).toBeUndefined();
   });
 
   it('sends a public-client form request (no secret, no Authorization header)', async () => {

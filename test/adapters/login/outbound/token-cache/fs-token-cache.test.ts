@@ -58,7 +58,7 @@ describe('FsTokenCache on disk', () => {
     expect(text).toBe(
       '{\n  "access_token": "access-1",\n  "refresh_token": "refresh-1",\n  "expires_at": "2030-01-01T01:00:00.000Z",\n  "domain": "example.com"\n}\n',
     );
-    await cache.write('example.com', aRecord({ giteaToken: 'g' }));
+    await cache.write('example.com', aRecord({ giteaToken: 'g', scope: 'openid email', signIn: 'browser' }));
     expect(Object.keys(JSON.parse(readFileSync(cache.location('example.com'), 'utf8')))).toEqual([
       'access_token',
       'refresh_token',
@@ -66,7 +66,27 @@ describe('FsTokenCache on disk', () => {
       'id_token',
       'domain',
       'gitea_token',
+      'scope',
+      'sign_in',
     ]);
+  });
+
+  it('keeps the scope and the kind of sign-in, and says where the file is', async () => {
+    await cache.write('example.com', aRecord({ scope: 'openid email', signIn: 'device' }));
+    expect(await cache.read('example.com')).toMatchObject({ scope: 'openid email', signIn: 'device' });
+    expect(cache.store('example.com')).toEqual({ kind: 'file', path: cache.location('example.com') });
+    await cache.write(
+      'example.com',
+      aRecord({
+        signIn: 'client-credentials',
+        clientId: 'ci',
+        clientSecretFile: '/run/secrets/ci',
+        idToken: undefined,
+      }),
+    );
+    const text = readFileSync(cache.location('example.com'), 'utf8');
+    expect(Object.keys(JSON.parse(text)).slice(-3)).toEqual(['sign_in', 'client_id', 'client_secret_file']);
+    expect(await cache.read('example.com')).toMatchObject({ clientId: 'ci', clientSecretFile: '/run/secrets/ci' });
   });
 
   it('creates missing directories (0700) and the file 0600, leaving no temp file behind', async () => {
@@ -104,6 +124,8 @@ describe('FsTokenCache on disk', () => {
     );
     const read = await cache.read('x');
     expect(read?.giteaToken).toBeUndefined();
+    expect(read?.scope).toBeUndefined();
+    expect(read?.signIn).toBeUndefined();
     expect(read?.expiresAt.toISOString()).toBe('2029-12-31T22:00:00.000Z');
   });
 
@@ -135,6 +157,17 @@ describe('FsTokenCache on disk', () => {
         gitea_token: 5,
       }),
       /gitea_token/,
+    ],
+    [
+      'an unknown kind of sign-in',
+      JSON.stringify({
+        access_token: 'a',
+        refresh_token: '',
+        expires_at: '2030-01-01T00:00:00Z',
+        domain: 'x',
+        sign_in: 'carrier-pigeon',
+      }),
+      /sign_in/,
     ],
   ])('%s: an error naming the path and the problem, no token in it', async (_, content, problem) => {
     mkdirSync(join(dir, 'skiff', 'auth'), { recursive: true });
