@@ -22,11 +22,14 @@ function containerdSaying(line: string): NodeJS.ProcessEnv {
   return { PATH: `${bin}:/usr/bin:/bin` };
 }
 
-/** A config.toml that names CRI's default runtime, as `containerd config default` writes it: only skiff's section is printed. */
+/**
+ * A config.toml that names CRI's default runtime and no version (so `containerd --version`
+ * chooses the format): only skiff's section is printed.
+ */
 const COMPLETE = join(bin, 'complete.toml');
 writeFileSync(
   COMPLETE,
-  'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n',
+  '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n',
 );
 
 const V2 = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.skiff]';
@@ -58,6 +61,15 @@ describe('skiff containerd config', () => {
     // containerd 2.x merges a config's runtimes with its defaults: skiff's alone.
     const v3 = await home.run(['containerd', 'config', '--format', 'v3', '--config-file', debian]);
     expect(v3.stdout.split('\n').slice(1)).toEqual([V3, '  runtime_type = "io.containerd.skiff.v2"', '']);
+  });
+
+  it("follows the config file's own version over containerd's: 2.x reads a version 2 file whole", async () => {
+    const v2File = join(bin, 'v2.toml');
+    writeFileSync(v2File, 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n');
+    const env = containerdSaying('containerd github.com/containerd/containerd/v2 v2.1.9 deadbeef');
+    const result = await home.run(['containerd', 'config', '--config-file', v2File], { env });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.split('\n').slice(1)).toEqual([V2, '  runtime_type = "io.containerd.skiff.v2"', '']);
   });
 
   it('says the version first when there is no config file yet', async () => {

@@ -6,16 +6,18 @@ import {
   CONFIG_FORMATS,
   containerdConfigSection,
   DEFAULT_CONFIG_FILE,
+  configFileFormat,
   detectConfigFormat,
-  readConfigFacts,
+  factsOf,
+  readContainerdConfig,
 } from '../../shim/inbound/cli/containerd-setup';
 
 export default class ContainerdConfig extends BaseCommand {
   static override summary = "Print skiff's section of containerd's config.toml (the CRI runtime handler).";
   static override description =
     'Append it to /etc/containerd/config.toml and restart containerd; a RuntimeClass with the same handler ' +
-    '(`skiff containerd runtimeclass`) then runs pods through skiff. The format follows `containerd --version`: ' +
-    'version 2 for containerd 1.6/1.7, version 3 for 2.x. It reads the config it goes into (--config-file): ' +
+    "(`skiff containerd runtimeclass`) then runs pods through skiff. The format follows the config's own `version`, else " +
+    '`containerd --version`: version 2 for containerd 1.6/1.7, version 3 for 2.x. It reads the config it goes into (--config-file): ' +
     "nothing is printed when the handler is there already, and for containerd 1.x runc's handler is printed too " +
     'when the config leaves it to the defaults, which 1.x drops once a config names a runtime.';
   static override examples = [
@@ -27,7 +29,8 @@ export default class ContainerdConfig extends BaseCommand {
   static override flags = {
     format: Flags.string({
       options: [...CONFIG_FORMATS],
-      description: 'config.toml format: v2 (containerd 1.6/1.7) or v3 (2.x) [default: from `containerd --version`].',
+      description:
+        'config.toml format: v2 (containerd 1.6/1.7) or v3 (2.x) [default: the config file version, else from `containerd --version`].',
     }),
     handler: Flags.string({ default: 'skiff', description: 'The runtime handler name a RuntimeClass refers to.' }),
     'systemd-cgroup': Flags.boolean({
@@ -48,10 +51,14 @@ export default class ContainerdConfig extends BaseCommand {
   async run(): Promise<void> {
     const { flags } = await this.parse(ContainerdConfig);
     const handler = checkHandler(flags.handler);
-    const format = flags.format === 'v2' || flags.format === 'v3' ? flags.format : detectConfigFormat();
-    const ociRuntime = flags['oci-runtime'] === undefined ? undefined : checkOciRuntime(flags['oci-runtime']);
     const file = flags['config-file'];
-    const facts = readConfigFacts(file, format, handler);
+    const config = readContainerdConfig(file);
+    const format =
+      flags.format === 'v2' || flags.format === 'v3'
+        ? flags.format
+        : (configFileFormat(config) ?? detectConfigFormat());
+    const ociRuntime = flags['oci-runtime'] === undefined ? undefined : checkOciRuntime(flags['oci-runtime']);
+    const facts = factsOf(config, format, handler);
     if (facts.hasHandler) {
       process.stderr.write(`${file} has the runtime handler ${handler} already: nothing to add\n`);
       return;

@@ -38,30 +38,45 @@ type Table = Record<string, unknown>;
 const table = (value: unknown): Table =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Table) : {};
 
-/** Reads `file` (the config.toml the section will be appended to); exists false when there is none. */
-export function readConfigFacts(file: string, format: ConfigFormat, handler: string): ConfigFacts {
+/** The config.toml the section will be appended to, parsed; undefined when there is none. */
+export function readContainerdConfig(file: string): Table | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    // The appended text becomes the whole config: as one that names no runtime.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...configFacts({}, format, handler), exists: false };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new ConfigurationError(
       `cannot read ${file} (${(err as Error).message}): run as root, or name the config with --config-file`,
       'CONTAINERD.CONFIG_UNREADABLE',
     );
   }
   const { parse } = require('smol-toml') as typeof import('smol-toml', { with: { 'resolution-mode': 'require' } });
-  let config: Table;
   try {
-    config = parse(text);
+    return parse(text);
   } catch (err) {
     throw new ConfigurationError(
       `${file} is not TOML containerd can read (${(err as Error).message.split('\n')[0]}): fix it first, or name another with --config-file`,
       'CONTAINERD.CONFIG_NOT_TOML',
     );
   }
-  return configFacts(config, format, handler);
+}
+
+/**
+ * The format of an existing config.toml, from its `version`: containerd 2.x reads a version 2
+ * file (migrating it whole), and a section of the other version in it loses the runtimes the
+ * file names in its own (seen with containerd 2.1.9: a version 2 runc handler beside the printed
+ * version 3 section was "not configured"). Undefined when it says no version 2 or 3.
+ */
+export function configFileFormat(config: Table | undefined): ConfigFormat | undefined {
+  const version = config?.version;
+  return version === 2 ? 'v2' : version === 3 ? 'v3' : undefined;
+}
+
+/** ConfigFacts of the config the section goes into (undefined: no file, so the text becomes the whole config). */
+export function factsOf(config: Table | undefined, format: ConfigFormat, handler: string): ConfigFacts {
+  return config === undefined
+    ? { ...configFacts({}, format, handler), exists: false }
+    : configFacts(config, format, handler);
 }
 
 /** ConfigFacts of a parsed config.toml (its version's CRI plugins: docs/cri.md). */
