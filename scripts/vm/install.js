@@ -13,8 +13,8 @@ const { run } = require('./commands');
 const { cacheRoot } = require('./images');
 
 /**
- * Run inside the chroot. Debian's config.toml is version 2 for containerd 1.7 and 2.x alike; 2.x
- * migrates it and takes the printed version 3 section in it. Where the config imports a conf.d
+ * Run inside the chroot. Debian's config.toml is version 2 for containerd 1.7 and 2.x alike, and
+ * skiff prints its section in the file's version (2.x migrates it). Where the config imports a conf.d
  * (containerd 2.x's own default config does), the section goes there as a drop-in. The guest has
  * no network, so CRI's pod sandboxes use the pause image the guest imports at boot.
  */
