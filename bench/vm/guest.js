@@ -19,13 +19,6 @@ const { median } = require('../stats');
 const ADDRESS = '/run/containerd/containerd.sock';
 const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task';
 
-/** A task's shim address: containerd 2.x keeps the runc shim's in bootstrap.json, skiff's in `address`. */
-function shimAddress(ns, id) {
-  const bootstrap = path.join(BUNDLES, ns, id, 'bootstrap.json');
-  return fs.existsSync(bootstrap)
-    ? JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address
-    : taskAddress(BUNDLES, ns, id);
-}
 const IMAGE = 'docker.io/library/skiff-busybox:latest';
 const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2' };
 const HANDLERS = ['runc', 'skiff'];
@@ -115,7 +108,7 @@ async function memory(cri, logDir) {
       );
     }
     const addresses = pods
-      .flatMap((p) => [p.podSandboxId, ...p.containerIds].map((id) => shimAddress('k8s.io', id)))
+      .flatMap((p) => [p.podSandboxId, ...p.containerIds].map((id) => taskAddress(BUNDLES, 'k8s.io', id)))
       .filter(Boolean);
     const pids = runtimeProcesses(addresses);
     result[handler] = {
@@ -135,7 +128,7 @@ async function crashToNextCall() {
   const times = [];
   for (let round = 0; round < 3; round++) {
     const baseline = (await ok(ns, ['task', 'ps', 'crash'])).ms;
-    const [serving] = servingProcesses(shimAddress(ns, 'crash'));
+    const [serving] = servingProcesses(taskAddress(BUNDLES, ns, 'crash'));
     const started = process.hrtime.bigint();
     process.kill(serving, 'SIGKILL');
     await ok(ns, ['task', 'ps', 'crash']);

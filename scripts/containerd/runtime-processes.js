@@ -69,8 +69,14 @@ function podKeeperPids(address) {
   });
 }
 
-/** The address a task's shim wrote into its bundle (`<bundles>/<ns>/<id>/address`), or undefined. */
+/**
+ * The address containerd keeps for a task's shim, or undefined: its bundle's bootstrap.json
+ * (containerd 2.x, for a shim that answered its start with bootstrap parameters, as the runc
+ * shim does there) or its `address` file (`<bundles>/<ns>/<id>/address`).
+ */
 function taskAddress(bundles, namespace, id) {
+  const bootstrap = read(path.join(bundles, namespace, id, 'bootstrap.json'));
+  if (bootstrap !== undefined) return JSON.parse(bootstrap).address;
   return read(path.join(bundles, namespace, id, 'address'))?.trim();
 }
 

@@ -1,7 +1,7 @@
 'use strict';
-// One run of the VM bed (docs/vm.md): boots an image under qemu's emulation, lets the guest set
-// skiff up (guest/guest.sh) and run a command, streams the command's output back and returns its
-// exit status. /dev/kvm here may be a hypervisor that cannot run a stock kernel, so the bed
+// One run of the VM bed (docs/vm.md): boots a root file with skiff installed (install.js) under
+// qemu's emulation, lets the guest import its images and run a command (guest/guest.sh), streams
+// the command's output back and returns its exit status. /dev/kvm here may be a hypervisor that cannot run a stock kernel, so the bed
 // always emulates (TCG): slow, but the same everywhere.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -30,14 +30,14 @@ function virtfs(dir, tag) {
   return ['-virtfs', `local,path=${dir},mount_tag=${tag},security_model=none,id=${tag}`];
 }
 
-function qemuArgs(image, control, shares, options) {
+function qemuArgs(image, control, shares) {
   return [
     '-accel',
     'tcg,thread=multi',
     '-cpu',
     'max',
     '-m',
-    String(options.memoryMiB ?? 3072),
+    '3072',
     '-smp',
     '2',
     '-nic',
@@ -56,7 +56,8 @@ function qemuArgs(image, control, shares, options) {
     '-append',
     'console=ttyS0 root=/dev/vda rw panic=-1 quiet mitigations=off audit=0',
     '-drive',
-    `file=${image.rootfs},if=virtio,format=raw`,
+    // A boot tried again after a panic starts from the same bytes.
+    `file=${image.rootfs},if=virtio,format=raw,snapshot=on`,
     ...virtfs(control, 'skiffvm'),
     ...shares.flatMap((share) => virtfs(share.dir, share.tag)),
   ];
@@ -104,7 +105,7 @@ function bootOnce(image, control, shares, options) {
   const console = path.join(control, 'console.log');
   const consoleFd = fs.openSync(console, 'w');
   const started = Date.now();
-  const qemu = spawn('qemu-system-x86_64', qemuArgs(image, control, shares, options), {
+  const qemu = spawn('qemu-system-x86_64', qemuArgs(image, control, shares), {
     stdio: ['ignore', consoleFd, consoleFd],
   });
   fs.closeSync(consoleFd);
@@ -186,7 +187,7 @@ function shellQuote(word) {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** A fresh control folder for one run (0700: it holds the package and the guest's output). */
+/** A fresh control folder for one run (0700: it holds the guest's command and output). */
 function controlDir() {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-vm-'));
 }

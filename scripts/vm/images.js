@@ -179,6 +179,10 @@ async function ensureImage(name, log, env = process.env) {
     );
     fs.rmSync(paths.dir, { recursive: true, force: true });
     fs.renameSync(work, paths.dir);
+    // An image of another recipe is never used again (about 1 GB each): only the newest is kept.
+    for (const old of fs.readdirSync(cacheRoot(env)))
+      if (old.startsWith(`${name}-`) && old !== path.basename(paths.dir))
+        fs.rmSync(path.join(cacheRoot(env), old), { recursive: true, force: true });
     log(`built the ${name} image in ${((Date.now() - started) / 1000).toFixed(0)} s: ${paths.dir}`);
     return paths;
   } catch (err) {

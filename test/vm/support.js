@@ -5,8 +5,8 @@
 // through containerd's runc shim and through skiff, side by side.
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const path = require('node:path');
 const { ctr: ctrAt } = require('../../scripts/containerd/ctr');
+const { taskAddress } = require('../../scripts/containerd/runtime-processes');
 
 const ADDRESS = '/run/containerd/containerd.sock';
 const RUNTIMES = { runc: 'io.containerd.runc.v2', skiff: 'io.containerd.skiff.v2' };
@@ -16,16 +16,9 @@ const SLOW_MS = 120_000;
 
 const BUNDLES = '/run/containerd/io.containerd.runtime.v2.task';
 
-/**
- * The shim address containerd keeps for a task: its bundle's bootstrap.json (containerd 2.x, for
- * a shim that answered its start with bootstrap parameters, as the runc shim does there) or its
- * `address` file.
- */
+/** The shim address containerd keeps for a task of the node's containerd. */
 function shimAddress(namespace, id) {
-  const bundle = path.join(BUNDLES, namespace, id);
-  const bootstrap = path.join(bundle, 'bootstrap.json');
-  if (fs.existsSync(bootstrap)) return JSON.parse(fs.readFileSync(bootstrap, 'utf8')).address;
-  return fs.readFileSync(path.join(bundle, 'address'), 'utf8').trim();
+  return taskAddress(BUNDLES, namespace, id);
 }
 
 // The suites change the machine's containerd (restarts, SIGKILLs, cgroups): only in a bed guest.

@@ -60,7 +60,9 @@ export default class ContainerdConfig extends BaseCommand {
     const ociRuntime = flags['oci-runtime'] === undefined ? undefined : checkOciRuntime(flags['oci-runtime']);
     const facts = factsOf(config, format, handler);
     if (facts.hasHandler) {
-      process.stderr.write(`${file} has the runtime handler ${handler} already: nothing to add\n`);
+      process.stderr.write(
+        `${file} has the runtime handler ${handler} already: nothing to add (--config-file /dev/null prints the section on its own)\n`,
+      );
       return;
     }
     process.stdout.write(
