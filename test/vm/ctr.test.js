@@ -3,6 +3,8 @@
 // same commands, the same outputs, exit statuses, states, metrics and OOM reports.
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 const {
   IMAGE,
@@ -79,7 +81,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
         .split('\n')
         .find((l) => l.startsWith('busy'))
         ?.split(/\s+/)[1];
-      const hostView = require('node:fs').readFileSync(`/proc/${pid}/cgroup`, 'utf8');
+      const hostView = fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8');
       assert.match(hostView, new RegExp(`^0::/${ns}/busy\\n$`));
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const metrics = await ctrOk(ns, ['task', 'metrics', 'busy']);
@@ -131,5 +133,42 @@ describe('side by side', () => {
   it('skiff reports the metrics the runc shim reports (cgroup v2 names on a v2 host)', () => {
     assert.ok(metricNames.runc?.length > 0 && metricNames.skiff?.length > 0, 'both runtimes reported metrics');
     assert.deepEqual(metricNames.skiff, metricNames.runc);
+  });
+});
+
+// Another OCI runtime than runc, as clusters run crun: containerd's runc shim told so by
+// `--runc-binary`, skiff by runtime options in TOML (`--runtime-config-path`, docs/containerd.md).
+describe('crun instead of runc, per runtime options', { timeout: 10 * SLOW_MS }, () => {
+  const ns = namespaceFor('crun', 'both');
+  const dir = fs.mkdtempSync('/run/vm-crun-');
+  const wrapper = path.join(dir, 'crun-logged');
+  const calls = path.join(dir, 'calls.log');
+  fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> ${calls}\nexec crun "$@"\n`, { mode: 0o755 });
+  const options = path.join(dir, 'crun.toml');
+  fs.writeFileSync(options, `BinaryName = "${wrapper}"\n`);
+
+  before(() => importImage(ns));
+  after(() => cleanNamespace(ns));
+
+  for (const [name, flags] of [
+    ['runc', ['--runtime', RUNTIMES.runc, '--runc-binary', wrapper]],
+    ['skiff', ['--runtime', RUNTIMES.skiff, '--runtime-config-path', options]],
+  ])
+    it(`runs a container with crun through ${name}`, async () => {
+      fs.rmSync(calls, { force: true });
+      const ran = await ctr(ns, ['run', '--rm', ...flags, IMAGE, `crun-${name}`, 'echo', 'from crun']);
+      assert.deepEqual([ran.status, ran.stdout], [0, 'from crun\n'], ran.stderr);
+      assert.match(fs.readFileSync(calls, 'utf8'), new RegExp(`\\bcreate\\b.*\\bcrun-${name}\\b`));
+    });
+
+  it('refuses a file with a key skiff does not know, naming it, for that task only', async () => {
+    const bad = path.join(dir, 'bad.toml');
+    fs.writeFileSync(bad, `BinaryName = "${wrapper}"\nBinary = "x"\n`);
+    const args = ['--runtime', RUNTIMES.skiff, '--runtime-config-path'];
+    const refused = await ctr(ns, ['run', '--rm', ...args, bad, IMAGE, 'bad', 'true']);
+    assert.notEqual(refused.status, 0);
+    assert.match(refused.stderr, new RegExp(`${bad}.*unknown key "Binary"`));
+    const next = await ctr(ns, ['run', '--rm', ...args, options, IMAGE, 'next', 'echo', 'next']);
+    assert.deepEqual([next.status, next.stdout], [0, 'next\n'], next.stderr);
   });
 });
