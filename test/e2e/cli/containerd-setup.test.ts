@@ -32,6 +32,10 @@ writeFileSync(
   '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n',
 );
 
+/** `skiff containerd config ARGS` against COMPLETE. */
+const printed = (args: string[], options?: Parameters<CliHome['run']>[1]) =>
+  home.run(['containerd', 'config', '--config-file', COMPLETE, ...args], options);
+
 const V2 = '[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.skiff]';
 const V3 = '[plugins."io.containerd.cri.v1.runtime".containerd.runtimes.skiff]';
 
@@ -41,7 +45,7 @@ describe('skiff containerd config', () => {
     ['containerd containerd.io 1.7.27 05044ec0a9a75232cad458027ca83437aae3f4da', V2],
     ['containerd github.com/containerd/containerd/v2 v2.1.4 75cb2b7193e4e490e9fbdc236c0e811ccaba3376', V3],
   ])('follows `containerd --version`: %s', async (line, table) => {
-    const result = await home.run(['containerd', 'config', '--config-file', COMPLETE], { env: containerdSaying(line) });
+    const result = await printed([], { env: containerdSaying(line) });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.split('\n').slice(1)).toEqual([table, '  runtime_type = "io.containerd.skiff.v2"', '']);
   });
@@ -114,15 +118,7 @@ describe('skiff containerd config', () => {
   });
 
   it('--systemd-cgroup gives the handler an options table SystemdCgroup = true, in both formats', async () => {
-    const v2 = await home.run([
-      'containerd',
-      'config',
-      '--config-file',
-      COMPLETE,
-      '--format',
-      'v2',
-      '--systemd-cgroup',
-    ]);
+    const v2 = await printed(['--format', 'v2', '--systemd-cgroup']);
     expect(v2).toMatchObject({ code: 0, stderr: '' });
     expect(v2.stdout.split('\n').slice(1)).toEqual([
       V2,
@@ -133,15 +129,7 @@ describe('skiff containerd config', () => {
       "# from each pod's cgroupsPath, which kubelet's systemd cgroup driver makes a slice:prefix:name",
       '',
     ]);
-    const v3 = await home.run([
-      'containerd',
-      'config',
-      '--config-file',
-      COMPLETE,
-      '--format',
-      'v3',
-      '--systemd-cgroup',
-    ]);
+    const v3 = await printed(['--format', 'v3', '--systemd-cgroup']);
     expect(v3.stdout.split('\n').slice(1)).toEqual([
       V3,
       '  runtime_type = "io.containerd.skiff.v2"',
@@ -152,16 +140,7 @@ describe('skiff containerd config', () => {
   });
 
   it('--oci-runtime names /etc/skiff/NAME.toml in the options and prints its text after, as comments', async () => {
-    const result = await home.run([
-      'containerd',
-      'config',
-      '--config-file',
-      COMPLETE,
-      '--format',
-      'v3',
-      '--oci-runtime',
-      'crun',
-    ]);
+    const result = await printed(['--format', 'v3', '--oci-runtime', 'crun']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.split('\n').slice(1)).toEqual([
       V3,
@@ -204,22 +183,13 @@ describe('skiff containerd config', () => {
   });
 
   it('an --oci-runtime that is no program name: one line, exit 3', async () => {
-    const result = await home.run([
-      'containerd',
-      'config',
-      '--config-file',
-      COMPLETE,
-      '--format',
-      'v2',
-      '--oci-runtime',
-      '/usr/bin/crun',
-    ]);
+    const result = await printed(['--format', 'v2', '--oci-runtime', '/usr/bin/crun']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^skiff: --oci-runtime "\/usr\/bin\/crun" is not a program name/);
   });
 
   it('without a containerd to ask: one line saying to pass --format, exit 3', async () => {
-    const result = await home.run(['containerd', 'config', '--config-file', COMPLETE], {
+    const result = await printed([], {
       env: { PATH: bin.replace(/$/, '-none') },
     });
     expect(result).toEqual({
@@ -231,16 +201,7 @@ describe('skiff containerd config', () => {
   });
 
   it('a handler that is no DNS label: one line, exit 3', async () => {
-    const result = await home.run([
-      'containerd',
-      'config',
-      '--config-file',
-      COMPLETE,
-      '--format',
-      'v2',
-      '--handler',
-      'Skiff_1',
-    ]);
+    const result = await printed(['--format', 'v2', '--handler', 'Skiff_1']);
     expect(result.code).toBe(3);
     expect(result.stderr).toMatch(/^skiff: --handler "Skiff_1" is not a DNS label/);
   });
