@@ -140,7 +140,7 @@ describe('side by side', () => {
 // `--runc-binary`, skiff by runtime options in TOML (`--runtime-config-path`, docs/containerd.md).
 describe('crun instead of runc, per runtime options', { timeout: 10 * SLOW_MS }, () => {
   const ns = namespaceFor('crun', 'both');
-  const dir = fs.mkdtempSync('/var/lib/vm-crun-'); // /run is noexec;
+  const dir = fs.mkdtempSync('/var/lib/vm-crun-'); // where a program may run: /run is noexec
   const wrapper = path.join(dir, 'crun-logged');
   const calls = path.join(dir, 'calls.log');
   fs.writeFileSync(wrapper, `#!/bin/sh\necho "$*" >> ${calls}\nexec crun "$@"\n`, { mode: 0o755 });
