@@ -25,6 +25,20 @@ describe('skiff plugins link', () => {
     return dir;
   }
 
+  /** A package-lock.json without dependencies: `plugins link` then runs npm install, which fetches nothing. */
+  function writeLockfile(plugin: string): void {
+    writeFileSync(
+      join(plugin, 'package-lock.json'),
+      JSON.stringify({
+        name: 'skiff-plugin-hello',
+        version: '0.1.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'skiff-plugin-hello', version: '0.1.0' } },
+      }),
+    );
+  }
+
   /** What `skiff <args>` loaded: every module file required. */
   async function loadedBy(args: string[]): Promise<{ code: number | null; files: string[] }> {
     const record = join(home.dir, 'loaded.json');
@@ -63,17 +77,7 @@ describe('skiff plugins link', () => {
 
   it('says first that it runs npm install in the plugin, which takes a while', async () => {
     const plugin = pluginCopy('to-install');
-    // No dependencies: npm install has nothing to fetch.
-    writeFileSync(
-      join(plugin, 'package-lock.json'),
-      JSON.stringify({
-        name: 'skiff-plugin-hello',
-        version: '0.1.0',
-        lockfileVersion: 3,
-        requires: true,
-        packages: { '': { name: 'skiff-plugin-hello', version: '0.1.0' } },
-      }),
-    );
+    writeLockfile(plugin);
     const link = await home.run(['plugins', 'link', plugin]);
     expect(link.code).toBe(0);
     expect(link.stderr.split('\n')[0]).toBe(
@@ -111,16 +115,7 @@ describe('skiff plugins link', () => {
     const plugin = pluginCopy('install-fails');
     const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));
     writeFileSync(join(plugin, 'package.json'), JSON.stringify({ ...pkg, scripts: { preinstall: 'exit 7' } }));
-    writeFileSync(
-      join(plugin, 'package-lock.json'),
-      JSON.stringify({
-        name: 'skiff-plugin-hello',
-        version: '0.1.0',
-        lockfileVersion: 3,
-        requires: true,
-        packages: { '': { name: 'skiff-plugin-hello', version: '0.1.0' } },
-      }),
-    );
+    writeLockfile(plugin);
     const link = await home.run(['plugins', 'link', plugin]);
     expect(link.code).toBe(1);
     expect(link.stderr).toContain(
