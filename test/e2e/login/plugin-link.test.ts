@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CliHome, finished, ROOT } from '../support/skiff-home';
 
@@ -23,6 +23,20 @@ describe('skiff plugins link', () => {
     for (const file of ['package.json', 'tsconfig.json', 'src', 'dist'])
       cpSync(join(EXAMPLE, file), join(dir, file), { recursive: true });
     return dir;
+  }
+
+  /** A package-lock.json without dependencies: `plugins link` then runs npm install, which fetches nothing. */
+  function writeLockfile(plugin: string): void {
+    writeFileSync(
+      join(plugin, 'package-lock.json'),
+      JSON.stringify({
+        name: 'skiff-plugin-hello',
+        version: '0.1.0',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'skiff-plugin-hello', version: '0.1.0' } },
+      }),
+    );
   }
 
   /** What `skiff <args>` loaded: every module file required. */
@@ -63,17 +77,7 @@ describe('skiff plugins link', () => {
 
   it('says first that it runs npm install in the plugin, which takes a while', async () => {
     const plugin = pluginCopy('to-install');
-    // No dependencies: npm install has nothing to fetch.
-    writeFileSync(
-      join(plugin, 'package-lock.json'),
-      JSON.stringify({
-        name: 'skiff-plugin-hello',
-        version: '0.1.0',
-        lockfileVersion: 3,
-        requires: true,
-        packages: { '': { name: 'skiff-plugin-hello', version: '0.1.0' } },
-      }),
-    );
+    writeLockfile(plugin);
     const link = await home.run(['plugins', 'link', plugin]);
     expect(link.code).toBe(0);
     expect(link.stderr.split('\n')[0]).toBe(
@@ -91,6 +95,33 @@ describe('skiff plugins link', () => {
       stdout: `wrote ${join(plugin, 'oclif.manifest.json')} (1 command: hello)\n`,
     });
     const notPlugin = await home.run(['plugins', 'manifest', home.dir]);
-    expect(notPlugin.code).not.toBe(0);
+    expect(notPlugin).toMatchObject({
+      code: 2,
+      stderr: `skiff: ${home.dir} has no package.json: give the plugin's directory (where its package.json is)\n`,
+    });
+  });
+
+  it('`plugins manifest` never writes through a link at the manifest', async () => {
+    const plugin = pluginCopy('manifest-link');
+    const elsewhere = join(home.dir, 'elsewhere.json');
+    symlinkSync(elsewhere, join(plugin, 'oclif.manifest.json'));
+    const written = await home.run(['plugins', 'manifest', plugin]);
+    expect(written.code).toBe(3);
+    expect(written.stderr).toContain('is a symbolic link');
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+
+  it('npm install failing in the plugin: exit 1, one line, nothing linked', async () => {
+    const plugin = pluginCopy('install-fails');
+    const pkg = JSON.parse(readFileSync(join(plugin, 'package.json'), 'utf8'));
+    writeFileSync(join(plugin, 'package.json'), JSON.stringify({ ...pkg, scripts: { preinstall: 'exit 7' } }));
+    writeLockfile(plugin);
+    const link = await home.run(['plugins', 'link', plugin]);
+    expect(link.code).toBe(1);
+    expect(link.stderr).toContain(
+      `skiff: npm install in ${plugin} failed, nothing was linked: run \`npm install\` there to see why (or link with --no-install)\n`,
+    );
+    expect(existsSync(join(plugin, 'oclif.manifest.json'))).toBe(false);
+    expect((await home.run(['plugins'])).stdout).not.toContain('skiff-plugin-hello');
   });
 });

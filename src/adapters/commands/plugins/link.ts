@@ -1,9 +1,9 @@
-import { Args, Flags } from '@oclif/core';
+import { Args, Errors, Flags } from '@oclif/core';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InternalError } from '../../../domain/shared/errors';
 import { BaseCommand } from '../../shared/inbound/cli/base-command';
-import { writePluginManifest } from '../../login/inbound/cli/plugin-manifest';
+import { checkPluginDir, writePluginManifest } from '../../login/inbound/cli/plugin-manifest';
 
 /**
  * `skiff plugins link`: oclif's, with what it does said first (`npm install` in the
@@ -36,14 +36,25 @@ export default class PluginsLink extends BaseCommand {
   async run(): Promise<void> {
     const { args, flags } = await this.parse(PluginsLink);
     const dir = resolve(args.path);
-    if (flags.install && existsSync(join(dir, 'package-lock.json'))) {
+    checkPluginDir(dir);
+    const installs = flags.install && existsSync(join(dir, 'package-lock.json'));
+    if (installs) {
       this.logToStderr(`Running npm install in ${dir} (usually 10 to 30 s; --no-install skips it)...`);
     }
     const oclifs = await this.config.plugins.get('@oclif/plugin-plugins')?.findCommand('plugins:link');
     if (oclifs === undefined)
       throw new InternalError('oclif\'s plugins plugin has no "plugins link"', 'PLUGINS.NO_LINK');
     const argv = [dir, flags.install ? '--install' : '--no-install', ...(flags.verbose ? ['--verbose'] : [])];
-    await oclifs.run(argv, this.config);
+    try {
+      await oclifs.run(argv, this.config);
+    } catch (err) {
+      // oclif marks npm's failure as a usage error (exit 2, "see --help"); it is not one.
+      if (!installs || err instanceof Errors.ExitError) throw err;
+      throw new InternalError(
+        `npm install in ${dir} failed, nothing was linked: run \`npm install\` there to see why (or link with --no-install)`,
+        'PLUGINS.INSTALL_FAILED',
+      );
+    }
     const written = await writePluginManifest(dir);
     this.log(`Linked ${dir}; wrote its oclif.manifest.json (${written.commands.join(', ')}).`);
   }
