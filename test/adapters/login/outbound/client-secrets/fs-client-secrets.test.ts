@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsClientSecrets } from '../../../../../src/adapters/login/outbound/client-secrets/fs-client-secrets';
 import { ConfigurationError } from '../../../../../src/domain/shared/errors';
+import { mkfifo } from '../../../../e2e/support/fifo';
 
 describe('FsClientSecrets', () => {
   let dir: string;
@@ -28,13 +30,32 @@ describe('FsClientSecrets', () => {
   it.each([
     ['missing', (d: string) => join(d, 'none'), /does not exist$/],
     ['empty', (d: string) => (writeFileSync(join(d, 'e'), '\n'), join(d, 'e')), /is empty$/],
-    ['a directory', (d: string) => (mkdirSync(join(d, 'x')), join(d, 'x')), /not a regular file|directory/],
-    ['too large', (d: string) => (writeFileSync(join(d, 'big'), 'x'.repeat(70_000)), join(d, 'big')), /larger than/],
+    ['a directory', (d: string) => (mkdirSync(join(d, 'x')), join(d, 'x')), /is not a regular file$/],
+    [
+      'too large',
+      (d: string) => (writeFileSync(join(d, 'big'), 'x'.repeat(70_000)), join(d, 'big')),
+      /is larger than 65536 bytes$/,
+    ],
   ])('%s: a configuration error naming the file', async (_, make, problem) => {
     const path = make(dir);
     const err = await new FsClientSecrets({}).read(path).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigurationError);
     expect((err as Error).message).toContain(path);
     expect((err as Error).message).toMatch(problem);
+  });
+
+  it('a FIFO: refused at once, never waiting for a writer', async () => {
+    const fifo = mkfifo(join(dir, 'fifo'));
+    // A writer that comes only after 3 s, so that a blocking open ends instead of hanging the suite.
+    const late = spawn('sh', ['-c', `sleep 3; exec 3>'${fifo}'`], { stdio: 'ignore' });
+    try {
+      const started = Date.now();
+      const err = await new FsClientSecrets({}).read(fifo).catch((e: unknown) => e);
+      expect(Date.now() - started).toBeLessThan(1500);
+      expect(err).toBeInstanceOf(ConfigurationError);
+      expect((err as Error).message).toBe(`the client secret file ${fifo} is not a regular file`);
+    } finally {
+      late.kill('SIGKILL');
+    }
   });
 });
