@@ -115,7 +115,8 @@ function encodedForms(secret: string): string[] {
   const forms = [
     secret,
     percentEncode(secret),
-    encodeURIComponent(secret),
+    // encodeURIComponent throws on a lone surrogate (a JSON string may hold one); sent, it is U+FFFD.
+    encodeURIComponent(wellFormed(secret)),
     new URLSearchParams({ s: secret }).toString().slice(2),
     json,
     json.replace(/\//g, '\\/'),
@@ -140,6 +141,11 @@ function base64Forms(text: string): string[] {
     }
   }
   return forms;
+}
+
+/** Lone surrogates replaced by U+FFFD, as UTF-8 encoding does. */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 function escapeRegExp(text: string): string {
