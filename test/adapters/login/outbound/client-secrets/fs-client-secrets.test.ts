@@ -4,7 +4,32 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FsClientSecrets } from '../../../../../src/adapters/login/outbound/client-secrets/fs-client-secrets';
 import { ConfigurationError } from '../../../../../src/domain/shared/errors';
+import { FakeClientSecrets } from '../../../../../src/adapters/fakes/login/fake-client-secrets';
+import { clientSecretsContract } from '../../../../contract/login/client-secrets.contract';
 import { mkfifo } from '../../../../e2e/support/fifo';
+
+clientSecretsContract('FakeClientSecrets', (env) => {
+  const fake = new FakeClientSecrets();
+  fake.env = env;
+  return {
+    secrets: fake,
+    put: (name, text) => {
+      const path = fake.absolute(name);
+      fake.files.set(path, text);
+      return path;
+    },
+    cleanup: () => undefined,
+  };
+});
+
+clientSecretsContract('FsClientSecrets', (env) => {
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-secret-'));
+  return {
+    secrets: new FsClientSecrets(env === undefined ? {} : { SKIFF_CLIENT_SECRET: env }, () => dir),
+    put: (name, text) => (writeFileSync(join(dir, name), text), join(dir, name)),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+});
 
 describe('FsClientSecrets', () => {
   let dir: string;
