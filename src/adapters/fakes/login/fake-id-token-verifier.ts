@@ -11,7 +11,7 @@ import { NetworkError } from '../../../domain/shared/errors';
 import { IdTokenVerification, IdTokenVerifier } from '../../../application/login/ports/id-token-verifier.port';
 
 /** The key the fake provider signs with unless told otherwise. */
-export const FAKE_KEY_ID = 'fake-key-1';
+const FAKE_KEY_ID = 'fake-key-1';
 
 const b64url = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
 

@@ -5,7 +5,7 @@ import { fakeSignedJwt } from './fake-id-token-verifier';
 export const NOW = new Date('2030-01-01T00:00:00.000Z');
 
 /** The issuer the fake identity provider discovers for example.com. */
-export const FAKE_ISSUER = 'https://auth.example.com';
+const FAKE_ISSUER = 'https://auth.example.com';
 
 /**
  * An id_token the fake provider signed (FakeIdTokenVerifier accepts it): issued by

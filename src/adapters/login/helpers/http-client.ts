@@ -85,8 +85,8 @@ export function oneLine(text: string, limit = 300): string {
  * Replaces every occurrence of the given secrets (what we sent) in a remote's text, in each
  * form a remote can echo them in: raw, percent-encoded (RFC 3986 as skiff sends them,
  * encodeURIComponent, form encoding with + for space, either case of hex), JSON-escaped (with or without `\/`, with `\uXXXX`
- * for non-ASCII), and base64 or base64url at any byte alignment (inside Basic credentials,
- * say: the characters that depend on the bytes around it are left, at most two each side).
+ * for non-ASCII), and base64 or base64url of each of those at any byte alignment (inside Basic
+ * credentials, say: the characters that depend on the bytes around it are left, at most two each side).
  */
 export function redact(text: string, secrets: readonly string[]): string {
   const forms = new Set<string>();
@@ -115,15 +115,24 @@ function encodedForms(secret: string): string[] {
   const forms = [
     secret,
     percentEncode(secret),
-    encodeURIComponent(secret),
+    // encodeURIComponent throws on a lone surrogate (a JSON string may hold one); sent, it is U+FFFD.
+    encodeURIComponent(wellFormed(secret)),
     new URLSearchParams({ s: secret }).toString().slice(2),
     json,
     json.replace(/\//g, '\\/'),
     json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
   ];
-  const bytes = Buffer.from(secret, 'utf8');
+  // Base64 of each textual form, not of the raw secret alone: Basic credentials carry the
+  // form-encoded secret (RFC 6749 §2.3.1), so a secret with reserved characters travels as
+  // base64 of its percent-encoding.
+  return [...new Set(forms)].flatMap((form) => [form, ...base64Forms(form)]);
+}
+
+/** `text` in base64 and base64url after 0, 1 or 2 other bytes: only the characters made of its bits alone. */
+function base64Forms(text: string): string[] {
+  const bytes = Buffer.from(text, 'utf8');
+  const forms: string[] = [];
   for (let offset = 0; offset < 3; offset++) {
-    // The secret after `offset` other bytes: only the characters made of its bits alone.
     const shifted = Buffer.concat([Buffer.alloc(offset), bytes]);
     const from = Math.ceil((offset * 8) / 6);
     const to = Math.floor((shifted.length * 8) / 6);
@@ -132,6 +141,11 @@ function encodedForms(secret: string): string[] {
     }
   }
   return forms;
+}
+
+/** Lone surrogates replaced by U+FFFD, as UTF-8 encoding does. */
+function wellFormed(text: string): string {
+  return text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 }
 
 function escapeRegExp(text: string): string {

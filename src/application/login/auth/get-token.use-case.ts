@@ -48,7 +48,7 @@ export class GetToken {
   async tokens(scope: AuthScope): Promise<AuthTokens> {
     const tokens = await this.usable(scope);
     if (tokens.freshness(this.clock.now()) === 'valid') return tokens;
-    if (!tokens.canRefresh() && tokens.robotClient() === undefined) throw sessionExpired();
+    if (!tokens.renewable()) throw sessionExpired();
     return this.lock.withLock(scope.cacheDomain, async () => {
       const current = await this.usable(scope);
       if (current.freshness(this.clock.now()) === 'valid') return current;

@@ -134,6 +134,11 @@ export class AuthTokens {
     return this.refreshToken !== '';
   }
 
+  /** A new token can be obtained without a person: with the refresh token, or a robot's client credentials. */
+  renewable(): boolean {
+    return this.canRefresh() || this.robotClient() !== undefined;
+  }
+
   /** A robot's record: its token is obtained again with the client credentials grant. */
   robotClient(): RobotClient | undefined {
     if (this.signIn !== 'client-credentials' || this.clientId === undefined) return undefined;

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '../../shared/errors';
 
 /** RFC 6749 §4.4: the grant of a confidential client acting on its own behalf (a robot). */
-export const CLIENT_CREDENTIALS_GRANT = 'client_credentials';
+const CLIENT_CREDENTIALS_GRANT = 'client_credentials';
 
 /** How the client authenticates at the token endpoint (RFC 6749 §2.3.1; OpenID Connect Core §9). */
 export type ClientAuthMethod = 'client_secret_basic' | 'client_secret_post';

@@ -43,7 +43,7 @@ export function statusReport(
       readableEmail(tokens.idToken) ?? (tokens.clientId === undefined ? 'unknown' : `client ${tokens.clientId}`),
     expired,
     expiresAt: tokens.expiresAt.toISOString(),
-    refreshOnNextUse: expired && (tokens.canRefresh() || tokens.robotClient() !== undefined),
+    refreshOnNextUse: expired && tokens.renewable(),
     domain: tokens.domain,
     gitToken: tokens.giteaToken !== undefined,
     scopes: tokens.scopes() ?? null,

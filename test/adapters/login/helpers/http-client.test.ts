@@ -140,6 +140,11 @@ describe('redact: a secret we sent, in every form a remote can echo it', () => {
     ['base64', (s) => Buffer.from(s).toString('base64')],
     ['base64url', (s) => Buffer.from(s).toString('base64url')],
     ['base64 inside Basic credentials', (s) => Buffer.from(`skiff-cli:${s}`).toString('base64'), 13],
+    [
+      'base64 of the form-encoded secret inside Basic credentials (RFC 6749 §2.3.1, what skiff sends)',
+      (s) => Buffer.from(`skiff-cli:${percentEncode(s)}`).toString('base64'),
+      13,
+    ],
     ['base64url after one byte', (s) => Buffer.from(`x${s}`).toString('base64url')],
   ];
   for (const [kind, secret] of kinds) {

@@ -44,10 +44,10 @@ describe('RobotLogin: auth login --client-id', () => {
 
   it('a relative secret file is kept as an absolute path; client_secret_post when basic is not listed', async () => {
     const h = robotProvider(['none', 'client_secret_post']);
-    h.clientSecrets.files.set('/work/robot.secret', 'x');
+    h.clientSecrets.files.set('/home/robot/robot.secret', 'x');
     h.provider.tokenReplies = [{ accessToken: 'robot-1' }];
     await h.get(RobotLogin).execute({ target: {}, clientId: 'ci', clientSecretFile: 'robot.secret' });
-    expect(h.cache.records.get('example.com')?.clientSecretFile).toBe('/work/robot.secret');
+    expect(h.cache.records.get('example.com')?.clientSecretFile).toBe('/home/robot/robot.secret');
     expect(h.provider.tokenCalls[0]).toMatchObject({ request: { authMethod: 'client_secret_post' } });
   });
 

@@ -77,6 +77,15 @@ describe('the record of an SSO login (SSO step 12)', () => {
     expect(tokens.refreshToken).toBe('');
     expect(tokens.idToken).toBeUndefined();
     expect(tokens.canRefresh()).toBe(false);
+    expect(tokens.renewable()).toBe(false);
+  });
+
+  it('renewable: with a refresh token, or as a robot with its client (which has no refresh token)', () => {
+    expect(AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r' }, 'example.com', NOW, BROWSER).renewable()).toBe(
+      true,
+    );
+    const robot = AuthTokens.fromClientCredentials({ accessToken: 'a' }, 'example.com', NOW, { clientId: 'ci' });
+    expect([robot.canRefresh(), robot.renewable()]).toEqual([false, true]);
   });
 });
 

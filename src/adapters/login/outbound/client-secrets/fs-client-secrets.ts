@@ -1,9 +1,9 @@
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CLIENT_SECRET_ENV } from '../../../../domain/login/auth/client-credentials';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { ClientSecrets } from '../../../../application/login/ports/client-secrets.port';
 import { describeFsError } from '../../helpers/atomic-file';
+import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
 
 /** A secret is a line; anything larger than this is not one. */
 export const MAX_SECRET_BYTES = 64 * 1024;
@@ -37,38 +37,23 @@ export class FsClientSecrets implements ClientSecrets {
       return secret;
     }
     const path = this.absolute(file);
-    let text: string;
+    let text: string | undefined;
     try {
-      text = readSmallFile(path);
+      // Followed, unlike skiff's own files; a FIFO or device there is refused without waiting on it.
+      text = readRegularFile(path, { limit: MAX_SECRET_BYTES, followLink: true });
     } catch (err) {
-      if (err instanceof ConfigurationError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
+      if (err instanceof UnsafeFileError || code === 'EISDIR')
+        throw unreadable(`file ${path}`, 'is not a regular file');
+      // Without a code: the size limit's own message.
       throw unreadable(
         `file ${path}`,
-        code === 'ENOENT' ? 'does not exist' : `cannot be read: ${describeFsError(err)}`,
+        code === undefined ? (err as Error).message : `cannot be read: ${describeFsError(err)}`,
       );
     }
+    if (text === undefined) throw unreadable(`file ${path}`, 'does not exist');
     const secret = text.trim();
     if (secret === '') throw unreadable(`file ${path}`, 'is empty');
     return secret;
-  }
-}
-
-function readSmallFile(path: string): string {
-  const fd = openSync(path, 'r');
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw unreadable(`file ${path}`, 'is not a regular file');
-    if (stat.size > MAX_SECRET_BYTES) throw unreadable(`file ${path}`, `is larger than ${MAX_SECRET_BYTES} bytes`);
-    const buffer = Buffer.alloc(stat.size);
-    let read = 0;
-    while (read < stat.size) {
-      const n = readSync(fd, buffer, read, stat.size - read, read);
-      if (n === 0) break;
-      read += n;
-    }
-    return buffer.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
   }
 }

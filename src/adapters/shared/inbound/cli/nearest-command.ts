@@ -10,6 +10,9 @@ export function nearestCommand(typed: string, candidates: readonly string[]): st
   let best: string | undefined;
   let bestDistance = allowed + 1;
   for (const candidate of candidates) {
+    // The distance is at least the difference of the lengths: a candidate that cannot be
+    // nearer is not measured (a long word typed would cost length x length for each).
+    if (Math.abs(typed.length - candidate.length) >= bestDistance) continue;
     const distance = editDistance(typed, candidate);
     if (distance < bestDistance) {
       best = candidate;
