@@ -109,22 +109,19 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
     writeFileSync(home.cacheFile('fast.test'), JSON.stringify(record));
     expect((await both(['auth', 'token'])).stdout).toBe('fast-access\n');
     expect((await both(['auth', 'token', '--context', 'local'])).stdout).toBe('fast-access\n');
-    // A record written before skiff kept the scope and the kind of sign-in reads as before.
+    // The kind of sign-in and the scopes are derived from the record: a person's, the scopes skiff asks for.
+    const person = { scopes: ['openid', 'email', 'profile', 'offline_access'], signIn: 'person' };
     expect(JSON.parse((await both(['auth', 'token', '--json'])).stdout)).toEqual({
       token: 'fast-access',
       expiresAt: '2099-01-01T00:00:00.000Z',
-      scopes: null,
-      signIn: null,
+      ...person,
       tokenStore: { kind: 'file', path: home.cacheFile('fast.test') },
     });
+    // A file an earlier skiff wrote with scope and sign_in: the keys are ignored.
     writeFileSync(home.cacheFile('fast.test'), JSON.stringify({ ...record, scope: 'openid kube', sign_in: 'device' }));
-    expect(JSON.parse((await both(['auth', 'token', '--json', '--domain', 'fast.test'])).stdout)).toMatchObject({
-      scopes: ['openid', 'kube'],
-      signIn: 'device',
-    });
+    expect(JSON.parse((await both(['auth', 'token', '--json', '--domain', 'fast.test'])).stdout)).toMatchObject(person);
     expect(JSON.parse((await both(['auth', 'status', '--json', '--domain', 'fast.test'])).stdout)).toMatchObject({
-      scopes: ['openid', 'kube'],
-      signIn: 'device',
+      ...person,
       tokenStore: { kind: 'file', path: home.cacheFile('fast.test') },
     });
     expect((await both(['auth', 'status', '--domain', 'fast.test'])).stdout).toContain(

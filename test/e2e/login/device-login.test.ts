@@ -60,21 +60,12 @@ describe('auth sso --device / auth login --device: the device authorization gran
       /open http:\/\/127\.0\.0\.1:\d+\/device and enter the code:\n\n {2}[A-Z]{4}-[A-Z]{4}\n/,
     );
     const record = cacheOf(home);
-    expect(Object.keys(record)).toEqual([
-      'access_token',
-      'refresh_token',
-      'expires_at',
-      'id_token',
-      'domain',
-      'scope',
-      'sign_in',
-    ]);
-    expect(record.sign_in).toBe('device');
+    expect(Object.keys(record)).toEqual(['access_token', 'refresh_token', 'expires_at', 'id_token', 'domain']);
     expect(record.refresh_token).not.toBe('');
     expect(JSON.parse((await home.run(['auth', 'token', '--json'])).stdout)).toMatchObject({
       token: record.access_token,
-      scopes: record.scope.split(' '),
-      signIn: 'device',
+      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      signIn: 'person',
     });
     expect(statSync(home.cacheFile('e2e.test')).mode & 0o777).toBe(0o600);
     expect(await home.run(['auth', 'token'])).toMatchObject({ code: 0, stdout: `${record.access_token}\n` });

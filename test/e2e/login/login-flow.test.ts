@@ -26,6 +26,9 @@ async function homeWithContext(): Promise<CliHome> {
   return home;
 }
 
+/** The cache file's keys for a person's sign-in: the specification's fields, in order (gitea_token absent). */
+const SPEC_KEYS = ['access_token', 'refresh_token', 'expires_at', 'id_token', 'domain'];
+
 const cache = (home: CliHome) => JSON.parse(readFileSync(home.cacheFile('e2e.test'), 'utf8')) as Record<string, string>;
 
 function expectNoSecret(texts: string[], record: Record<string, string>): void {
@@ -62,17 +65,8 @@ describe('auth sso against a real OpenID provider', () => {
     ]);
     expect(first.authorizationUrl).toContain('scope=openid%20email%20profile%20offline_access');
     const record = cache(home);
-    expect(Object.keys(record)).toEqual([
-      'access_token',
-      'refresh_token',
-      'expires_at',
-      'id_token',
-      'domain',
-      'scope',
-      'sign_in',
-    ]);
-    expect(record.scope.split(' ')).toEqual(expect.arrayContaining(['openid', 'email']));
-    expect(record.sign_in).toBe('browser');
+    // Exactly the specification's fields, in its order (no scope, no kind of sign-in).
+    expect(Object.keys(record)).toEqual(SPEC_KEYS);
     expect(record.refresh_token).not.toBe('');
     expect(record.domain).toBe('e2e.test');
     expect(Date.parse(record.expires_at) - Date.now()).toBeGreaterThan(3500_000);
@@ -97,12 +91,12 @@ describe('auth sso against a real OpenID provider', () => {
       expired: false,
       domain: 'e2e.test',
       gitToken: false,
-      scopes: cache(home).scope.split(' '),
-      signIn: 'browser',
+      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      signIn: 'person',
       tokenStore: { kind: 'file', path: home.cacheFile('e2e.test') },
     });
-    expect(lines).toContain(`Scopes: ${cache(home).scope}`);
-    expect(lines).toContain('Signed in with: the browser');
+    expect(lines).toContain('Scopes: openid email profile offline_access');
+    expect(lines.filter((line) => line.startsWith('Signed in with'))).toEqual([]);
     expect(lines).toContain(`Token store: file ${home.cacheFile('e2e.test')}`);
     expect(lines[1]).toBe(`Token valid until ${report.expiresAt.slice(0, 19).replace('T', ' ')} UTC`);
     expectNoSecret([text.stdout, text.stderr, json.stdout, json.stderr], cache(home));
@@ -121,8 +115,8 @@ describe('auth sso against a real OpenID provider', () => {
     expect(JSON.parse(result.stdout)).toEqual({
       token: record.access_token,
       expiresAt: new Date(record.expires_at).toISOString(),
-      scopes: record.scope.split(' '),
-      signIn: 'browser',
+      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      signIn: 'person',
       tokenStore: { kind: 'file', path: home.cacheFile('e2e.test') },
     });
     expect(await viaOclif(home, ['auth', 'token', '--json'])).toEqual(result);
@@ -142,9 +136,28 @@ describe('auth sso against a real OpenID provider', () => {
     expect(after.access_token).not.toBe(before.access_token);
     expect(after.refresh_token).not.toBe(before.refresh_token);
     expect(after.id_token).toBeTruthy();
-    expect(after.sign_in).toBe('browser');
-    expect(after.scope).toBeTruthy();
+    expect(Object.keys(after)).toEqual(SPEC_KEYS);
     expect(await oidc.grants('refresh_token')).toBe(grants + 1);
+  });
+
+  it('a file an earlier skiff wrote with scope and sign_in reads, and its refresh rewrites it without them', async () => {
+    const before = cache(home);
+    const old = { ...before, expires_at: '2099-01-01T00:00:00Z', scope: 'openid email', sign_in: 'device' };
+    writeFileSync(home.cacheFile('e2e.test'), JSON.stringify(old, null, 2));
+    const status = await home.run(['auth', 'status', '--json']);
+    expect(JSON.parse(status.stdout)[0]).toMatchObject({
+      loggedIn: true,
+      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      signIn: 'person',
+    });
+    expect((await home.run(['auth', 'token'])).stdout).toBe(`${before.access_token}\n`);
+    writeFileSync(home.cacheFile('e2e.test'), JSON.stringify({ ...old, expires_at: '2020-01-01T00:00:00Z' }, null, 2));
+    const result = await home.run(['auth', 'token']);
+    expect(result.code).toBe(0);
+    const after = cache(home);
+    expect(result.stdout).toBe(`${after.access_token}\n`);
+    expect(after.access_token).not.toBe(before.access_token);
+    expect(Object.keys(after)).toEqual(SPEC_KEYS);
   });
 
   it('20 commands at once on an expired token: one refresh, all get the same valid token, the cache parses throughout', async () => {
@@ -218,6 +231,7 @@ describe('auth login, git and boards end to end', () => {
     expect(result.stderr).toContain(`${gitea.url}/user/settings/applications`);
     expect(gitea.requests.at(-1)?.headers.authorization).toBe(`token ${GOOD_GIT_TOKEN}`);
     expect(cache(home).gitea_token).toBe(GOOD_GIT_TOKEN);
+    expect(Object.keys(cache(home))).toEqual([...SPEC_KEYS, 'gitea_token']);
     expectNoSecret([result.stdout, result.stderr], cache(home));
   });
 

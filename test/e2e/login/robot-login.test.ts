@@ -6,6 +6,9 @@ import { useProvider } from '../support/sign-in';
 
 const SECRET = 'robot-secret';
 
+/** A robot's cache file: the specification's fields (no id_token or git token) and its client. */
+const ROBOT_KEYS = ['access_token', 'refresh_token', 'expires_at', 'domain', 'client_id', 'client_secret_file'];
+
 const cacheOf = (home: CliHome) =>
   JSON.parse(readFileSync(home.cacheFile('e2e.test'), 'utf8')) as Record<string, string>;
 
@@ -41,16 +44,17 @@ describe('auth login --client-id: a robot signs in with the client credentials g
     expect(record).toMatchObject({
       refresh_token: '',
       domain: 'e2e.test',
-      sign_in: 'client-credentials',
       client_id: 'skiff-robot',
       client_secret_file: secretFile,
     });
-    expect(record.id_token).toBeUndefined();
+    // The specification's fields and the client alone: the one departure (docs/login-contract.md, Decisions).
+    expect(Object.keys(record)).toEqual(ROBOT_KEYS);
     expect(readFileSync(home.cacheFile('e2e.test'), 'utf8')).not.toContain(SECRET);
 
     expect(await home.run(['auth', 'token'])).toEqual({ code: 0, stdout: `${record.access_token}\n`, stderr: '' });
     expect(JSON.parse((await home.run(['auth', 'token', '--json'])).stdout)).toMatchObject({
       token: record.access_token,
+      scopes: null,
       signIn: 'client-credentials',
       tokenStore: { kind: 'file', path: home.cacheFile('e2e.test') },
     });
@@ -58,10 +62,15 @@ describe('auth login --client-id: a robot signs in with the client credentials g
     expect(JSON.parse(status.stdout)).toMatchObject({
       loggedIn: true,
       identity: 'client skiff-robot',
+      scopes: null,
       signIn: 'client-credentials',
     });
     expect(status.stdout).not.toContain(record.access_token);
     expect(status.stdout).not.toContain(SECRET);
+    const text = (await home.run(['auth', 'status', '--domain', 'e2e.test'])).stdout.split('\n');
+    expect(text).toContain('Logged in as client skiff-robot');
+    expect(text).toContain('Signed in with: client credentials');
+    expect(text.filter((line) => line.startsWith('Scopes'))).toEqual([]);
     const kube = await home.run(['auth', 'kube-credential']);
     expect(JSON.parse(kube.stdout).status.token).toBe(record.access_token);
 
@@ -72,7 +81,8 @@ describe('auth login --client-id: a robot signs in with the client credentials g
     const renewed = cacheOf(home);
     expect(again.stdout).toBe(`${renewed.access_token}\n`);
     expect(renewed.access_token).not.toBe(record.access_token);
-    expect(renewed).toMatchObject({ sign_in: 'client-credentials', client_secret_file: secretFile });
+    expect(renewed).toMatchObject({ client_id: 'skiff-robot', client_secret_file: secretFile });
+    expect(Object.keys(renewed)).toEqual(ROBOT_KEYS);
     expect(await oidc.grants('client_credentials')).toBe(grants + 1);
 
     // The secret file gone: obtaining it again fails in one line, the cache untouched.
@@ -150,7 +160,7 @@ describe('auth login --client-id against providers configured otherwise', () => 
     try {
       const { home, secretFile } = await robotHome(oidc);
       expect(await login(home, ['--client-secret-file', secretFile])).toMatchObject({ code: 0 });
-      expect(cacheOf(home).sign_in).toBe('client-credentials');
+      expect(cacheOf(home).client_id).toBe('skiff-robot');
       home.remove();
     } finally {
       await oidc.stop();

@@ -6,8 +6,8 @@ export default class AuthToken extends AuthCommand {
   static override summary = 'Print a valid access token (refreshed when needed) for scripts.';
   static override description =
     'Prints the token and nothing else on stdout; notices and warnings go to stderr. --json prints ' +
-    '{"token", "expiresAt", "scopes", "signIn", "tokenStore"} instead (scopes and signIn are null for a ' +
-    'sign-in made before skiff kept them).';
+    '{"token", "expiresAt", "scopes", "signIn", "tokenStore"} instead (signIn: person or client-credentials; ' +
+    'scopes: those skiff asks for when a person signs in, null for a robot).';
   static override examples = [
     'curl -H "Authorization: Bearer $(<%= config.bin %> auth token)" https://api.example.com/',
     '<%= config.bin %> auth token --json',

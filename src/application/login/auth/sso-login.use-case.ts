@@ -1,7 +1,7 @@
 import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { loginTimedOut } from '../../../domain/login/auth/auth-errors';
-import { authorizationUrl, CLIENT_ID, redirectUriFor, SCOPE } from '../../../domain/login/auth/authorization-url';
+import { authorizationUrl, CLIENT_ID, redirectUriFor } from '../../../domain/login/auth/authorization-url';
 import { CALLBACK_WAIT_MS, CallbackParameters, judgeCallback } from '../../../domain/login/auth/callback-request';
 import { deriveNonce, NONCE_BYTES } from '../../../domain/login/auth/id-token-claims';
 import { derivePkce, deriveState, STATE_BYTES, VERIFIER_BYTES } from '../../../domain/login/auth/pkce';
@@ -92,10 +92,7 @@ export class SsoLogin {
       codeVerifier: pkce.verifier,
     });
     const claims = await this.idTokens.received(reply, metadata, { nonce });
-    await this.cache.write(
-      scope.cacheDomain,
-      AuthTokens.fromLogin(reply, domain, this.clock.now(), { signIn: 'browser', requestedScope: SCOPE }),
-    );
+    await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()));
     return { domain, email: claims?.email };
   }
 

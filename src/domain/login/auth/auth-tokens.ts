@@ -1,3 +1,4 @@
+import { SCOPE } from './authorization-url';
 import { expiryOf, TokenResponse } from './token-response';
 
 /** A token counts as valid only while more than 60 seconds remain (docs/login-contract.md, "Sign-in states"). */
@@ -7,12 +8,11 @@ export const FRESHNESS_MARGIN_MS = 60_000;
 export type Freshness = 'valid' | 'expiring' | 'expired';
 
 /**
- * How a record was first obtained: the browser (authorization code + PKCE), the device
- * grant, or the client credentials grant of a robot (obtained again the same way on expiry).
+ * Who a record signs in, derived from the record (never stored): a person (the browser or
+ * the device sign-in, and its git token) or a robot's client credentials grant, whose
+ * record is the one that keeps a `client_id`.
  */
-export type SignInKind = 'browser' | 'device' | 'client-credentials';
-
-export const SIGN_IN_KINDS: readonly SignInKind[] = ['browser', 'device', 'client-credentials'];
+export type SignInKind = 'person' | 'client-credentials';
 
 /** A robot's client: its id, and the file its secret is read from (absent: the environment's SKIFF_CLIENT_SECRET). */
 export interface RobotClient {
@@ -20,14 +20,10 @@ export interface RobotClient {
   readonly clientSecretFile?: string;
 }
 
-/** What a sign-in asked for, kept in the record it writes. */
-export interface SignInOrigin {
-  readonly signIn: SignInKind;
-  /** The scope requested, kept when the reply does not name the granted one. */
-  readonly requestedScope: string;
-}
-
-/** The fields of the cached record (docs/login-contract.md, "Files"). */
+/**
+ * The fields of the cached record (docs/login-contract.md, "Files"): the specification's
+ * six, and a robot's client (the one departure, to obtain its token again).
+ */
 export interface AuthTokenFields {
   readonly accessToken: string;
   /** '' when the provider issued none. */
@@ -37,10 +33,6 @@ export interface AuthTokenFields {
   readonly domain: string;
   /** The git host's personal access token. */
   readonly giteaToken?: string;
-  /** The granted scope, space-separated; absent in records written before skiff kept it. */
-  readonly scope?: string;
-  /** How the record was obtained; absent in records written before skiff kept it. */
-  readonly signIn?: SignInKind;
   /** client-credentials only: the client id. */
   readonly clientId?: string;
   /** client-credentials only: the path of the secret's file (never the secret). */
@@ -59,30 +51,26 @@ export interface AuthTokens extends Readonly<AuthTokenFields> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class AuthTokens {
   constructor(fields: AuthTokenFields) {
-    const { idToken, giteaToken, scope, signIn, clientId, clientSecretFile, ...required } = fields;
+    const { idToken, giteaToken, clientId, clientSecretFile, ...required } = fields;
     Object.assign(this, required, { expiresAt: new Date(fields.expiresAt.getTime()) });
     if (idToken !== undefined) Object.assign(this, { idToken });
     if (giteaToken !== undefined) Object.assign(this, { giteaToken });
-    if (scope !== undefined) Object.assign(this, { scope });
-    if (signIn !== undefined) Object.assign(this, { signIn });
     if (clientId !== undefined) Object.assign(this, { clientId });
     if (clientSecretFile !== undefined) Object.assign(this, { clientSecretFile });
     Object.freeze(this);
   }
 
   /**
-   * SSO step 12: the record of a completed SSO login (`gitea_token` absent), with the
-   * granted scope (the reply's, else the one requested: RFC 6749 §5.1) and the kind of sign-in.
+   * SSO step 12 (and the device sign-in): the record of a person's completed sign-in,
+   * exactly the specification's fields (`gitea_token` absent).
    */
-  static fromLogin(reply: TokenResponse, domain: string, now: Date, origin: SignInOrigin): AuthTokens {
+  static fromLogin(reply: TokenResponse, domain: string, now: Date): AuthTokens {
     return new AuthTokens({
       accessToken: reply.accessToken,
       refreshToken: reply.refreshToken ?? '',
       expiresAt: expiryOf(reply, now),
       idToken: reply.idToken,
       domain,
-      scope: reply.scope ?? origin.requestedScope,
-      signIn: origin.signIn,
     });
   }
 
@@ -90,19 +78,12 @@ export class AuthTokens {
    * A robot's record (the client credentials grant, RFC 6749 §4.4): no refresh token and
    * no id_token are kept; the client id and the secret's file are, to obtain it again.
    */
-  static fromClientCredentials(
-    reply: TokenResponse,
-    domain: string,
-    now: Date,
-    client: RobotClient & { readonly requestedScope?: string },
-  ): AuthTokens {
+  static fromClientCredentials(reply: TokenResponse, domain: string, now: Date, client: RobotClient): AuthTokens {
     return new AuthTokens({
       accessToken: reply.accessToken,
       refreshToken: '',
       expiresAt: expiryOf(reply, now),
       domain,
-      scope: reply.scope ?? client.requestedScope,
-      signIn: 'client-credentials',
       clientId: client.clientId,
       clientSecretFile: client.clientSecretFile,
     });
@@ -124,10 +105,17 @@ export class AuthTokens {
     return this.expiresAt.getTime() <= now.getTime();
   }
 
-  /** The granted scopes, in order, without repeats; undefined when the record does not know them. */
+  /** A robot's record is the one with a client id; every other record is a person's. */
+  signInKind(): SignInKind {
+    return this.clientId === undefined ? 'person' : 'client-credentials';
+  }
+
+  /**
+   * The scopes skiff asks for in a person's sign-in (the browser and the device flows ask
+   * for the same); undefined for a robot, whose grant asks for none that skiff knows.
+   */
   scopes(): string[] | undefined {
-    if (this.scope === undefined) return undefined;
-    return [...new Set(this.scope.split(' ').filter((word) => word !== ''))];
+    return this.signInKind() === 'person' ? SCOPE.split(' ') : undefined;
   }
 
   canRefresh(): boolean {
@@ -141,25 +129,24 @@ export class AuthTokens {
 
   /** A robot's record: its token is obtained again with the client credentials grant. */
   robotClient(): RobotClient | undefined {
-    if (this.signIn !== 'client-credentials' || this.clientId === undefined) return undefined;
+    if (this.clientId === undefined) return undefined;
     return this.clientSecretFile === undefined
       ? { clientId: this.clientId }
       : { clientId: this.clientId, clientSecretFile: this.clientSecretFile };
   }
 
-  /** A robot's token obtained again: new access token, expiry and scope (when named); the rest kept. */
+  /** A robot's token obtained again: new access token and expiry; the rest kept. */
   withObtainedAgain(reply: TokenResponse, now: Date): AuthTokens {
     return new AuthTokens({
       ...this.fields(),
       accessToken: reply.accessToken,
-      scope: reply.scope ?? this.scope,
       expiresAt: expiryOf(reply, now),
     });
   }
 
   /**
-   * The refresh merge rule: new access token and expiry; refresh and id tokens and the
-   * scope from the reply, else the old ones; domain, git token and sign-in kind kept.
+   * The refresh merge rule: new access token and expiry; refresh and id tokens from the
+   * reply, else the old ones; domain and git token kept.
    */
   withRefreshed(reply: TokenResponse, now: Date): AuthTokens {
     return new AuthTokens({
@@ -167,7 +154,6 @@ export class AuthTokens {
       accessToken: reply.accessToken,
       refreshToken: reply.refreshToken ?? this.refreshToken,
       idToken: reply.idToken ?? this.idToken,
-      scope: reply.scope ?? this.scope,
       expiresAt: expiryOf(reply, now),
     });
   }

@@ -21,10 +21,10 @@ export type StatusReport =
       readonly refreshOnNextUse: boolean;
       readonly domain: string;
       readonly gitToken: boolean;
-      /** The granted scopes; null when the record predates skiff keeping them. */
+      /** The scopes skiff asks for in a person's sign-in; null for a robot (none known). */
       readonly scopes: string[] | null;
-      /** How the record was obtained; null when the record predates skiff keeping it. */
-      readonly signIn: SignInKind | null;
+      /** `person`, or `client-credentials` for a robot: derived from the record, never stored. */
+      readonly signIn: SignInKind;
       /** Where the record is kept (never its content). */
       readonly tokenStore: TokenStore;
     };
@@ -47,7 +47,7 @@ export function statusReport(
     domain: tokens.domain,
     gitToken: tokens.giteaToken !== undefined,
     scopes: tokens.scopes() ?? null,
-    signIn: tokens.signIn ?? null,
+    signIn: tokens.signInKind(),
     tokenStore: { kind: store.kind, path: store.path },
   };
 }

@@ -6,10 +6,10 @@ export interface TokenDetails {
   readonly token: string;
   /** RFC 3339 UTC. */
   readonly expiresAt: string;
-  /** The granted scopes; null when the record predates skiff keeping them. */
+  /** The scopes skiff asks for in a person's sign-in; null for a robot (none known). */
   readonly scopes: string[] | null;
-  /** How the record was obtained; null when the record predates skiff keeping it. */
-  readonly signIn: SignInKind | null;
+  /** `person`, or `client-credentials` for a robot: derived from the record, never stored. */
+  readonly signIn: SignInKind;
   readonly tokenStore: TokenStore;
 }
 
@@ -18,7 +18,7 @@ export function tokenDetails(tokens: AuthTokens, store: TokenStore): TokenDetail
     token: tokens.accessToken,
     expiresAt: tokens.expiresAt.toISOString(),
     scopes: tokens.scopes() ?? null,
-    signIn: tokens.signIn ?? null,
+    signIn: tokens.signInKind(),
     tokenStore: { kind: store.kind, path: store.path },
   };
 }

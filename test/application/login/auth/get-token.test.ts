@@ -64,23 +64,24 @@ describe('get_token', () => {
 
   it('details (`auth token --json`): the token got the same way, its expiry, scopes, sign-in kind and store', async () => {
     const h = skiffTestbed();
-    h.cache.records.set('example.com', expiringIn(61, { scope: 'openid email', signIn: 'browser' }));
+    h.cache.records.set('example.com', expiringIn(61));
     await expect(h.get(GetToken).details({})).resolves.toEqual({
       token: 'access-1',
       expiresAt: new Date(NOW.getTime() + 61_000).toISOString(),
-      scopes: ['openid', 'email'],
-      signIn: 'browser',
+      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      signIn: 'person',
       tokenStore: { kind: 'memory', path: '/fake/auth/example.com.json' },
     });
-    h.cache.records.set('example.com', expiringIn(30, { signIn: 'device' }));
+    // A reply naming another scope changes nothing shown: the scopes are the ones skiff asks for.
+    h.cache.records.set('example.com', expiringIn(30));
     h.provider.tokenReplies = [{ accessToken: 'access-2', expiresIn: 600, scope: 'openid' }];
     await expect(h.get(GetToken).details({})).resolves.toMatchObject({
       token: 'access-2',
-      scopes: ['openid'],
-      signIn: 'device',
+      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      signIn: 'person',
     });
-    h.cache.records.set('example.com', expiringIn(61));
-    await expect(h.get(GetToken).details({})).resolves.toMatchObject({ scopes: null, signIn: null });
+    h.cache.records.set('example.com', expiringIn(61, { refreshToken: '', idToken: undefined, clientId: 'ci' }));
+    await expect(h.get(GetToken).details({})).resolves.toMatchObject({ scopes: null, signIn: 'client-credentials' });
   });
 
   it('expiring within 60 s, refresh succeeds: new record written, new token returned', async () => {

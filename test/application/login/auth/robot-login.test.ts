@@ -34,11 +34,11 @@ describe('RobotLogin: auth login --client-id', () => {
     expect(record).toMatchObject({
       accessToken: 'robot-1',
       refreshToken: '',
-      signIn: 'client-credentials',
       clientId: 'ci',
       clientSecretFile: '/run/secrets/robot',
     });
     expect(record.idToken).toBeUndefined();
+    expect(record.signInKind()).toBe('client-credentials');
     expect(JSON.stringify(record)).not.toContain('s3cret');
   });
 
@@ -111,7 +111,7 @@ describe("GetToken for a robot's record", () => {
     });
     expect(h.cache.records.get('example.com')).toMatchObject({
       accessToken: 'robot-2',
-      signIn: 'client-credentials',
+      clientId: 'ci',
       clientSecretFile: '/run/secrets/robot',
     });
   });

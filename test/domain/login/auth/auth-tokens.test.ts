@@ -1,4 +1,5 @@
 import { AuthTokens, FRESHNESS_MARGIN_MS } from '../../../../src/domain/login/auth/auth-tokens';
+import { SCOPE } from '../../../../src/domain/login/auth/authorization-url';
 import { DEFAULT_TOKEN_LIFETIME_S } from '../../../../src/domain/login/auth/token-response';
 import { aRecord, expiringIn, NOW } from '../../../support/tokens';
 
@@ -27,35 +28,28 @@ describe('token freshness (60-second margin)', () => {
   });
 });
 
-const BROWSER = { signIn: 'browser', requestedScope: 'openid email' } as const;
-
 describe('the record of an SSO login (SSO step 12)', () => {
-  it('keeps the kind of sign-in and the scope granted, else the one requested (RFC 6749 §5.1)', () => {
-    expect(AuthTokens.fromLogin({ accessToken: 'a' }, 'd', NOW, BROWSER)).toMatchObject({
-      scope: 'openid email',
-      signIn: 'browser',
-    });
-    const granted = AuthTokens.fromLogin({ accessToken: 'a', scope: 'openid' }, 'd', NOW, {
-      signIn: 'device',
-      requestedScope: 'openid email',
-    });
-    expect(granted).toMatchObject({ scope: 'openid', signIn: 'device' });
-    expect(granted.scopes()).toEqual(['openid']);
+  it("holds exactly the specification's fields, whatever scope the reply names", () => {
+    const tokens = AuthTokens.fromLogin(
+      { accessToken: 'a', refreshToken: 'r', idToken: 'h.p.s', scope: 'openid' },
+      'd',
+      NOW,
+    );
+    expect(Object.keys(tokens).sort()).toEqual(['accessToken', 'domain', 'expiresAt', 'idToken', 'refreshToken']);
   });
 
-  it('a refresh keeps the kind of sign-in and takes a new scope when the reply names one', () => {
-    const signedIn = AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r' }, 'd', NOW, BROWSER);
-    expect(signedIn.withRefreshed({ accessToken: 'b' }, NOW)).toMatchObject({
-      scope: 'openid email',
-      signIn: 'browser',
-    });
-    expect(signedIn.withRefreshed({ accessToken: 'b', scope: 'openid' }, NOW).scopes()).toEqual(['openid']);
+  it("is a person's: the kind and the scopes are derived (those skiff asks for), never stored", () => {
+    const tokens = AuthTokens.fromLogin({ accessToken: 'a', scope: 'openid' }, 'd', NOW);
+    expect(tokens.signInKind()).toBe('person');
+    expect(tokens.scopes()).toEqual(['openid', 'email', 'profile', 'offline_access']);
+    expect(SCOPE.split(' ')).toEqual(tokens.scopes());
   });
 
-  it('a record without them (written before skiff kept them) has no scopes', () => {
-    expect(
-      new AuthTokens({ accessToken: 'a', refreshToken: '', expiresAt: NOW, domain: 'd' }).scopes(),
-    ).toBeUndefined();
+  it("a refresh keeps exactly the specification's fields, whatever scope the reply names", () => {
+    const signedIn = AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r' }, 'd', NOW);
+    const refreshed = signedIn.withRefreshed({ accessToken: 'b', idToken: 'h.p.s', scope: 'openid' }, NOW);
+    expect(Object.keys(refreshed).sort()).toEqual(['accessToken', 'domain', 'expiresAt', 'idToken', 'refreshToken']);
+    expect(refreshed.signInKind()).toBe('person');
   });
 
   it('expires after expires_in seconds', () => {
@@ -63,7 +57,6 @@ describe('the record of an SSO login (SSO step 12)', () => {
       { accessToken: 'a', refreshToken: 'r', expiresIn: 120, idToken: 'h.p.s' },
       'example.com',
       NOW,
-      BROWSER,
     );
     expect(tokens.expiresAt).toEqual(at(120_000));
     expect(tokens).toMatchObject({ accessToken: 'a', refreshToken: 'r', idToken: 'h.p.s', domain: 'example.com' });
@@ -71,7 +64,7 @@ describe('the record of an SSO login (SSO step 12)', () => {
   });
 
   it('uses 3600 s when expires_in is absent, an empty refresh token when none came, no id_token key', () => {
-    const tokens = AuthTokens.fromLogin({ accessToken: 'a' }, 'example.com', NOW, BROWSER);
+    const tokens = AuthTokens.fromLogin({ accessToken: 'a' }, 'example.com', NOW);
     expect(DEFAULT_TOKEN_LIFETIME_S).toBe(3600);
     expect(tokens.expiresAt).toEqual(at(3600_000));
     expect(tokens.refreshToken).toBe('');
@@ -81,9 +74,7 @@ describe('the record of an SSO login (SSO step 12)', () => {
   });
 
   it('renewable: with a refresh token, or as a robot with its client (which has no refresh token)', () => {
-    expect(AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r' }, 'example.com', NOW, BROWSER).renewable()).toBe(
-      true,
-    );
+    expect(AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r' }, 'example.com', NOW).renewable()).toBe(true);
     const robot = AuthTokens.fromClientCredentials({ accessToken: 'a' }, 'example.com', NOW, { clientId: 'ci' });
     expect([robot.canRefresh(), robot.renewable()]).toEqual([false, true]);
   });

@@ -30,29 +30,31 @@ describe('the client credentials grant of a robot (RFC 6749 §4.4)', () => {
       NOW,
       { clientId: 'ci', clientSecretFile: '/s' },
     );
-    expect(record).toMatchObject({
-      refreshToken: '',
-      signIn: 'client-credentials',
-      clientId: 'ci',
-      clientSecretFile: '/s',
-    });
-    expect(record.idToken).toBeUndefined();
-    expect(record.scope).toBeUndefined();
+    expect(record).toMatchObject({ refreshToken: '', clientId: 'ci', clientSecretFile: '/s' });
+    expect(Object.keys(record).sort()).toEqual([
+      'accessToken',
+      'clientId',
+      'clientSecretFile',
+      'domain',
+      'expiresAt',
+      'refreshToken',
+    ]);
+    expect(record.signInKind()).toBe('client-credentials');
+    expect(record.scopes()).toBeUndefined();
     expect(record.canRefresh()).toBe(false);
     expect(record.robotClient()).toEqual({ clientId: 'ci', clientSecretFile: '/s' });
     const again = record.withObtainedAgain({ accessToken: 'b', expiresIn: 120, scope: 'jobs' }, NOW);
-    expect(again).toMatchObject({ accessToken: 'b', clientId: 'ci', clientSecretFile: '/s', scope: 'jobs' });
+    expect(again).toMatchObject({ accessToken: 'b', clientId: 'ci', clientSecretFile: '/s' });
+    expect(Object.keys(again).sort()).toEqual(Object.keys(record).sort());
     expect(again.expiresAt).toEqual(new Date(NOW.getTime() + 120_000));
     expect(AuthTokens.fromClientCredentials({ accessToken: 'a' }, 'd', NOW, { clientId: 'ci' }).robotClient()).toEqual({
       clientId: 'ci',
     });
   });
 
-  it('a browser or device record is no robot', () => {
-    const browser = AuthTokens.fromLogin({ accessToken: 'a' }, 'd', NOW, {
-      signIn: 'browser',
-      requestedScope: 'openid',
-    });
+  it("a person's record (no client id) is no robot", () => {
+    const browser = AuthTokens.fromLogin({ accessToken: 'a' }, 'd', NOW);
     expect(browser.robotClient()).toBeUndefined();
+    expect(browser.signInKind()).toBe('person');
   });
 });

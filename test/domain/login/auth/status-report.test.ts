@@ -26,22 +26,19 @@ describe('status facts (docs/login-contract.md, status output)', () => {
       refreshOnNextUse: false,
       domain: 'example.com',
       gitToken: true,
-      scopes: null,
-      signIn: null,
+      scopes: ['openid', 'email', 'profile', 'offline_access'],
+      signIn: 'person',
       tokenStore: STORE,
     });
   });
 
-  it("a robot's identity is its client", () => {
+  it("a robot's identity is its client, its kind client-credentials, its scopes unknown", () => {
     expect(statusReport(aRecord({ idToken: undefined, clientId: 'ci' }), NOW, STORE)).toMatchObject({
       identity: 'client ci',
+      scopes: null,
+      signIn: 'client-credentials',
+      tokenStore: STORE,
     });
-  });
-
-  it('the scopes, without repeats, and the kind of sign-in when the record keeps them', () => {
-    expect(
-      statusReport(aRecord({ scope: 'openid  email openid offline_access', signIn: 'device' }), NOW, STORE),
-    ).toMatchObject({ scopes: ['openid', 'email', 'offline_access'], signIn: 'device', tokenStore: STORE });
   });
 
   it('expired when expires_at <= now, refreshed on next use when a refresh token exists', () => {

@@ -1,11 +1,4 @@
-import { SignInKind } from '../../../../domain/login/auth/auth-tokens';
 import { formatUtc, StatusReport } from '../../../../domain/login/auth/status-report';
-
-const SIGN_IN_TEXT: Record<SignInKind, string> = {
-  browser: 'the browser',
-  device: 'the device code',
-  'client-credentials': 'client credentials',
-};
 
 /** `auth status` as text: the same facts as `--json`. */
 export function statusLines(report: StatusReport): string[] {
@@ -22,7 +15,7 @@ export function statusLines(report: StatusReport): string[] {
   if (report.refreshOnNextUse) lines.push('It will be refreshed automatically on next use.');
   lines.push(`Domain: ${report.domain}`, `Git token: ${report.gitToken ? 'stored' : 'not stored'}`);
   if (report.scopes !== null) lines.push(`Scopes: ${report.scopes.join(' ')}`);
-  if (report.signIn !== null) lines.push(`Signed in with: ${SIGN_IN_TEXT[report.signIn]}`);
+  if (report.signIn === 'client-credentials') lines.push('Signed in with: client credentials');
   lines.push(`Token store: ${report.tokenStore.kind} ${report.tokenStore.path}`);
   return lines;
 }

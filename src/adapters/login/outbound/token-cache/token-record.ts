@@ -1,10 +1,11 @@
-import { AuthTokens, SIGN_IN_KINDS, SignInKind } from '../../../../domain/login/auth/auth-tokens';
+import { AuthTokens } from '../../../../domain/login/auth/auth-tokens';
 
 /**
- * The cache file's JSON (docs/login-contract.md, "Files"): exactly these fields,
- * the optional ones (`id_token`, `gitea_token`, `scope`, `sign_in`, `client_id`,
- * `client_secret_file`) omitted when absent,
- * `expires_at` in RFC 3339 UTC. Files written before `scope` and `sign_in` existed read as before.
+ * The cache file's JSON (docs/login-contract.md, "Files"): exactly the specification's
+ * fields, the optional ones (`id_token`, `gitea_token`) omitted when absent, `expires_at`
+ * in RFC 3339 UTC; a robot's record alone adds `client_id` and `client_secret_file`.
+ * Any other key is ignored on read (files an earlier skiff wrote with `scope` and
+ * `sign_in` read, and are written back without them).
  */
 export interface TokenRecordJson {
   access_token: string;
@@ -13,8 +14,6 @@ export interface TokenRecordJson {
   id_token?: string;
   domain: string;
   gitea_token?: string;
-  scope?: string;
-  sign_in?: SignInKind;
   client_id?: string;
   client_secret_file?: string;
 }
@@ -30,8 +29,6 @@ export function encodeRecord(tokens: AuthTokens): string {
     id_token: tokens.idToken,
     domain: tokens.domain,
     gitea_token: tokens.giteaToken,
-    scope: tokens.scope,
-    sign_in: tokens.signIn,
     client_id: tokens.clientId,
     client_secret_file: tokens.clientSecretFile,
   };
@@ -60,9 +57,6 @@ export function decodeRecord(text: string): AuthTokens {
     if (typeof field !== 'string') throw new Error(`field ${key} is not a string`);
     return field;
   };
-  const signIn = optional('sign_in');
-  if (signIn !== undefined && !(SIGN_IN_KINDS as readonly string[]).includes(signIn))
-    throw new Error(`field sign_in is not one of ${SIGN_IN_KINDS.join(', ')}`);
   const expires = required('expires_at');
   const time = Date.parse(expires.replace(' ', 'T'));
   if (!RFC3339.test(expires) || Number.isNaN(time)) throw new Error('field expires_at is not an RFC 3339 timestamp');
@@ -73,8 +67,6 @@ export function decodeRecord(text: string): AuthTokens {
     idToken: optional('id_token'),
     domain: required('domain'),
     giteaToken: optional('gitea_token'),
-    scope: optional('scope'),
-    signIn: signIn as SignInKind | undefined,
     clientId: optional('client_id'),
     clientSecretFile: optional('client_secret_file'),
   });

@@ -80,7 +80,7 @@ describe('a record made of an accepted reply', () => {
         }
         const now = new Date('2030-01-01T00:00:00Z');
         for (const tokens of [
-          AuthTokens.fromLogin(parsed, 'example.com', now, { signIn: 'browser', requestedScope: 'openid' }),
+          AuthTokens.fromLogin(parsed, 'example.com', now),
           AuthTokens.fromClientCredentials(parsed, 'example.com', now, { clientId: 'ci' }),
         ]) {
           expect(Number.isNaN(tokens.expiresAt.getTime())).toBe(false);

@@ -17,7 +17,7 @@ import { TokenCacheError } from '../../../../../src/domain/login/auth/auth-error
 import { FsTokenCache } from '../../../../../src/adapters/login/outbound/token-cache/fs-token-cache';
 import { FakeTokenCache } from '../../../../../src/adapters/fakes/login/fake-token-cache';
 import { tokenCacheContract } from '../../../../contract/login/token-cache.contract';
-import { aRecord } from '../../../../support/tokens';
+import { aRecord, NOW } from '../../../../support/tokens';
 
 tokenCacheContract('FakeTokenCache', () => {
   const cache = new FakeTokenCache();
@@ -58,7 +58,7 @@ describe('FsTokenCache on disk', () => {
     expect(text).toBe(
       '{\n  "access_token": "access-1",\n  "refresh_token": "refresh-1",\n  "expires_at": "2030-01-01T01:00:00.000Z",\n  "domain": "example.com"\n}\n',
     );
-    await cache.write('example.com', aRecord({ giteaToken: 'g', scope: 'openid email', signIn: 'browser' }));
+    await cache.write('example.com', aRecord({ giteaToken: 'g' }));
     expect(Object.keys(JSON.parse(readFileSync(cache.location('example.com'), 'utf8')))).toEqual([
       'access_token',
       'refresh_token',
@@ -66,27 +66,55 @@ describe('FsTokenCache on disk', () => {
       'id_token',
       'domain',
       'gitea_token',
-      'scope',
-      'sign_in',
     ]);
   });
 
-  it('keeps the scope and the kind of sign-in, and says where the file is', async () => {
-    await cache.write('example.com', aRecord({ scope: 'openid email', signIn: 'device' }));
-    expect(await cache.read('example.com')).toMatchObject({ scope: 'openid email', signIn: 'device' });
+  it("a robot's record alone adds its client id and secret file; the cache says where the file is", async () => {
     expect(cache.store('example.com')).toEqual({ kind: 'file', path: cache.location('example.com') });
     await cache.write(
       'example.com',
-      aRecord({
-        signIn: 'client-credentials',
-        clientId: 'ci',
-        clientSecretFile: '/run/secrets/ci',
-        idToken: undefined,
-      }),
+      aRecord({ refreshToken: '', clientId: 'ci', clientSecretFile: '/run/secrets/ci', idToken: undefined }),
     );
     const text = readFileSync(cache.location('example.com'), 'utf8');
-    expect(Object.keys(JSON.parse(text)).slice(-3)).toEqual(['sign_in', 'client_id', 'client_secret_file']);
+    expect(Object.keys(JSON.parse(text))).toEqual([
+      'access_token',
+      'refresh_token',
+      'expires_at',
+      'domain',
+      'client_id',
+      'client_secret_file',
+    ]);
     expect(await cache.read('example.com')).toMatchObject({ clientId: 'ci', clientSecretFile: '/run/secrets/ci' });
+  });
+
+  it('a file an earlier skiff wrote with scope and sign_in reads (the keys ignored) and is rewritten without them', async () => {
+    mkdirSync(join(dir, 'skiff', 'auth'), { recursive: true });
+    const old = {
+      access_token: 'a',
+      refresh_token: 'r',
+      expires_at: '2030-01-01T00:00:00.000Z',
+      id_token: 'h.p.s',
+      domain: 'example.com',
+      scope: 'openid email',
+      sign_in: 'device',
+    };
+    writeFileSync(cache.location('example.com'), JSON.stringify(old, null, 2));
+    const read = await cache.read('example.com');
+    expect(read).toBeDefined();
+    expect(Object.keys(read ?? {}).sort()).toEqual(['accessToken', 'domain', 'expiresAt', 'idToken', 'refreshToken']);
+    expect(read?.signInKind()).toBe('person');
+    await cache.write('example.com', (read as NonNullable<typeof read>).withRefreshed({ accessToken: 'b' }, NOW));
+    const rewritten = JSON.parse(readFileSync(cache.location('example.com'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(rewritten)).toEqual(['access_token', 'refresh_token', 'expires_at', 'id_token', 'domain']);
+    expect(rewritten).toMatchObject({
+      access_token: 'b',
+      refresh_token: 'r',
+      id_token: 'h.p.s',
+      domain: 'example.com',
+    });
+    // Any value they held, even one no skiff wrote, is ignored the same way.
+    writeFileSync(cache.location('example.com'), JSON.stringify({ ...old, scope: 5, sign_in: 'carrier-pigeon' }));
+    expect((await cache.read('example.com'))?.accessToken).toBe('a');
   });
 
   it('creates missing directories (0700) and the file 0600, leaving no temp file behind', async () => {
@@ -124,8 +152,6 @@ describe('FsTokenCache on disk', () => {
     );
     const read = await cache.read('x');
     expect(read?.giteaToken).toBeUndefined();
-    expect(read?.scope).toBeUndefined();
-    expect(read?.signIn).toBeUndefined();
     expect(read?.expiresAt.toISOString()).toBe('2029-12-31T22:00:00.000Z');
   });
 
@@ -157,17 +183,6 @@ describe('FsTokenCache on disk', () => {
         gitea_token: 5,
       }),
       /gitea_token/,
-    ],
-    [
-      'an unknown kind of sign-in',
-      JSON.stringify({
-        access_token: 'a',
-        refresh_token: '',
-        expires_at: '2030-01-01T00:00:00Z',
-        domain: 'x',
-        sign_in: 'carrier-pigeon',
-      }),
-      /sign_in/,
     ],
   ])('%s: an error naming the path and the problem, no token in it', async (_, content, problem) => {
     mkdirSync(join(dir, 'skiff', 'auth'), { recursive: true });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { decodeRecord, encodeRecord } from '../../../../../src/adapters/login/outbound/token-cache/token-record';
-import { AuthTokens, SIGN_IN_KINDS } from '../../../../../src/domain/login/auth/auth-tokens';
+import { AuthTokens } from '../../../../../src/domain/login/auth/auth-tokens';
 import { PROPERTY_BUDGET } from '../../../../support/property';
 
 /** The cache file is read back from disk, where anything may have been written: any text is a record or an Error. */
@@ -12,17 +12,24 @@ const FIELDS = [
   'id_token',
   'domain',
   'gitea_token',
-  'scope',
-  'sign_in',
   'client_id',
   'client_secret_file',
 ];
+/** Keys an earlier skiff wrote: read and ignored, never written back. */
+const DROPPED = ['scope', 'sign_in'];
 const value = fc.oneof(
   fc.string(),
-  fc.constantFrom(...SIGN_IN_KINDS, '2030-01-01T00:00:00Z', '2030-01-01 00:00:00.5+02:00', '9999-12-31T23:59:59Z'),
+  fc.constantFrom(
+    'browser',
+    'device',
+    'client-credentials',
+    '2030-01-01T00:00:00Z',
+    '2030-01-01 00:00:00.5+02:00',
+    '9999-12-31T23:59:59Z',
+  ),
   fc.jsonValue(),
 );
-const recordish = fc.dictionary(fc.oneof(fc.constantFrom(...FIELDS), fc.string()), value);
+const recordish = fc.dictionary(fc.oneof(fc.constantFrom(...FIELDS, ...DROPPED), fc.string()), value);
 
 /** Files with the required fields, so that most are records and the optional ones are judged too. */
 const fileLike = fc
@@ -38,7 +45,7 @@ const fileLike = fc
       ),
       domain: fc.string(),
     }),
-    fc.dictionary(fc.constantFrom(...FIELDS.slice(3)), fc.oneof(value, fc.constant(null))),
+    fc.dictionary(fc.constantFrom(...FIELDS.slice(3), ...DROPPED), fc.oneof(value, fc.constant(null))),
   )
   .map(([required, optional]) => ({ ...optional, ...required }));
 
