@@ -331,12 +331,11 @@ describe('errors end to end: one line, the contract exit code, no stack trace', 
     );
   });
 
-  it('no domain anywhere: the commands that need a token, and status, say the same, not "not logged in" (exit 3)', async () => {
-    // The fast path of these three (the oclif commands run the same use cases: test/application).
+  it('no domain anywhere: the commands that need a token say so, not "not logged in" (exit 3)', async () => {
+    // The fast path of these two (the oclif commands run the same use cases: test/application).
     for (const args of [
       ['auth', 'token'],
       ['auth', 'kube-credential'],
-      ['auth', 'status'],
     ]) {
       const result = await home.run(args);
       expect({ args, code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({
@@ -347,9 +346,19 @@ describe('errors end to end: one line, the contract exit code, no stack trace', 
           'skiff: cannot determine the domain: pass --domain <domain> or run `skiff config set --host <domain>`\n',
       });
     }
-    const json = await home.run(['auth', 'status', '--json']);
-    expect(json.code).toBe(3);
-    expect(JSON.parse(json.stdout)).toMatchObject({ error: { kind: 'Configuration', exitCode: 3 } });
+  });
+
+  it('no domain anywhere: status says the user is not logged in, no error (exit 0), fast path and oclif alike', async () => {
+    for (const run of [(args: string[]) => home.run(args), (args: string[]) => viaOclif(home, args)]) {
+      expect(await run(['auth', 'status'])).toEqual({
+        code: 0,
+        stdout: 'Not logged in: run `skiff auth login`.\n',
+        stderr: '',
+      });
+      const json = await run(['auth', 'status', '--json']);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual([{ name: 'default', active: true, loggedIn: false }]);
+    }
   });
 
   it('an unknown context is a configuration error (exit 3)', async () => {

@@ -10,9 +10,8 @@ import { AuthTarget } from './auth-target';
 
 /**
  * `auth status` without --domain: every domain that has a cache (as `gh auth status`
- * lists hosts), the active one marked. Like `Status`, not being logged in is no error;
- * with no domain anywhere and no cache at all it is the configuration error "cannot
- * determine the domain" (exit 3), as for `auth login`.
+ * lists hosts), the active one marked. Like `Status`, not being logged in is no error,
+ * with no domain anywhere and no cache at all too (the specification's status output).
  */
 @injectable()
 export class StatusAll {
@@ -26,7 +25,6 @@ export class StatusAll {
   async execute(target: AuthTarget): Promise<DomainStatus[]> {
     const scope = await this.scopes.scope(target);
     const files = await this.cached.list();
-    if (files.length === 0) await this.scopes.assertDomainKnown(scope);
     const activeFile = safeDomain(scope.cacheDomain);
     if (!files.includes(activeFile)) files.unshift(activeFile);
     const now = this.clock.now();

@@ -1,3 +1,4 @@
+import { GetToken } from '../../../../src/application/login/auth/get-token.use-case';
 import { StatusAll } from '../../../../src/application/login/auth/status-all.use-case';
 import { statusListLines } from '../../../../src/adapters/login/inbound/cli/status-list-text';
 import { ConfigurationError } from '../../../../src/domain/shared/errors';
@@ -43,17 +44,21 @@ describe('status of every domain (auth status without --domain)', () => {
     expect(moved.map((d) => [d.name, d.active])).toEqual([['other.org', true]]);
   });
 
-  it('no domain anywhere and no cache at all: the configuration error of "Which domain"; with caches, they are listed', async () => {
+  it('no domain anywhere and no cache at all: not logged in, no error (the status output); with caches, they are listed', async () => {
     const h = skiffTestbed(configWith());
-    await expect(h.get(StatusAll).execute({})).rejects.toThrow(
+    const list = await h.get(StatusAll).execute({});
+    expect(list).toEqual([{ name: 'default', active: true, loggedIn: false }]);
+    expect(statusListLines(list)).toEqual(['Not logged in: run `skiff auth login`.']);
+    // The commands that need a token still stop with the configuration error of "Which domain".
+    await expect(h.get(GetToken).execute({})).rejects.toThrow(
       new ConfigurationError(
         'cannot determine the domain: pass --domain <domain> or run `skiff config set --host <domain>`',
         'AUTH.NO_DOMAIN',
       ),
     );
     h.cache.records.set('other.org', aRecord({ domain: 'other.org' }));
-    const list = await h.get(StatusAll).execute({});
-    expect(list.map((d) => [d.name, d.loggedIn])).toContainEqual(['other.org', true]);
+    const listed = await h.get(StatusAll).execute({});
+    expect(listed.map((d) => [d.name, d.loggedIn])).toContainEqual(['other.org', true]);
   });
 
   it('one domain reads as `auth status` of that domain always has', async () => {
