@@ -6,8 +6,6 @@ export interface TokenResponse {
   /** Seconds; absent means the default lifetime. */
   readonly expiresIn?: number;
   readonly idToken?: string;
-  /** The granted scope, space-separated; absent when it is the one requested (RFC 6749 §5.1). */
-  readonly scope?: string;
 }
 
 /** 3600 seconds are used when `expires_in` is absent (SSO step 12). */

@@ -72,9 +72,9 @@ describe('get_token', () => {
       signIn: 'person',
       tokenStore: { kind: 'memory', path: '/fake/auth/example.com.json' },
     });
-    // A reply naming another scope changes nothing shown: the scopes are the ones skiff asks for.
+    // A refresh changes nothing shown: the scopes are the ones skiff asks for.
     h.cache.records.set('example.com', expiringIn(30));
-    h.provider.tokenReplies = [{ accessToken: 'access-2', expiresIn: 600, scope: 'openid' }];
+    h.provider.tokenReplies = [{ accessToken: 'access-2', expiresIn: 600 }];
     await expect(h.get(GetToken).details({})).resolves.toMatchObject({
       token: 'access-2',
       scopes: ['openid', 'email', 'profile', 'offline_access'],

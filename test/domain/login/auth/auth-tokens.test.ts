@@ -29,25 +29,21 @@ describe('token freshness (60-second margin)', () => {
 });
 
 describe('the record of an SSO login (SSO step 12)', () => {
-  it("holds exactly the specification's fields, whatever scope the reply names", () => {
-    const tokens = AuthTokens.fromLogin(
-      { accessToken: 'a', refreshToken: 'r', idToken: 'h.p.s', scope: 'openid' },
-      'd',
-      NOW,
-    );
+  it("holds exactly the specification's fields, whatever the reply holds", () => {
+    const tokens = AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r', idToken: 'h.p.s' }, 'd', NOW);
     expect(Object.keys(tokens).sort()).toEqual(['accessToken', 'domain', 'expiresAt', 'idToken', 'refreshToken']);
   });
 
   it("is a person's: the kind and the scopes are derived (those skiff asks for), never stored", () => {
-    const tokens = AuthTokens.fromLogin({ accessToken: 'a', scope: 'openid' }, 'd', NOW);
+    const tokens = AuthTokens.fromLogin({ accessToken: 'a' }, 'd', NOW);
     expect(tokens.signInKind()).toBe('person');
     expect(tokens.scopes()).toEqual(['openid', 'email', 'profile', 'offline_access']);
     expect(SCOPE.split(' ')).toEqual(tokens.scopes());
   });
 
-  it("a refresh keeps exactly the specification's fields, whatever scope the reply names", () => {
+  it("a refresh keeps exactly the specification's fields, whatever the reply holds", () => {
     const signedIn = AuthTokens.fromLogin({ accessToken: 'a', refreshToken: 'r' }, 'd', NOW);
-    const refreshed = signedIn.withRefreshed({ accessToken: 'b', idToken: 'h.p.s', scope: 'openid' }, NOW);
+    const refreshed = signedIn.withRefreshed({ accessToken: 'b', idToken: 'h.p.s' }, NOW);
     expect(Object.keys(refreshed).sort()).toEqual(['accessToken', 'domain', 'expiresAt', 'idToken', 'refreshToken']);
     expect(refreshed.signInKind()).toBe('person');
   });

@@ -43,7 +43,7 @@ describe('the client credentials grant of a robot (RFC 6749 §4.4)', () => {
     expect(record.scopes()).toBeUndefined();
     expect(record.canRefresh()).toBe(false);
     expect(record.robotClient()).toEqual({ clientId: 'ci', clientSecretFile: '/s' });
-    const again = record.withObtainedAgain({ accessToken: 'b', expiresIn: 120, scope: 'jobs' }, NOW);
+    const again = record.withObtainedAgain({ accessToken: 'b', expiresIn: 120 }, NOW);
     expect(again).toMatchObject({ accessToken: 'b', clientId: 'ci', clientSecretFile: '/s' });
     expect(Object.keys(again).sort()).toEqual(Object.keys(record).sort());
     expect(again.expiresAt).toEqual(new Date(NOW.getTime() + 120_000));

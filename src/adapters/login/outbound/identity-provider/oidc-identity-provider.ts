@@ -60,8 +60,6 @@ export function tokenReply(body: unknown, host: string): TokenResponse {
   if (refreshToken !== undefined) reply.refreshToken = refreshToken;
   if (expiresIn !== undefined) reply.expiresIn = Math.floor(expiresIn);
   if (idToken !== undefined) reply.idToken = idToken;
-  const scope = optional('scope');
-  if (scope !== undefined) reply.scope = scope;
   return reply;
 }
 
