@@ -1,6 +1,6 @@
-import { readFileSync, statfsSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InternalError } from '../../../../../domain/shared/errors';
+import { InternalError, NotFoundError } from '../../../../../domain/shared/errors';
 import {
   CgroupLimit,
   CgroupV2Metrics,
@@ -39,9 +39,12 @@ export function isUnifiedCgroupHost(root: string = CGROUP_ROOT): boolean {
  * cgroup2 Manager.Stat does (cgroup2/manager.go, utils.go): a missing file reads as 0 (no
  * memory_events at all when memory.events is missing or empty, a zero memory part when
  * memory.stat is), a `max` limit stays `max`, a line of cpu.stat, memory.stat or
- * memory.events that is not `<key> <count>` fails the whole reading.
+ * memory.events that is not `<key> <count>` fails the whole reading. A cgroup that is gone
+ * (a systemd scope removed once empty, or removed by hand) is NotFound `cgroup does not exist`,
+ * as containerd's runc shim answers Stats without a cgroup, not a reading of zeros.
  */
-export function readCgroupV2Metrics(dir: string): CgroupV2Metrics {
+export function readCgroupV2Metrics(dir: string, subject: string): CgroupV2Metrics {
+  if (!existsSync(dir)) throw new NotFoundError(`${subject}: cgroup does not exist (${dir})`, 'CGROUP.GONE');
   const cpu = readKeyed(dir, 'cpu.stat') ?? new Map<string, number>();
   const events = readKeyed(dir, 'memory.events');
   return {

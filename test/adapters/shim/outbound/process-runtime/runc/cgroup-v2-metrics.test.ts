@@ -6,7 +6,9 @@ import {
   readCgroupV2Metrics,
 } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/cgroup-v2-metrics';
 import { ContainerCgroup } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
-import { InternalError } from '../../../../../../src/domain/shared/errors';
+import { InternalError, NotFoundError } from '../../../../../../src/domain/shared/errors';
+
+const TASK = 'task "web"';
 
 /**
  * A cgroup v2 cgroup's files as the kernel writes them, in a directory the test makes under a
@@ -56,7 +58,7 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
 
   it('reads every figure containerd fills: pids, cpu.stat, memory.stat and its files, memory.events, io.stat', () => {
     write(FULL);
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m.pids).toEqual({ current: 2, limit: 128 });
     expect(m.cpu).toEqual({
       usage_usec: 41203,
@@ -98,7 +100,7 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
 
   it('keeps `max` limits as max (memory.max, pids.max)', () => {
     write({ ...FULL, 'memory.max': 'max\n', 'pids.max': 'max\n' });
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect([m.memory.usage_limit, m.pids.limit, m.memory.swap_limit]).toEqual(['max', 'max', 'max']);
   });
 
@@ -107,7 +109,7 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
     for (const name of ['memory.swap.current', 'memory.swap.max', 'memory.swap.peak', 'memory.peak', 'io.stat'])
       delete files[name];
     write(files);
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m.memory).toMatchObject({ usage: 1523712, swap_usage: 0, swap_limit: 0, max_usage: 0, swap_max_usage: 0 });
     expect(m.io).toEqual([]);
   });
@@ -117,14 +119,22 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
     delete files['memory.events'];
     delete files['memory.stat'];
     write(files);
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m).not.toHaveProperty('memory_events');
     expect(Object.values(m.memory).every((v) => v === 0)).toBe(true);
     expect(m.cpu.usage_usec).toBe(41203);
   });
 
-  it('reads a cgroup that is gone (the container exited) as zeros', () => {
-    const m = readCgroupV2Metrics(join(root, 'gone'));
+  // containerd's runc shim: Stats without a cgroup is NotFound "cgroup does not exist"
+  // (cmd/containerd-shim-runc-v2/task/service.go Stats); a reading of zeros would pass for an idle container.
+  it('answers NotFound "cgroup does not exist" naming the task for a cgroup that is gone', () => {
+    const gone = () => readCgroupV2Metrics(join(root, 'gone'), TASK);
+    expect(gone).toThrow(NotFoundError);
+    expect(gone).toThrow('task "web": cgroup does not exist');
+  });
+
+  it('reads an existing cgroup without any of its files as zeros', () => {
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m.pids).toEqual({ current: 0, limit: 0 });
     expect(Object.values(m.cpu).every((v) => v === 0)).toBe(true);
     expect(m.io).toEqual([]);
@@ -133,25 +143,27 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
 
   it('takes a negative count as 0 and fails on a line of a keyed file it cannot read', () => {
     write({ ...FULL, 'memory.current': '-4096\n' });
-    expect(readCgroupV2Metrics(dir).memory.usage).toBe(0);
+    expect(readCgroupV2Metrics(dir, TASK).memory.usage).toBe(0);
     write({ 'cpu.stat': 'usage_usec 1\nnonsense\n' });
-    expect(() => readCgroupV2Metrics(dir)).toThrow(InternalError);
+    expect(() => readCgroupV2Metrics(dir, TASK)).toThrow(InternalError);
     write({ 'cpu.stat': 'usage_usec many\n' });
-    expect(() => readCgroupV2Metrics(dir)).toThrow(/cpu\.stat/);
+    expect(() => readCgroupV2Metrics(dir, TASK)).toThrow(/cpu\.stat/);
   });
 
   it('reads io.stat line by line as containerd does: unknown keys and bad values skipped, a bad device ends it', () => {
     write({
       'io.stat': '8:16 rbytes=10 wbytes=x rios=2 wios=3 dbytes=9\n\nnot-a-device foo=1\n8:x rbytes=1\n9:0 rbytes=1\n',
     });
-    expect(readCgroupV2Metrics(dir).io).toEqual([{ major: 8, minor: 16, rbytes: 10, wbytes: 0, rios: 2, wios: 3 }]);
+    expect(readCgroupV2Metrics(dir, TASK).io).toEqual([
+      { major: 8, minor: 16, rbytes: 10, wbytes: 0, rios: 2, wios: 3 },
+    ]);
   });
 
   it("finds the cgroup's directory under an injected root from /proc/<pid>/cgroup", () => {
     write(FULL);
     const cgroup = ContainerCgroup.parse('0::/system.slice/skiff-web.scope\n', 1, root);
     expect(cgroup.unifiedDir).toBe(dir);
-    expect(readCgroupV2Metrics(cgroup.unifiedDir as string).pids.current).toBe(2);
+    expect(readCgroupV2Metrics(cgroup.unifiedDir as string, TASK).pids.current).toBe(2);
   });
 
   it('does not take a directory that is not a cgroup2 file system for a unified host', () => {
