@@ -9,9 +9,9 @@ import { runcMissingError } from './runc-cli';
 
 export const RUNC_OPTIONS_TYPE_URL = 'containerd.runc.v1.Options';
 /** What containerd sends a runtime type other than runc's: a TOML text, or the path of a TOML file. */
-export const RUNTIME_OPTIONS_TYPE_URL = 'runtimeoptions.v1.Options';
+const RUNTIME_OPTIONS_TYPE_URL = 'runtimeoptions.v1.Options';
 /** CRI's name, in errors, for a config_body: the runtime handler's `options` table in config.toml. */
-export const HANDLER_OPTIONS = "the handler's options";
+const HANDLER_OPTIONS = "the handler's options";
 const MAX_OPTIONS_FILE = 1 << 20;
 
 /** What skiff takes from containerd.runc.v1.Options: the runc binary and the cgroup driver. */
