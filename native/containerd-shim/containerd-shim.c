@@ -723,6 +723,7 @@ static int do_info(void) {
               "containerd-shim-skiff-v2: runtime options of type \"%.*s\" are not understood; send " RUNC_OPTIONS_TYPE
               ", " RUNTIME_OPTIONS_TYPE " or none\n",
               (int)(type_url.len > 200 ? 200 : type_url.len), (const char *)type_url.data);
+      free(in);
       return 1;
     }
   }
