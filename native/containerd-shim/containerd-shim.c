@@ -693,6 +693,13 @@ static unsigned char *runtime_features(const char *binary, size_t *len) {
   return json;
 }
 
+/* Whether bytes hold a control character: one in a name given back in an error would break its line. */
+static int has_control_byte(struct bytes b) {
+  for (size_t i = 0; i < b.len; i++)
+    if (b.data[i] < 0x20 || b.data[i] == 0x7f) return 1;
+  return 0;
+}
+
 /*
  * -info: containerd.types.RuntimeInfo, as containerd's runc shim answers it (manager_linux.go Info):
  * the name, skiff's version, the options as received, and the OCI runtime's features: runc, or
@@ -718,11 +725,13 @@ static int do_info(void) {
         memcpy(binary, name.data, name.len);
         binary[name.len] = '\0';
       } else if (name.len > 0) die("binary_name holds a NUL byte", NULL);
+      if (has_control_byte(name)) die("binary_name holds a control character", NULL);
     } else if (!type_url_is(type_url, RUNTIME_OPTIONS_TYPE)) {
-      fprintf(stderr,
-              "containerd-shim-skiff-v2: runtime options of type \"%.*s\" are not understood; send " RUNC_OPTIONS_TYPE
-              ", " RUNTIME_OPTIONS_TYPE " or none\n",
-              (int)(type_url.len > 200 ? 200 : type_url.len), (const char *)type_url.data);
+      /* The type_url is containerd's caller's bytes: a control character in it is written as '?'. */
+      fputs("containerd-shim-skiff-v2: runtime options of type \"", stderr);
+      for (size_t i = 0; i < type_url.len && i < 200; i++)
+        fputc(type_url.data[i] < 0x20 || type_url.data[i] == 0x7f ? '?' : type_url.data[i], stderr);
+      fputs("\" are not understood; send " RUNC_OPTIONS_TYPE ", " RUNTIME_OPTIONS_TYPE " or none\n", stderr);
       free(in);
       return 1;
     }
