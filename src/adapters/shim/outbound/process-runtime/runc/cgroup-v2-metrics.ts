@@ -90,9 +90,14 @@ function count(value: CgroupLimit): number {
   return value === 'max' ? 0 : value;
 }
 
-/** A decimal count; a negative one is 0 (the kernel can report one); undefined when not a number. */
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+/**
+ * A decimal count; a negative one is 0 (the kernel can report one); undefined when not a number,
+ * or past uint64 (containerd's strconv.ParseUint refuses it; Metrics could not carry it).
+ */
 function parseCount(text: string): number | undefined {
-  if (/^\d+$/.test(text)) return Number(text);
+  if (/^\d+$/.test(text)) return text.length <= 20 && BigInt(text) <= MAX_UINT64 ? Number(text) : undefined;
   if (/^-\d+$/.test(text)) return 0;
   return undefined;
 }
@@ -140,8 +145,8 @@ function readIo(dir: string): IoEntry[] {
     const entry = { major: Number(numbers[0]), minor: Number(numbers[1]), rbytes: 0, wbytes: 0, rios: 0, wios: 0 };
     for (const pair of pairs) {
       const [key, value, ...rest] = pair.split('=');
-      if (rest.length > 0 || value === undefined || !/^\d+$/.test(value)) continue;
-      if (key === 'rbytes' || key === 'wbytes' || key === 'rios' || key === 'wios') entry[key] = Number(value);
+      const n = rest.length > 0 || value === undefined || !/^\d+$/.test(value) ? undefined : parseCount(value);
+      if (n !== undefined && (key === 'rbytes' || key === 'wbytes' || key === 'rios' || key === 'wios')) entry[key] = n;
     }
     entries.push(entry);
   }

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -169,5 +170,75 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
   it('does not take a directory that is not a cgroup2 file system for a unified host', () => {
     expect(isUnifiedCgroupHost(root)).toBe(false);
     expect(isUnifiedCgroupHost(join(root, 'missing'))).toBe(false);
+  });
+});
+
+/**
+ * The cgroup files are the kernel's, but a reader of them must not turn odd text into a crash of
+ * the serving process or a figure that is not a count: any text in any file reads as counts (or
+ * `max` for a limit), or fails as the InternalError of a keyed line it cannot read.
+ */
+describe('readCgroupV2Metrics on arbitrary file contents (property)', () => {
+  const FILES = [
+    'pids.current',
+    'pids.max',
+    'cpu.stat',
+    'memory.stat',
+    'memory.current',
+    'memory.max',
+    'memory.peak',
+    'memory.swap.current',
+    'memory.swap.max',
+    'memory.swap.peak',
+    'memory.events',
+    'io.stat',
+  ];
+  // Up to 2^70: past uint64, which the kernel never writes and containerd's ParseUint refuses.
+  const digits = fc.bigInt({ min: 0n, max: 2n ** 70n }).map(String);
+  const line = fc.oneof(
+    digits,
+    fc.tuple(fc.constantFrom('usage_usec', 'anon', 'oom_kill'), digits).map(([k, v]) => `${k} ${v}`),
+    fc.string({ unit: 'binary-ascii', maxLength: 30 }),
+    fc
+      .tuple(fc.constantFrom('usage_usec', 'anon', 'oom_kill', 'x'), fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }))
+      .map(([k, v]) => `${k} ${v}`),
+    fc
+      .tuple(fc.nat(300), fc.nat(300), fc.constantFrom('rbytes', 'wios', 'dbytes'), fc.string({ maxLength: 8 }))
+      .map(([a, b, k, v]) => `${a}:${b} ${k}=${v}`),
+  );
+  const contents = fc.dictionary(
+    fc.constantFrom(...FILES),
+    fc.array(line, { maxLength: 6 }).map((l) => l.join('\n')),
+  );
+  /** A uint64, as io.containerd.cgroups.v2.Metrics carries it (2^64 - 1 is 2 ** 64 as a double). */
+  const isCount = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 2 ** 64;
+  const isLimit = (v: unknown) => v === 'max' || isCount(v);
+
+  it('reads counts and limits, or fails as an InternalError', () => {
+    const root = mkdtempSync(join(tmpdir(), 'skiff-cgroup2-prop-'));
+    try {
+      fc.assert(
+        fc.property(contents, (files) => {
+          const dir = mkdtempSync(join(root, 'c-'));
+          for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+          let m;
+          try {
+            m = readCgroupV2Metrics(dir, TASK);
+          } catch (err) {
+            expect(err).toBeInstanceOf(InternalError);
+            return;
+          }
+          expect([m.pids.current, ...Object.values(m.cpu)].every(isCount)).toBe(true);
+          const { usage_limit, swap_limit, ...memory } = m.memory;
+          expect(Object.values(memory).every(isCount)).toBe(true);
+          expect([m.pids.limit, usage_limit, swap_limit].every(isLimit)).toBe(true);
+          expect(Object.values(m.memory_events ?? {}).every(isCount)).toBe(true);
+          expect(m.io.flatMap((e) => Object.values(e)).every(isCount)).toBe(true);
+        }),
+        { numRuns: 200 },
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
