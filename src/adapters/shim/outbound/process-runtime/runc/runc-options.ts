@@ -52,12 +52,15 @@ export function readRuncOptions(
   }
   let binary: string | undefined;
   if (decoded.binary_name !== '') {
-    binary = decoded.binary_name.includes('/')
-      ? decoded.binary_name
-      : findInPath(decoded.binary_name, process.env.PATH ?? DEFAULT_PATH);
+    binary = lookUpBinary(decoded.binary_name);
     if (binary === undefined) throw runcMissingError(`(binary_name ${decoded.binary_name}) is not in PATH`);
   }
   return { binary, systemdCgroup: decoded.systemd_cgroup };
+}
+
+/** A runtime binary as options name it: a path as given, else looked up in the shim's PATH. */
+function lookUpBinary(name: string): string | undefined {
+  return name.includes('/') ? name : findInPath(name, process.env.PATH ?? DEFAULT_PATH);
 }
 
 /**
@@ -92,12 +95,8 @@ function readTomlOptions(value: Uint8Array, subject: string, bundle: string | un
     const toml = parseTomlRuncOptions(text, source);
     let binary: string | undefined;
     if (toml.BinaryName !== undefined && toml.BinaryName !== '') {
-      binary = toml.BinaryName.includes('/')
-        ? isExecutableFile(toml.BinaryName)
-          ? toml.BinaryName
-          : undefined
-        : findInPath(toml.BinaryName, process.env.PATH ?? DEFAULT_PATH);
-      if (binary === undefined) {
+      binary = lookUpBinary(toml.BinaryName);
+      if (binary === undefined || !isExecutableFile(binary)) {
         const where = toml.BinaryName.includes('/')
           ? 'is not an executable file'
           : `is not in PATH (${process.env.PATH ?? DEFAULT_PATH})`;
