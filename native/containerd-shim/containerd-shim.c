@@ -74,24 +74,35 @@ static void path_or_die(int rc, const char *what) {
   if (rc != 0) die("a path is longer than PATH_MAX; give containerd a shorter state dir", what);
 }
 
-/* A file's whole text (NUL-terminated, its length in *len), NULL with errno when it cannot be read; EFBIG past max. */
-static char *read_file(const char *path, size_t max, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  char *buf = malloc(max + 2);
+/* All of fd's bytes up to max (more is an error: EFBIG), NUL-terminated in a malloc'd buffer; NULL with errno. */
+static unsigned char *read_all(int fd, size_t max, size_t *len) {
+  unsigned char *buf = malloc(max + 2);
   size_t n = 0;
   ssize_t r = 0;
-  while (buf != NULL && n <= max && (r = read(fd, buf + n, max + 1 - n)) > 0) n += (size_t)r;
+  while (buf != NULL && n <= max && ((r = read(fd, buf + n, max + 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0) n += (size_t)r;
   int err = buf == NULL ? ENOMEM : r < 0 ? errno : n > max ? EFBIG : 0;
-  close(fd);
   if (err != 0) {
     free(buf);
     errno = err;
     return NULL;
   }
   buf[n] = '\0';
-  if (len != NULL) *len = n;
+  *len = n;
   return buf;
+}
+
+/* A file's whole text (NUL-terminated, its length in *len), NULL with errno when it cannot be read; EFBIG past max. */
+static char *read_file(const char *path, size_t max, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  size_t n = 0;
+  char *text = (char *)read_all(fd, max, &n);
+  int err = errno;
+  close(fd);
+  errno = err;
+  if (text != NULL && len != NULL) *len = n;
+  return text;
 }
 
 /* Whether Kubernetes pods get a serving process each (SKIFF_SHIM_GROUP=pod in containerd's
@@ -643,23 +654,6 @@ static int do_delete(const struct flags *f) {
 #define MAX_INFO_INPUT (1 << 20)
 #define RUNTIME_NAME "io.containerd.skiff.v2"
 #define RUNTIME_OPTIONS_TYPE "runtimeoptions.v1.Options"
-
-/* All of fd's bytes up to max (more is an error: EFBIG), into a malloc'd buffer; NULL with errno. */
-static unsigned char *read_all(int fd, size_t max, size_t *len) {
-  unsigned char *buf = malloc(max + 1);
-  size_t n = 0;
-  ssize_t r = 0;
-  while (buf != NULL && n <= max && ((r = read(fd, buf + n, max + 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-    if (r > 0) n += (size_t)r;
-  int err = buf == NULL ? ENOMEM : r < 0 ? errno : n > max ? EFBIG : 0;
-  if (err != 0) {
-    free(buf);
-    errno = err;
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
 
 /*
  * `<binary> features`' standard output (the OCI runtime's features JSON, runtime-spec's
