@@ -74,24 +74,35 @@ static void path_or_die(int rc, const char *what) {
   if (rc != 0) die("a path is longer than PATH_MAX; give containerd a shorter state dir", what);
 }
 
-/* A file's whole text (NUL-terminated, its length in *len), NULL with errno when it cannot be read; EFBIG past max. */
-static char *read_file(const char *path, size_t max, size_t *len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return NULL;
-  char *buf = malloc(max + 2);
+/* All of fd's bytes up to max (more is an error: EFBIG), NUL-terminated in a malloc'd buffer; NULL with errno. */
+static unsigned char *read_all(int fd, size_t max, size_t *len) {
+  unsigned char *buf = malloc(max + 2);
   size_t n = 0;
   ssize_t r = 0;
-  while (buf != NULL && n <= max && (r = read(fd, buf + n, max + 1 - n)) > 0) n += (size_t)r;
+  while (buf != NULL && n <= max && ((r = read(fd, buf + n, max + 1 - n)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0) n += (size_t)r;
   int err = buf == NULL ? ENOMEM : r < 0 ? errno : n > max ? EFBIG : 0;
-  close(fd);
   if (err != 0) {
     free(buf);
     errno = err;
     return NULL;
   }
   buf[n] = '\0';
-  if (len != NULL) *len = n;
+  *len = n;
   return buf;
+}
+
+/* A file's whole text (NUL-terminated, its length in *len), NULL with errno when it cannot be read; EFBIG past max. */
+static char *read_file(const char *path, size_t max, size_t *len) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  size_t n = 0;
+  char *text = (char *)read_all(fd, max, &n);
+  int err = errno;
+  close(fd);
+  errno = err;
+  if (text != NULL && len != NULL) *len = n;
+  return text;
 }
 
 /* Whether Kubernetes pods get a serving process each (SKIFF_SHIM_GROUP=pod in containerd's
@@ -644,23 +655,6 @@ static int do_delete(const struct flags *f) {
 #define RUNTIME_NAME "io.containerd.skiff.v2"
 #define RUNTIME_OPTIONS_TYPE "runtimeoptions.v1.Options"
 
-/* All of fd's bytes up to max (more is an error: EFBIG), into a malloc'd buffer; NULL with errno. */
-static unsigned char *read_all(int fd, size_t max, size_t *len) {
-  unsigned char *buf = malloc(max + 1);
-  size_t n = 0;
-  ssize_t r = 0;
-  while (buf != NULL && n <= max && ((r = read(fd, buf + n, max + 1 - n)) > 0 || (r < 0 && errno == EINTR)))
-    if (r > 0) n += (size_t)r;
-  int err = buf == NULL ? ENOMEM : r < 0 ? errno : n > max ? EFBIG : 0;
-  if (err != 0) {
-    free(buf);
-    errno = err;
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
-
 /*
  * `<binary> features`' standard output (the OCI runtime's features JSON, runtime-spec's
  * features.md), malloc'd; NULL when it cannot be run, fails or prints no JSON object: the runc
@@ -693,6 +687,13 @@ static unsigned char *runtime_features(const char *binary, size_t *len) {
   return json;
 }
 
+/* Whether bytes hold a control character: one in a name given back in an error would break its line. */
+static int has_control_byte(struct bytes b) {
+  for (size_t i = 0; i < b.len; i++)
+    if (b.data[i] < 0x20 || b.data[i] == 0x7f) return 1;
+  return 0;
+}
+
 /*
  * -info: containerd.types.RuntimeInfo, as containerd's runc shim answers it (manager_linux.go Info):
  * the name, skiff's version, the options as received, and the OCI runtime's features: runc, or
@@ -718,11 +719,14 @@ static int do_info(void) {
         memcpy(binary, name.data, name.len);
         binary[name.len] = '\0';
       } else if (name.len > 0) die("binary_name holds a NUL byte", NULL);
+      if (has_control_byte(name)) die("binary_name holds a control character", NULL);
     } else if (!type_url_is(type_url, RUNTIME_OPTIONS_TYPE)) {
-      fprintf(stderr,
-              "containerd-shim-skiff-v2: runtime options of type \"%.*s\" are not understood; send " RUNC_OPTIONS_TYPE
-              ", " RUNTIME_OPTIONS_TYPE " or none\n",
-              (int)(type_url.len > 200 ? 200 : type_url.len), (const char *)type_url.data);
+      /* The type_url is containerd's caller's bytes: a control character in it is written as '?'. */
+      fputs("containerd-shim-skiff-v2: runtime options of type \"", stderr);
+      for (size_t i = 0; i < type_url.len && i < 200; i++)
+        fputc(type_url.data[i] < 0x20 || type_url.data[i] == 0x7f ? '?' : type_url.data[i], stderr);
+      fputs("\" are not understood; send " RUNC_OPTIONS_TYPE ", " RUNTIME_OPTIONS_TYPE " or none\n", stderr);
+      free(in);
       return 1;
     }
   }

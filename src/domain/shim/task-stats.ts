@@ -58,9 +58,9 @@ export const MEMORY_STAT_KEYS = [
 /** The keys of a cgroup's memory.events (cgroup2/manager.go readMemoryEvents). */
 export const MEMORY_EVENT_KEYS = ['low', 'high', 'max', 'oom', 'oom_kill', 'oom_group_kill'] as const;
 
-export type CpuStatKey = (typeof CPU_STAT_KEYS)[number];
-export type MemoryStatKey = (typeof MEMORY_STAT_KEYS)[number];
-export type MemoryEventKey = (typeof MEMORY_EVENT_KEYS)[number];
+type CpuStatKey = (typeof CPU_STAT_KEYS)[number];
+type MemoryStatKey = (typeof MEMORY_STAT_KEYS)[number];
+type MemoryEventKey = (typeof MEMORY_EVENT_KEYS)[number];
 
 /** One line of io.stat: a device and what was read and written on it. */
 export interface IoEntry {

@@ -1,4 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import fc from 'fast-check';
 import {
   chmodSync,
   copyFileSync,
@@ -166,6 +167,42 @@ export const containerdShim: SanitizedProgram = {
         // No options: the runc on containerd's PATH, here the stand-in.
         copyFileSync(fake, join(dir, 'runc'));
         expect(info(new Uint8Array()).stdout.toString('latin1')).toContain('{"ociVersionMin":"1.0.0"}');
+      },
+    },
+    {
+      // runtime-info.c walks containerd's Any by hand: any bytes on stdin, shaped like an Any or
+      // not, end in RuntimeInfo (0) or one line saying why not (1), never a signal or a report;
+      // a type_url or binary_name with a newline in it does not break that line.
+      name: '-info: any bytes on stdin, an Any of runc options or not (property, random inputs)',
+      run(binary, runs) {
+        const dir = containerdState();
+        const any = (type_url: string, value: Uint8Array) => new google.protobuf.Any({ type_url, value }).serialize();
+        const input = fc.oneof(
+          fc.uint8Array({ maxLength: 256 }),
+          fc
+            .tuple(fc.string({ unit: 'binary-ascii', maxLength: 40 }), fc.uint8Array({ maxLength: 64 }))
+            .map(([t, v]) => any(t, v)),
+          fc.uint8Array({ maxLength: 64 }).map((v) => any('containerd.runc.v1.Options', v)),
+          fc
+            .string({ unit: 'binary-ascii', maxLength: 40 })
+            .map((name) =>
+              any('containerd.runc.v1.Options', new runc.runc.v1.Options({ binary_name: name }).serialize()),
+            ),
+          fc
+            .tuple(fc.uint8Array({ maxLength: 32 }), fc.integer({ min: 1, max: 16 }))
+            .map(([bytes, cut]) => any('containerd.runc.v1.Options', bytes).slice(0, -cut)),
+        );
+        fc.assert(
+          fc.property(input, (stdin) => {
+            // PATH only the empty state dir: a random binary_name finds nothing to run.
+            const result = runs.run(binary, ['-info'], { cwd: dir, env: { PATH: dir }, input: stdin });
+            const stderr = result.stderr.toString();
+            expect(result.signal).toBeNull();
+            expect([0, 1]).toContain(result.status);
+            if (result.status === 1) expect(stderr).toMatch(/^containerd-shim-skiff-v2: [^\n]+\n$/);
+          }),
+          { numRuns: 100 },
+        );
       },
     },
     {

@@ -1,6 +1,6 @@
-import { readFileSync, statfsSync } from 'node:fs';
+import { existsSync, readFileSync, statfsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InternalError } from '../../../../../domain/shared/errors';
+import { InternalError, NotFoundError } from '../../../../../domain/shared/errors';
 import {
   CgroupLimit,
   CgroupV2Metrics,
@@ -39,9 +39,12 @@ export function isUnifiedCgroupHost(root: string = CGROUP_ROOT): boolean {
  * cgroup2 Manager.Stat does (cgroup2/manager.go, utils.go): a missing file reads as 0 (no
  * memory_events at all when memory.events is missing or empty, a zero memory part when
  * memory.stat is), a `max` limit stays `max`, a line of cpu.stat, memory.stat or
- * memory.events that is not `<key> <count>` fails the whole reading.
+ * memory.events that is not `<key> <count>` fails the whole reading. A cgroup that is gone
+ * (a systemd scope removed once empty, or removed by hand) is NotFound `cgroup does not exist`,
+ * as containerd's runc shim answers Stats without a cgroup, not a reading of zeros.
  */
-export function readCgroupV2Metrics(dir: string): CgroupV2Metrics {
+export function readCgroupV2Metrics(dir: string, subject: string): CgroupV2Metrics {
+  if (!existsSync(dir)) throw new NotFoundError(`${subject}: cgroup does not exist (${dir})`, 'CGROUP.GONE');
   const cpu = readKeyed(dir, 'cpu.stat') ?? new Map<string, number>();
   const events = readKeyed(dir, 'memory.events');
   return {
@@ -87,9 +90,14 @@ function count(value: CgroupLimit): number {
   return value === 'max' ? 0 : value;
 }
 
-/** A decimal count; a negative one is 0 (the kernel can report one); undefined when not a number. */
+const MAX_UINT64 = 2n ** 64n - 1n;
+
+/**
+ * A decimal count; a negative one is 0 (the kernel can report one); undefined when not a number,
+ * or past uint64 (containerd's strconv.ParseUint refuses it; Metrics could not carry it).
+ */
 function parseCount(text: string): number | undefined {
-  if (/^\d+$/.test(text)) return Number(text);
+  if (/^\d+$/.test(text)) return text.length <= 20 && BigInt(text) <= MAX_UINT64 ? Number(text) : undefined;
   if (/^-\d+$/.test(text)) return 0;
   return undefined;
 }
@@ -137,8 +145,8 @@ function readIo(dir: string): IoEntry[] {
     const entry = { major: Number(numbers[0]), minor: Number(numbers[1]), rbytes: 0, wbytes: 0, rios: 0, wios: 0 };
     for (const pair of pairs) {
       const [key, value, ...rest] = pair.split('=');
-      if (rest.length > 0 || value === undefined || !/^\d+$/.test(value)) continue;
-      if (key === 'rbytes' || key === 'wbytes' || key === 'rios' || key === 'wios') entry[key] = Number(value);
+      const n = rest.length > 0 || value === undefined || !/^\d+$/.test(value) ? undefined : parseCount(value);
+      if (n !== undefined && (key === 'rbytes' || key === 'wbytes' || key === 'rios' || key === 'wios')) entry[key] = n;
     }
     entries.push(entry);
   }

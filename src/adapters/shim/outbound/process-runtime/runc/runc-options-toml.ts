@@ -21,25 +21,20 @@ const KEYS = {
   CriuWorkPath: 'string',
 } as const satisfies Record<string, KeyType>;
 
-export type TomlOptionKey = keyof typeof KEYS;
+type TomlOptionKey = keyof typeof KEYS;
 
 /** runtimeoptions.v1.Options' own fields: CRI's config_body is the whole `options` table, which may hold them. */
 const IGNORED: readonly string[] = ['TypeUrl', 'ConfigPath', 'ConfigBody'];
 
-/** The options a TOML text sets, by key; a key it does not set is absent. */
-export interface TomlRuncOptions {
-  readonly BinaryName?: string;
-  readonly SystemdCgroup?: boolean;
-  readonly Root?: string;
-  readonly NoPivotRoot?: boolean;
-  readonly NoNewKeyring?: boolean;
-  readonly ShimCgroup?: string;
-  readonly IoUid?: number;
-  readonly IoGid?: number;
-  readonly CriuPath?: string;
-  readonly CriuImagePath?: string;
-  readonly CriuWorkPath?: string;
+/** What a TOML value of each key type is. */
+interface ValueOf {
+  string: string;
+  boolean: boolean;
+  uint32: number;
 }
+
+/** The options a TOML text sets, by key; a key it does not set is absent. */
+export type TomlRuncOptions = { readonly [K in TomlOptionKey]?: ValueOf[(typeof KEYS)[K]] };
 
 const BY_LOWER = new Map<string, TomlOptionKey>(
   (Object.keys(KEYS) as TomlOptionKey[]).map((key) => [key.toLowerCase(), key]),

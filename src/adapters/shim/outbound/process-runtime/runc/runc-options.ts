@@ -9,9 +9,9 @@ import { runcMissingError } from './runc-cli';
 
 export const RUNC_OPTIONS_TYPE_URL = 'containerd.runc.v1.Options';
 /** What containerd sends a runtime type other than runc's: a TOML text, or the path of a TOML file. */
-export const RUNTIME_OPTIONS_TYPE_URL = 'runtimeoptions.v1.Options';
+const RUNTIME_OPTIONS_TYPE_URL = 'runtimeoptions.v1.Options';
 /** CRI's name, in errors, for a config_body: the runtime handler's `options` table in config.toml. */
-export const HANDLER_OPTIONS = "the handler's options";
+const HANDLER_OPTIONS = "the handler's options";
 const MAX_OPTIONS_FILE = 1 << 20;
 
 /** What skiff takes from containerd.runc.v1.Options: the runc binary and the cgroup driver. */
@@ -52,12 +52,15 @@ export function readRuncOptions(
   }
   let binary: string | undefined;
   if (decoded.binary_name !== '') {
-    binary = decoded.binary_name.includes('/')
-      ? decoded.binary_name
-      : findInPath(decoded.binary_name, process.env.PATH ?? DEFAULT_PATH);
+    binary = lookUpBinary(decoded.binary_name);
     if (binary === undefined) throw runcMissingError(`(binary_name ${decoded.binary_name}) is not in PATH`);
   }
   return { binary, systemdCgroup: decoded.systemd_cgroup };
+}
+
+/** A runtime binary as options name it: a path as given, else looked up in the shim's PATH. */
+function lookUpBinary(name: string): string | undefined {
+  return name.includes('/') ? name : findInPath(name, process.env.PATH ?? DEFAULT_PATH);
 }
 
 /**
@@ -92,12 +95,8 @@ function readTomlOptions(value: Uint8Array, subject: string, bundle: string | un
     const toml = parseTomlRuncOptions(text, source);
     let binary: string | undefined;
     if (toml.BinaryName !== undefined && toml.BinaryName !== '') {
-      binary = toml.BinaryName.includes('/')
-        ? isExecutableFile(toml.BinaryName)
-          ? toml.BinaryName
-          : undefined
-        : findInPath(toml.BinaryName, process.env.PATH ?? DEFAULT_PATH);
-      if (binary === undefined) {
+      binary = lookUpBinary(toml.BinaryName);
+      if (binary === undefined || !isExecutableFile(binary)) {
         const where = toml.BinaryName.includes('/')
           ? 'is not an executable file'
           : `is not in PATH (${process.env.PATH ?? DEFAULT_PATH})`;

@@ -204,7 +204,8 @@ export class RuncTaskHandle implements TaskHandle {
    */
   async stats(): Promise<TaskStats> {
     const dir = this.container.cgroup?.unifiedDir;
-    if (dir !== undefined && isUnifiedCgroupHost()) return taskStatsOf(readCgroupV2Metrics(dir));
+    if (dir !== undefined && isUnifiedCgroupHost())
+      return taskStatsOf(readCgroupV2Metrics(dir, this.container.subject));
     return parseRuncStats(await this.container.run('stats', ['events', '--stats', this.id]), this.container.subject);
   }
 

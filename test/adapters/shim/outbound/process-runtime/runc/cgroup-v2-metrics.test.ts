@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -6,7 +7,9 @@ import {
   readCgroupV2Metrics,
 } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/cgroup-v2-metrics';
 import { ContainerCgroup } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
-import { InternalError } from '../../../../../../src/domain/shared/errors';
+import { InternalError, NotFoundError } from '../../../../../../src/domain/shared/errors';
+
+const TASK = 'task "web"';
 
 /**
  * A cgroup v2 cgroup's files as the kernel writes them, in a directory the test makes under a
@@ -56,7 +59,7 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
 
   it('reads every figure containerd fills: pids, cpu.stat, memory.stat and its files, memory.events, io.stat', () => {
     write(FULL);
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m.pids).toEqual({ current: 2, limit: 128 });
     expect(m.cpu).toEqual({
       usage_usec: 41203,
@@ -98,7 +101,7 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
 
   it('keeps `max` limits as max (memory.max, pids.max)', () => {
     write({ ...FULL, 'memory.max': 'max\n', 'pids.max': 'max\n' });
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect([m.memory.usage_limit, m.pids.limit, m.memory.swap_limit]).toEqual(['max', 'max', 'max']);
   });
 
@@ -107,7 +110,7 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
     for (const name of ['memory.swap.current', 'memory.swap.max', 'memory.swap.peak', 'memory.peak', 'io.stat'])
       delete files[name];
     write(files);
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m.memory).toMatchObject({ usage: 1523712, swap_usage: 0, swap_limit: 0, max_usage: 0, swap_max_usage: 0 });
     expect(m.io).toEqual([]);
   });
@@ -117,14 +120,22 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
     delete files['memory.events'];
     delete files['memory.stat'];
     write(files);
-    const m = readCgroupV2Metrics(dir);
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m).not.toHaveProperty('memory_events');
     expect(Object.values(m.memory).every((v) => v === 0)).toBe(true);
     expect(m.cpu.usage_usec).toBe(41203);
   });
 
-  it('reads a cgroup that is gone (the container exited) as zeros', () => {
-    const m = readCgroupV2Metrics(join(root, 'gone'));
+  // containerd's runc shim: Stats without a cgroup is NotFound "cgroup does not exist"
+  // (cmd/containerd-shim-runc-v2/task/service.go Stats); a reading of zeros would pass for an idle container.
+  it('answers NotFound "cgroup does not exist" naming the task for a cgroup that is gone', () => {
+    const gone = () => readCgroupV2Metrics(join(root, 'gone'), TASK);
+    expect(gone).toThrow(NotFoundError);
+    expect(gone).toThrow('task "web": cgroup does not exist');
+  });
+
+  it('reads an existing cgroup without any of its files as zeros', () => {
+    const m = readCgroupV2Metrics(dir, TASK);
     expect(m.pids).toEqual({ current: 0, limit: 0 });
     expect(Object.values(m.cpu).every((v) => v === 0)).toBe(true);
     expect(m.io).toEqual([]);
@@ -133,29 +144,101 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
 
   it('takes a negative count as 0 and fails on a line of a keyed file it cannot read', () => {
     write({ ...FULL, 'memory.current': '-4096\n' });
-    expect(readCgroupV2Metrics(dir).memory.usage).toBe(0);
+    expect(readCgroupV2Metrics(dir, TASK).memory.usage).toBe(0);
     write({ 'cpu.stat': 'usage_usec 1\nnonsense\n' });
-    expect(() => readCgroupV2Metrics(dir)).toThrow(InternalError);
+    expect(() => readCgroupV2Metrics(dir, TASK)).toThrow(InternalError);
     write({ 'cpu.stat': 'usage_usec many\n' });
-    expect(() => readCgroupV2Metrics(dir)).toThrow(/cpu\.stat/);
+    expect(() => readCgroupV2Metrics(dir, TASK)).toThrow(/cpu\.stat/);
   });
 
   it('reads io.stat line by line as containerd does: unknown keys and bad values skipped, a bad device ends it', () => {
     write({
       'io.stat': '8:16 rbytes=10 wbytes=x rios=2 wios=3 dbytes=9\n\nnot-a-device foo=1\n8:x rbytes=1\n9:0 rbytes=1\n',
     });
-    expect(readCgroupV2Metrics(dir).io).toEqual([{ major: 8, minor: 16, rbytes: 10, wbytes: 0, rios: 2, wios: 3 }]);
+    expect(readCgroupV2Metrics(dir, TASK).io).toEqual([
+      { major: 8, minor: 16, rbytes: 10, wbytes: 0, rios: 2, wios: 3 },
+    ]);
   });
 
   it("finds the cgroup's directory under an injected root from /proc/<pid>/cgroup", () => {
     write(FULL);
     const cgroup = ContainerCgroup.parse('0::/system.slice/skiff-web.scope\n', 1, root);
     expect(cgroup.unifiedDir).toBe(dir);
-    expect(readCgroupV2Metrics(cgroup.unifiedDir as string).pids.current).toBe(2);
+    expect(readCgroupV2Metrics(cgroup.unifiedDir as string, TASK).pids.current).toBe(2);
   });
 
   it('does not take a directory that is not a cgroup2 file system for a unified host', () => {
     expect(isUnifiedCgroupHost(root)).toBe(false);
     expect(isUnifiedCgroupHost(join(root, 'missing'))).toBe(false);
+  });
+});
+
+/**
+ * The cgroup files are the kernel's, but a reader of them must not turn odd text into a crash of
+ * the serving process or a figure that is not a count: any text in any file reads as counts (or
+ * `max` for a limit), or fails as the InternalError of a keyed line it cannot read.
+ */
+describe('readCgroupV2Metrics on arbitrary file contents (property)', () => {
+  const FILES = [
+    'pids.current',
+    'pids.max',
+    'cpu.stat',
+    'memory.stat',
+    'memory.current',
+    'memory.max',
+    'memory.peak',
+    'memory.swap.current',
+    'memory.swap.max',
+    'memory.swap.peak',
+    'memory.events',
+    'io.stat',
+  ];
+  // Up to 2^70: past uint64, which the kernel never writes and containerd's ParseUint refuses.
+  const digits = fc.bigInt({ min: 0n, max: 2n ** 70n }).map(String);
+  const line = fc.oneof(
+    digits,
+    fc.tuple(fc.constantFrom('usage_usec', 'anon', 'oom_kill'), digits).map(([k, v]) => `${k} ${v}`),
+    fc.string({ unit: 'binary-ascii', maxLength: 30 }),
+    fc
+      .tuple(fc.constantFrom('usage_usec', 'anon', 'oom_kill', 'x'), fc.bigInt({ min: -(2n ** 64n), max: 2n ** 64n }))
+      .map(([k, v]) => `${k} ${v}`),
+    fc
+      .tuple(fc.nat(300), fc.nat(300), fc.constantFrom('rbytes', 'wios', 'dbytes'), fc.string({ maxLength: 8 }))
+      .map(([a, b, k, v]) => `${a}:${b} ${k}=${v}`),
+  );
+  const contents = fc.dictionary(
+    fc.constantFrom(...FILES),
+    fc.array(line, { maxLength: 6 }).map((l) => l.join('\n')),
+  );
+  /** A uint64, as io.containerd.cgroups.v2.Metrics carries it (2^64 - 1 is 2 ** 64 as a double). */
+  const isCount = (v: unknown) => typeof v === 'number' && v >= 0 && v <= 2 ** 64;
+  const isLimit = (v: unknown) => v === 'max' || isCount(v);
+
+  it('reads counts and limits, or fails as an InternalError', () => {
+    const root = mkdtempSync(join(tmpdir(), 'skiff-cgroup2-prop-'));
+    try {
+      fc.assert(
+        fc.property(contents, (files) => {
+          const dir = mkdtempSync(join(root, 'c-'));
+          for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+          let m;
+          try {
+            m = readCgroupV2Metrics(dir, TASK);
+          } catch (err) {
+            expect(err).toBeInstanceOf(InternalError);
+            return;
+          }
+          expect([m.pids.current, ...Object.values(m.cpu)].every(isCount)).toBe(true);
+          const { usage_limit, swap_limit, ...memory } = m.memory;
+          expect(Object.values(memory).every(isCount)).toBe(true);
+          expect([m.pids.limit, usage_limit, swap_limit].every(isLimit)).toBe(true);
+          expect(Object.values(m.memory_events ?? {}).every(isCount)).toBe(true);
+          expect(m.io.flatMap((e) => Object.values(e)).every(isCount)).toBe(true);
+        }),
+        { numRuns: 200 },
+      );
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { InvalidArgumentError } from '../../../../../../src/domain/shared/errors';
 import { parseTomlRuncOptions } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-options-toml';
 
@@ -78,5 +79,63 @@ describe('runtime options in TOML (the runc options by their Go names)', () => {
     expect(run).toThrow(/^runtime options file \/etc\/skiff\/crun.toml is not TOML \(line 2, column \d+: [^\n]+\)$/);
     expect(() => parse('BinaryName = "a"\nBinaryName = "b"')).toThrow(/is not TOML \(line 2/);
     expect(() => parse('__proto__ = 1')).toThrow(/is not TOML/);
+  });
+});
+
+/**
+ * The text comes from a file or containerd's config the shim does not own: any text either reads
+ * as options of the right types or is refused as an InvalidArgument naming its source, in one line.
+ */
+describe('runtime options TOML on arbitrary text (property)', () => {
+  const KEY = fc.constantFrom('BinaryName', 'systemdcgroup', 'IoUid', 'Root', 'ConfigPath', 'Foo', '"a.b"', 'a.b');
+  const VALUE = fc.constantFrom(
+    '"crun"',
+    'true',
+    '1',
+    '-1',
+    '4294967296',
+    '[1]',
+    '{}',
+    '1979-05-27',
+    "'x'",
+    '"\\u0000"',
+  );
+  const text = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 80 }),
+    fc
+      .array(
+        fc.oneof(
+          fc.tuple(KEY, VALUE).map(([k, v]) => `${k} = ${v}`),
+          fc.constantFrom('[t]', '#', '=', ''),
+        ),
+        {
+          maxLength: 6,
+        },
+      )
+      .map((lines) => lines.join('\n')),
+  );
+  const TYPES: Record<string, string> = {
+    BinaryName: 'string',
+    SystemdCgroup: 'boolean',
+    IoUid: 'number',
+    Root: 'string',
+  };
+
+  it('reads typed options or refuses with an InvalidArgument naming the source', () => {
+    fc.assert(
+      fc.property(text, (t) => {
+        let options: Record<string, unknown>;
+        try {
+          options = { ...parse(t) };
+        } catch (err) {
+          expect(err).toBeInstanceOf(InvalidArgumentError);
+          expect((err as Error).message.startsWith(SOURCE)).toBe(true);
+          expect((err as Error).message).not.toContain('\n');
+          return;
+        }
+        for (const [key, value] of Object.entries(options)) expect([key, typeof value]).toEqual([key, TYPES[key]]);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
