@@ -82,7 +82,13 @@ for (const handler of HANDLERS) {
         {
           name: 'busy',
           command: ['sh', '-c', 'while :; do :; done'],
-          resources: { memoryLimitInBytes: String(256 * 1024 * 1024), cpuPeriod: '100000', cpuQuota: '50000' },
+          // CRI has no pids field: kubelet-style clients set pids.max through `unified`.
+          resources: {
+            memoryLimitInBytes: String(256 * 1024 * 1024),
+            cpuPeriod: '100000',
+            cpuQuota: '50000',
+            unified: { 'pids.max': '100' },
+          },
         },
       ]);
       const [id] = containerIds;
@@ -93,13 +99,19 @@ for (const handler of HANDLERS) {
       assert.ok(Number(stats.memory.workingSetBytes.value) > 0, JSON.stringify(stats.memory));
       const dir = cgroupDir(await pidOf(id));
       const read = (file) => fs.readFileSync(path.join(dir, file), 'utf8').trim();
-      assert.deepEqual([read('memory.max'), read('cpu.max')], [String(256 * 1024 * 1024), '50000 100000']);
+      const limits = () => [read('memory.max'), read('cpu.max'), read('pids.max')];
+      assert.deepEqual(limits(), [String(256 * 1024 * 1024), '50000 100000', '100']);
       await cri.runtime('UpdateContainerResources', {
         containerId: id,
-        linux: { memoryLimitInBytes: String(128 * 1024 * 1024), cpuPeriod: '100000', cpuQuota: '20000' },
+        linux: {
+          memoryLimitInBytes: String(128 * 1024 * 1024),
+          cpuPeriod: '100000',
+          cpuQuota: '20000',
+          unified: { 'pids.max': '50' },
+        },
       });
-      assert.deepEqual([read('memory.max'), read('cpu.max')], [String(128 * 1024 * 1024), '20000 100000']);
-      seen[handler].memoryMax = read('memory.max');
+      assert.deepEqual(limits(), [String(128 * 1024 * 1024), '20000 100000', '50']);
+      seen[handler].limits = limits();
     });
 
     it('reports an OOM kill as OOMKilled, also under a pod-level limit', async () => {
