@@ -152,6 +152,10 @@ if (containerdTestsEnabled())
     it('ExecSync past its timeout fails with the deadline, and the command is killed', async () => {
       const { containerId } = await container(['sleep', '1000']);
       const pid = await containerPid(cri(), containerId);
+      // StartContainer returns once runc's init was told to go, before it execs sleep: a SIGTERM
+      // then meets runc's Go init, which exits 2 (seen with containerd's runc shim, 41 and 77 ms).
+      // A container that ignores SIGTERM is what this is about, so it is asked once sleep runs.
+      await waitFor('the container to be running sleep', () => readFileSync(`/proc/${pid}/comm`, 'utf8') === 'sleep\n');
       const started = Date.now();
       await expect(cri().runtime('ExecSync', { containerId, cmd: ['sleep', '97'], timeout: 1 })).rejects.toThrow(
         /timeout 1s exceeded|deadline/i,
@@ -268,6 +272,10 @@ if (containerdTestsEnabled())
     it('StopContainer SIGKILLs a container that ignores SIGTERM once the grace period is over', async () => {
       const { containerId } = await container(['sleep', '1000']);
       const pid = await containerPid(cri(), containerId);
+      // StartContainer returns once runc's init was told to go, before it execs sleep: a SIGTERM
+      // then meets runc's Go init, which exits 2 (seen with containerd's runc shim, 41 and 77 ms).
+      // A container that ignores SIGTERM is what this is about, so it is asked once sleep runs.
+      await waitFor('the container to be running sleep', () => readFileSync(`/proc/${pid}/comm`, 'utf8') === 'sleep\n');
       const started = Date.now();
       await cri().runtime('StopContainer', { containerId, timeout: 2 });
       const took = Date.now() - started;
