@@ -6,6 +6,7 @@ import { RefreshLock } from '../../../../application/login/ports/refresh-lock.po
 import { describeFsError } from '../../helpers/atomic-file';
 import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
 import { makeDirs } from '../../../shared/helpers/make-dirs';
+import { processAlive } from '../../../shared/helpers/process-alive';
 
 /** "<pid> <ms>": a few bytes; more is not a lock of ours. */
 const MAX_LOCK_BYTES = 4096;
@@ -25,15 +26,6 @@ export interface LockTiming {
 export const DEFAULT_LOCK_TIMING: LockTiming = { waitMs: 60_000, staleMs: 120_000, pollMs: 25 };
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * A per-domain lock file `<safe_domain>.lock` beside the cache, created with O_EXCL
@@ -100,7 +92,7 @@ export class FsRefreshLock implements RefreshLock {
   private isStale(path: string, content: string): boolean {
     const [pid, since] = content.split(' ').map(Number);
     if (Number.isInteger(pid) && pid > 0 && Number.isFinite(since)) {
-      return !alive(pid) || Date.now() - since > this.timing.staleMs;
+      return !processAlive(pid) || Date.now() - since > this.timing.staleMs;
     }
     // Being written this very moment, or garbage: judge it by its age.
     try {

@@ -20,6 +20,7 @@ import {
   TASKS_DIR,
 } from '../process-runtime/task-layout';
 import { recordFromJson, recordToJson } from './task-record-json';
+import { processAlive } from '../../../shared/helpers/process-alive';
 
 export { RECORD_FILE };
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -144,17 +145,8 @@ function removeTemps(dir: string): void {
   }
   for (const name of names) {
     const writer = taskRecordTempWriter(name);
-    if (writer === undefined || (writer !== 0 && writer !== process.pid && alive(writer))) continue;
+    if (writer === undefined || (writer !== 0 && writer !== process.pid && processAlive(writer))) continue;
     unlessGone(() => unlinkSync(join(dir, name)));
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
