@@ -166,7 +166,7 @@ function lockPackages(file: string): LockPackage[] {
   return [...seen.values()];
 }
 
-/** Orders `major.minor.patch[-pre]` versions as semver does (a prerelease before its release). */
+/** Orders `major.minor.patch[-pre]` versions as semver does, a prerelease before its release (prereleases compared as text). */
 export function compareVersions(a: string, b: string): number {
   const parse = (v: string) => {
     const [core, pre] = v.split(/-(.*)/s);
