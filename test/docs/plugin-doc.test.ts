@@ -1,30 +1,14 @@
 import { spawnSync, SpawnSyncReturns } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CliHome } from '../e2e/support/skiff-home';
+import { documentedFiles, writeFiles } from '../support/documented-files';
 
 // Builds and tests a plugin with TypeScript and jest, then links it: a while on a loaded machine.
 jest.setTimeout(180_000);
 
 const ROOT = join(__dirname, '..', '..');
 const DOC = join(ROOT, 'docs', 'plugins.md');
-
-/** The files of a Markdown text: a fenced block right after `<!-- file: <path> -->`. */
-export function documentedFiles(markdown: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const marker = /^<!--\s*file:\s*(\S+)\s*-->\s*$/.exec(lines[i]);
-    if (marker === null) continue;
-    let open = i + 1;
-    while (lines[open]?.trim() === '') open++;
-    if (!/^```\w*\s*$/.test(lines[open] ?? '')) throw new Error(`line ${i + 1}: no code block after the file marker`);
-    const close = lines.findIndex((line, j) => j > open && /^```\s*$/.test(line));
-    files.set(marker[1], `${lines.slice(open + 1, close).join('\n')}\n`);
-    i = close;
-  }
-  return files;
-}
 
 describe('docs/plugins.md, "A minimal plugin, file by file", as a reader would copy it', () => {
   const home = new CliHome();
@@ -41,10 +25,7 @@ describe('docs/plugins.md, "A minimal plugin, file by file", as a reader would c
     });
 
   beforeAll(() => {
-    for (const [path, text] of files) {
-      mkdirSync(dirname(join(plugin, path)), { recursive: true });
-      writeFileSync(join(plugin, path), text);
-    }
+    writeFiles(plugin, files);
     // What `npm install` gives the plugin, here from this checkout: skiff-cli is the
     // checkout itself (built), the tools are skiff's own.
     const modules = join(plugin, 'node_modules');

@@ -14,6 +14,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,13 +27,17 @@ import { signInWithSso, useProvider } from '../support/sign-in';
 import { waitFor } from '../../support/wait-for';
 import { groupServersUnder } from '../containerd/skiff-support';
 import { readCriLog, startCriEnv, waitForState } from '../cri/support';
+import { documentedFiles, writeFiles } from '../../support/documented-files';
 import { BUILD_TOOLS, failure, npm, packageTestsRunHere, Ran, ROOT, tarball, toolDir } from './support';
+import { StandInRegistry } from './stand-in-registry';
 
 /**
  * The npm package as a node gets it (docs/install.md): packed, installed globally on a
  * machine whose PATH has no C compiler, make or Python, run by a private containerd through
- * the section `skiff containerd config` printed, and built against by a plugin project
- * outside the repository. One tarball and one install for the whole file.
+ * the section `skiff containerd config` printed, and built against by plugin projects
+ * outside the repository: the example with the tarball as a file, and the minimal plugin of
+ * docs/plugins.md with skiff-cli from a registry (a stand-in on 127.0.0.1, no internet). One
+ * tarball and one install for the whole file.
  */
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   name: string;
@@ -410,3 +415,91 @@ if (RUN)
       });
     }, 60_000);
   });
+
+if (RUN)
+  describe('the minimal plugin of docs/plugins.md, with skiff-cli and its tools from a registry (a stand-in on 127.0.0.1)', () => {
+    const project = join(work, 'plugin-minimal');
+    const env = () => ({ PATH: bare });
+    /**
+     * npm against the stand-in, with no way to the internet: a proxy that refuses every
+     * connection but those to 127.0.0.1, and no retries.
+     */
+    const offline = (registry: StandInRegistry) => [
+      '--registry',
+      registry.url,
+      '--proxy',
+      'http://127.0.0.1:9',
+      '--https-proxy',
+      'http://127.0.0.1:9',
+      '--noproxy',
+      '127.0.0.1',
+      '--fetch-retries',
+      '0',
+    ];
+    let registry: StandInRegistry | undefined;
+    let oidc: OidcServer | undefined;
+    let home: CliHome | undefined;
+
+    beforeAll(async () => {
+      registry = await StandInRegistry.start(join(ROOT, 'package-lock.json'), [tgz]);
+      writeFiles(project, documentedFiles(readFileSync(join(ROOT, 'docs/plugins.md'), 'utf8')));
+    });
+
+    afterAll(async () => {
+      await registry?.close();
+      await oidc?.stop();
+      home?.remove();
+    });
+
+    it("`npm install` gets the packed skiff-cli from the registry and its tools in the versions of skiff's lock, each tarball but skiff-cli's from npm's cache", async () => {
+      const stand = registry as StandInRegistry;
+      const installing = await npm(['install', ...offline(stand)], project, env());
+      note(`the minimal plugin's npm install from the stand-in registry: ${ms(installing)}`);
+      expect(installing.code === 0 ? '' : `${failure('npm install', installing)}\n${stand.misses()}`).toBe('');
+      expect(stand.uncached).toEqual([]);
+      const skiffLock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as LockFile;
+      const pluginLock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as LockFile;
+      // Asked of the registry, and the packed tarball (which npm may have in its cache already,
+      // from the global install above; a lock keeps no `resolved` with omit-lockfile-registry-resolved).
+      expect(stand.requests).toContain(`GET /${pkg.name}`);
+      expect(pluginLock.packages[`node_modules/${pkg.name}`]).toMatchObject({
+        version: pkg.version,
+        integrity: `sha512-${createHash('sha512').update(readFileSync(tgz)).digest('base64')}`,
+      });
+      for (const tool of ['typescript', 'jest', 'ts-jest', '@types/jest', '@types/node'])
+        expect([tool, pluginLock.packages[`node_modules/${tool}`]?.version]).toEqual([
+          tool,
+          skiffLock.packages[`node_modules/${tool}`].version,
+        ]);
+    }, 240_000);
+
+    it('builds (dist/ and the manifest, by the skiff-cli it installed) and passes its test with skiff-cli/testing', async () => {
+      const build = await npm(['run', 'build'], project, env());
+      expect(build.code === 0 ? '' : failure('npm run build', build)).toBe('');
+      expect(build.stdout).toContain('(1 command: hello)');
+      expect(existsSync(join(project, 'dist/commands/hello.js'))).toBe(true);
+      const test = await npm(['test'], project, env());
+      expect(test.code === 0 ? '' : failure('npm test', test)).toBe('');
+      expect(test.stderr).toMatch(/Tests: +2 passed, 2 total/);
+    }, 120_000);
+
+    it('`skiff plugins link` of the globally installed skiff adds it, and `skiff hello --shout` greets whoever signed in', async () => {
+      oidc = await OidcServer.start();
+      home = new CliHome(join(installed, 'bin/run.js'));
+      expect((await home.run(['plugins', 'link', project, '--no-install'])).code).toBe(0);
+      expect((await home.run(['plugins', 'list'])).stdout).toBe(`skiff-plugin-minimal 0.1.0 (link) ${project}\n`);
+      expect((await home.run(['hello', '--help'])).stdout).toMatch(/-s, --shout +In capitals\./);
+      await useProvider(home, oidc);
+      expect((await signInWithSso(home)).code).toBe(0);
+      expect(await home.run(['hello', '--shout'])).toEqual({
+        code: 0,
+        stdout: 'HELLO ALICE@EXAMPLE.COM ON E2E\n',
+        stderr: '',
+      });
+    }, 60_000);
+  });
+
+/** The part of a package-lock.json read here. */
+interface LockFile {
+  packages: Record<string, { version: string; integrity?: string }>;
+}
