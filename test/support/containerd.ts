@@ -66,6 +66,11 @@ export interface CtrOptions {
   readonly timeoutMs?: number;
   /** Written to ctr's stdin (otherwise /dev/null). */
   readonly input?: string;
+  /**
+   * Where run and exec keep their FIFOs (default: the instance's own directory); `undefined`
+   * given leaves --fifo-dir out: `ctr task exec` refuses it beside --log-uri.
+   */
+  readonly fifoDir?: string;
 }
 
 export interface ContainerdPaths {

@@ -7,6 +7,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -184,6 +185,47 @@ if (LINUX)
       first.control.close();
       const second = await side.next(1);
       expect(second.hellos).toEqual([[]]);
+    });
+
+    it("places roles 3 4 5 on fds 3 4 5 with the environment given (a log URI's logger), and D ends a program kept itself with SIGTERM", async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const baseline = openFds(keeper);
+      const addon = nativeAddon();
+      const [out, err, ready] = [addon.pipe(), addon.pipe(), addon.pipe()];
+      const launched = await first.control.launch({
+        key: 'g1@log',
+        env: ['CONTAINER_ID=g1', 'CONTAINER_NAMESPACE=n'],
+        argv: [
+          '/bin/sh',
+          '-c',
+          // As a logger: reads 3 and 4, writes 5; its environment first.
+          'tr "\\0" " " < /proc/$$/environ >&5; head -c 3 <&3 >&5; head -c 2 <&4 >&5; trap "exit 9" TERM; while :; do sleep 0.05; done',
+        ],
+        fds: [
+          { role: '3', fd: out[0] },
+          { role: '4', fd: err[0] },
+          { role: '5', fd: ready[1] },
+        ],
+      });
+      kept.push(launched.pid);
+      expect(launched.error).toBe('');
+      closeSync(out[0]);
+      closeSync(err[0]);
+      closeSync(ready[1]);
+      writeSync(out[1], 'abc');
+      writeSync(err[1], 'de');
+      const expected = 'CONTAINER_ID=g1 CONTAINER_NAMESPACE=n abcde';
+      let got = '';
+      const buf = Buffer.alloc(256);
+      while (got.length < expected.length) got += buf.subarray(0, readSync(ready[0], buf)).toString();
+      expect(got).toBe(expected);
+      // Nothing but 0-2 and its three roles: the keeper's own descriptors stayed behind.
+      expect(readdirSync(`/proc/${launched.pid}/fd`).map(Number).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      closeAll([out[1], err[1], ready[0]]);
+      first.control.release('g1@log');
+      await waitFor('D to end the program with SIGTERM', () => !alive(launched.pid));
+      await waitFor('D to close the rest', () => openFds(keeper) === baseline);
     });
 
     it('D closes every descriptor of a key: its held FIFO, its stdin keep-alive', async () => {

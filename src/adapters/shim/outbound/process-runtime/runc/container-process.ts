@@ -8,6 +8,7 @@ import { readProcStat } from '../../../os/proc-fs';
 import { Reaper } from '../../../os/reaper';
 import { watchAdoptedExit } from './adopted-exit';
 import { ContainerIo, KeptKey } from './container-io';
+import { isBinaryLogUri } from '../stdio/binary-log';
 import { KeptExitListener } from '../../keeper/pod-keepers';
 
 /** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */
@@ -28,6 +29,8 @@ export class ContainerProcess {
   private readonly beforeExitReport: BeforeExitReport;
   /** Removed by containerd's `delete` (forget): its exit is nobody's to report here. */
   private forgotten = false;
+  /** Its stdout is a `binary://` log URI: a logger is kept beside it (stdio/binary-log.ts). */
+  readonly logged: boolean;
 
   constructor(
     stdio: Stdio,
@@ -42,6 +45,7 @@ export class ContainerProcess {
       openAtLaunch?: boolean;
     } = {},
   ) {
+    this.logged = isBinaryLogUri(stdio.stdout);
     this.openIo = () => ContainerProcess.openIo(stdio, subject, options);
     if (options.openAtLaunch !== true) this.opened = this.openIo();
     this.beforeExitReport = options.beforeExitReport ?? (async () => undefined);

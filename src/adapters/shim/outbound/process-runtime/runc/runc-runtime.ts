@@ -187,7 +187,13 @@ export class RuncRuntime implements ProcessRuntime {
           'create',
           container.id,
           ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id],
-          { pidFile, consoleSocket: io.keptConsole, fds: io.keptFds, onExit },
+          {
+            pidFile,
+            consoleSocket: io.keptConsole,
+            fds: io.keptFds,
+            onExit,
+            logger: io.logger && { log: io.logger, loggerId: container.id },
+          },
         ),
       );
       return;
