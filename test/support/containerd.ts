@@ -49,6 +49,8 @@ export interface ContainerdOptions {
   readonly skiffSection?: string | ((configFile: string) => string);
   /** containerd's PATH after shimDirs (default: this process's). */
   readonly systemPath?: string;
+  /** The instance's dir 0711, as /run/containerd is on a node: user-namespaced containers reach their rootfs. */
+  readonly searchable?: boolean;
 }
 
 export interface CtrResult {

@@ -1,6 +1,6 @@
 import { FailedPreconditionError, UnimplementedError } from '../../../../../domain/shared/errors';
 import { Stdio } from '../../../../../domain/shim/task-process';
-import { ChildStdio, DirectStdio } from '../stdio/direct-stdio';
+import { ChildStdio, DirectStdio, StdioOwner } from '../stdio/direct-stdio';
 import { TerminalStdio } from '../stdio/terminal-stdio';
 import { BinaryLog, isBinaryLogUri } from '../stdio/binary-log';
 import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
@@ -22,6 +22,8 @@ export interface ContainerIoOptions {
   readonly adopted?: boolean;
   /** Launched through the task's pod keeper, which then holds a terminal's master too. */
   readonly keeper?: KeptKey;
+  /** The owner the process's stdio FIFOs get (IoUid, IoGid), as containerd's runc shim gives its pipes. */
+  readonly ioOwner?: StdioOwner;
 }
 
 /**
@@ -66,7 +68,7 @@ export class ContainerIo {
       return;
     }
     if (!stdio.terminal) {
-      this.direct = new DirectStdio(stdio, subject);
+      this.direct = new DirectStdio(stdio, subject, options.ioOwner);
       this.runcStdio = this.direct.child;
       return;
     }

@@ -9,6 +9,7 @@ import { Reaper } from '../../../os/reaper';
 import { watchAdoptedExit } from './adopted-exit';
 import { ContainerIo, KeptKey } from './container-io';
 import { isBinaryLogUri } from '../stdio/binary-log';
+import { StdioOwner } from '../stdio/direct-stdio';
 import { KeptExitListener } from '../../keeper/pod-keepers';
 
 /** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */
@@ -43,6 +44,7 @@ export class ContainerProcess {
       adopted?: boolean;
       keeper?: KeptKey;
       openAtLaunch?: boolean;
+      ioOwner?: StdioOwner;
     } = {},
   ) {
     this.logged = isBinaryLogUri(stdio.stdout);
@@ -154,10 +156,10 @@ export class ContainerProcess {
   private static openIo(
     stdio: Stdio,
     subject: string,
-    options: { consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey },
+    options: { consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey; ioOwner?: StdioOwner },
   ): ContainerIo {
-    const { keeper, adopted } = options;
-    if (!adopted) return new ContainerIo(stdio, subject, { sized: options.consoleSized, keeper });
+    const { keeper, adopted, ioOwner } = options;
+    if (!adopted) return new ContainerIo(stdio, subject, { sized: options.consoleSized, keeper, ioOwner });
     let io: ContainerIo;
     try {
       io = new ContainerIo(stdio, subject, { sized: options.consoleSized, adopted, keeper });

@@ -11,6 +11,7 @@ import { lastLogError, logOffset } from './runc-log';
 import { LaunchFd } from '../../keeper/keeper-control';
 import { exitOfWaitStatus, KeptExitListener, loggerKey, PodKeepers } from '../../keeper/pod-keepers';
 import { BinaryLog } from '../stdio/binary-log';
+import { StdioOwner } from '../stdio/direct-stdio';
 
 /** A task served through a pod keeper: the keepers' connections and its pod socket. */
 export interface KeeperLink {
@@ -34,6 +35,8 @@ export class RuncContainer {
   cgroup: ContainerCgroup | undefined;
   /** The watch of its OOM kills, once started (oom-watch.ts). */
   oomWatch: OomWatch | undefined;
+  /** Who its processes' stdio FIFOs are given to (the runtime options' IoUid and IoGid), when not root. */
+  ioOwner: StdioOwner | undefined;
 
   constructor(
     readonly id: string,

@@ -77,6 +77,7 @@ export class RuncExecHandle implements ProcessHandle {
         resolveStdioTarget(spec.stdio[stream], stream, subject);
     this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
       consoleSized: true,
+      ioOwner: container.ioOwner,
       adopted: adopted !== undefined,
       keeper: keeper && { link: keeper, key: this.key },
       openAtLaunch: adopted === undefined,
