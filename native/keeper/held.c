@@ -10,6 +10,7 @@
 #include "exec-report.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@
 #define TERMINAL_GRACE_MS 2000
 #define RECENT_MAX 64
 #define ERROR_MAX (PATH_MAX + 160)
+/* How long a released logger has after its SIGTERM before SIGKILL: the runc shim's binaryIOProcTermTimeout. */
+#define LOGGER_TERM_MS 12000
 
 struct held {
   struct held *next;
@@ -55,6 +58,7 @@ struct held {
   int exited, status, exit_told, acked;
   struct timespec when;
   long exit_deadline; /* monotonic ms; 0 when none */
+  long kill_deadline;  /* released while it ran: SIGKILL then, unless reaped first (monotonic ms; 0 when none) */
   /* `S`: runc's start handshake with the kept init, and the seq its `s` answers. */
   struct exec_fifo start;
   char start_seq[24];
@@ -93,9 +97,10 @@ int held_count(void) {
   return n;
 }
 
+/* A released logger still ending is no key's any more: its key may be launched again. */
 static struct held *find(const char *key) {
   for (struct held *e = h.list; e != NULL; e = e->next)
-    if (strcmp(e->key, key) == 0) return e;
+    if (e->kill_deadline == 0 && strcmp(e->key, key) == 0) return e;
   return NULL;
 }
 
@@ -438,7 +443,8 @@ void held_reaped(int pid, int status) {
       return;
     }
     if (e->pid == pid && !e->exited) {
-      kept_exited(e, status, &when);
+      if (e->kill_deadline > 0) forget(e);
+      else kept_exited(e, status, &when);
       return;
     }
   }
@@ -453,7 +459,7 @@ void held_greet(void) {
   char pids[CONTROL_FIELDS_MAX / 2][16];
   int n = 0;
   for (struct held *e = h.list; e != NULL && n < CONTROL_FIELDS_MAX; e = e->next) {
-    if (e->pid == 0 || e->exited) continue;
+    if (e->pid == 0 || e->exited || e->kill_deadline > 0) continue;
     snprintf(pids[n / 2], sizeof pids[n / 2], "%d", (int)e->pid);
     fields[n] = e->key;
     fields[n + 1] = pids[n / 2];
@@ -533,10 +539,16 @@ void held_release(const char *key) {
   if (e == NULL) return;
   /*
    * A program kept itself (no pid file: a log URI's logger) that still runs is ended as
-   * containerd's runc shim ends its logger at Delete (binaryIO.Close: SIGTERM). It is the
-   * keeper's unreaped child, so its pid is its own still.
+   * containerd's runc shim ends its logger at Delete (binaryIO.Close): SIGTERM, then SIGKILL
+   * after 12 s. It is the keeper's unreaped child, so its pid is its own still; until its reap
+   * it counts as held (the keeper stays to end it) but answers to no key.
    */
-  if (e->pid_file[0] == '\0' && e->pid > 0 && !e->exited) kill(e->pid, SIGTERM);
+  if (e->pid_file[0] == '\0' && e->pid > 0 && !e->exited) {
+    close_all(e);
+    kill(e->pid, SIGTERM);
+    e->kill_deadline = now_ms() + LOGGER_TERM_MS;
+    return;
+  }
   forget(e);
 }
 
@@ -558,6 +570,8 @@ int held_timeout(void) {
     if (e->exited && e->hold_count > 0 && e->term.master < 0) left = DRAIN_CHECK_MS;
     if (e->exit_deadline > 0 && (left < 0 || e->exit_deadline - now < left))
       left = e->exit_deadline - now > 0 ? e->exit_deadline - now : 0;
+    if (e->kill_deadline > 0 && e->kill_deadline != LONG_MAX && (left < 0 || e->kill_deadline - now < left))
+      left = e->kill_deadline - now > 0 ? e->kill_deadline - now : 0;
     if (left >= 0 && (soonest < 0 || left < soonest)) soonest = left;
   }
   return (int)soonest;
@@ -567,6 +581,11 @@ void held_tick(void) {
   long now = now_ms();
   for (struct held *e = h.list; e != NULL; e = e->next) {
     if (e->exit_deadline > 0 && now >= e->exit_deadline) tell_exit(e);
+    if (e->kill_deadline > 0 && now >= e->kill_deadline) {
+      kill(e->pid, SIGKILL);
+      /* Its reap forgets it; until then nothing more to time. */
+      e->kill_deadline = LONG_MAX;
+    }
     /* A terminal's last output is copied to `O` first (its `E` waits for that too). */
     if (!e->exited || e->hold_count == 0 || e->term.master >= 0) continue;
     /* What the process wrote is read out before the FIFO loses its last writer. */
