@@ -10,6 +10,7 @@
 #include "exec-report.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,8 @@
 #define TERMINAL_GRACE_MS 2000
 #define RECENT_MAX 64
 #define ERROR_MAX (PATH_MAX + 160)
+/* How long a released logger has after its SIGTERM before SIGKILL: the runc shim's binaryIOProcTermTimeout. */
+#define LOGGER_TERM_MS 12000
 
 struct held {
   struct held *next;
@@ -45,7 +48,7 @@ struct held {
   char seq[24];
   char *pid_file, *console, *argv0;
   int listener, report;
-  int stdio[3];
+  int stdio[6]; /* 0-2, and 3-5 for a logger's pipes (roles `3` `4` `5`) */
   int hold[ROLES_MAX], hold_count;
   int keep_open[ROLES_MAX], keep_open_count; /* I */
   /* Its terminal: roles `O` and `N` until the master comes. */
@@ -55,6 +58,7 @@ struct held {
   int exited, status, exit_told, acked;
   struct timespec when;
   long exit_deadline; /* monotonic ms; 0 when none */
+  long kill_deadline;  /* released while it ran: SIGKILL then, unless reaped first (monotonic ms; 0 when none) */
   /* `S`: runc's start handshake with the kept init, and the seq its `s` answers. */
   struct exec_fifo start;
   char start_seq[24];
@@ -93,15 +97,16 @@ int held_count(void) {
   return n;
 }
 
+/* A released logger still ending is no key's any more: its key may be launched again. */
 static struct held *find(const char *key) {
   for (struct held *e = h.list; e != NULL; e = e->next)
-    if (strcmp(e->key, key) == 0) return e;
+    if (e->kill_deadline == 0 && strcmp(e->key, key) == 0) return e;
   return NULL;
 }
 
 static void close_all(struct held *e) {
   exec_fifo_close(&e->start);
-  for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
+  for (int i = 0; i < 6; i++) close_fd(&e->stdio[i]);
   for (int i = 0; i < e->hold_count; i++) close_fd(&e->hold[i]);
   for (int i = 0; i < e->keep_open_count; i++) close_fd(&e->keep_open[i]);
   e->hold_count = e->keep_open_count = 0;
@@ -172,22 +177,34 @@ static void kept_exited(struct held *e, int status, const struct timespec *when)
   else tell_exit(e);
 }
 
-/* Every other descriptor closed, default signals, an empty mask: the program starts clean. */
-_Noreturn static void exec_program(struct held *e, char **argv, int report) {
+/*
+ * Every other descriptor closed, default signals, an empty mask: the program starts clean.
+ * Roles 3-5 land on fds 3-5, so every role's descriptor (and the report pipe) is first moved
+ * above them: one of them may be numbered 3, 4 or 5 in the keeper.
+ */
+_Noreturn static void exec_program(struct held *e, char **argv, char **envp, int report) {
   int null = open("/dev/null", O_RDWR);
-  for (int i = 0; i < 3; i++) dup2(e->stdio[i] >= 0 ? e->stdio[i] : null, i);
+  int high[6];
+  report = fcntl(report, F_DUPFD_CLOEXEC, 16);
+  for (int i = 0; i < 6; i++) high[i] = e->stdio[i] >= 0 ? fcntl(e->stdio[i], F_DUPFD, 16) : -1;
+  for (int i = 0; i < 3; i++) dup2(high[i] >= 0 ? high[i] : null, i);
+  for (int i = 3; i < 6; i++) {
+    if (high[i] >= 0) dup2(high[i], i);
+    else close(i);
+  }
   int max = (int)sysconf(_SC_OPEN_MAX);
   if (max < 0 || max > 65536) max = 65536;
 #ifdef SYS_close_range
-  if (syscall(SYS_close_range, 3, report - 1, 0) != 0 || syscall(SYS_close_range, report + 1, ~0U, 0) != 0)
+  if (syscall(SYS_close_range, 6, report - 1, 0) != 0 || syscall(SYS_close_range, report + 1, ~0U, 0) != 0)
 #endif
-    for (int fd = 3; fd < max; fd++)
+    for (int fd = 6; fd < max; fd++)
       if (fd != report) close(fd);
   sigset_t none;
   sigemptyset(&none);
   for (int sig = 1; sig < NSIG; sig++) signal(sig, SIG_DFL);
   sigprocmask(SIG_SETMASK, &none, NULL);
-  execv(argv[0], argv);
+  if (envp != NULL) execve(argv[0], argv, envp);
+  else execv(argv[0], argv);
   exec_report_failed(report);
 }
 
@@ -200,6 +217,9 @@ static int take_roles(struct held *e, const char *roles, int *fds, char *error) 
     case '0':
     case '1':
     case '2':
+    case '3':
+    case '4':
+    case '5':
       slot = &e->stdio[roles[i] - '0'];
       break;
     case 'H':
@@ -218,7 +238,7 @@ static int take_roles(struct held *e, const char *roles, int *fds, char *error) 
       break;
     }
     if (slot == NULL || *slot >= 0) {
-      snprintf(error, ERROR_MAX, "role '%c' is not one of 0 1 2 H I O N, or comes twice", roles[i]);
+      snprintf(error, ERROR_MAX, "role '%c' is not one of 0-5 H I O N, or comes twice", roles[i]);
       for (int j = i; j < n; j++) close(fds[j]);
       return -1;
     }
@@ -254,7 +274,10 @@ void held_launch(const char *const *fields, int count, int *fds) {
   const char *seq = fields[0];
   char error[ERROR_MAX] = "";
   struct held *e = calloc(1, sizeof *e);
-  char **argv = calloc((size_t)(count - 5 + 1), sizeof *argv);
+  /* Fields 5...: `NAME=value` entries, the program's whole environment (none: the keeper's), then argv. */
+  int first = 5;
+  while (first < count && fields[first][0] != '/' && strchr(fields[first], '=') != NULL) first++;
+  char **argv = calloc((size_t)(count - 5 + 2), sizeof *argv);
   if (e == NULL || argv == NULL) {
     free(e);
     free(argv);
@@ -263,7 +286,7 @@ void held_launch(const char *const *fields, int count, int *fds) {
     reply_launched(seq, -1, 0, "the keeper is out of memory");
     return;
   }
-  e->stdio[0] = e->stdio[1] = e->stdio[2] = -1;
+  for (int i = 0; i < 6; i++) e->stdio[i] = -1;
   for (int i = 0; i < ROLES_MAX; i++) e->hold[i] = e->keep_open[i] = -1;
   e->listener = e->report = -1;
   terminal_init(&e->term, h.epfd, e);
@@ -273,8 +296,11 @@ void held_launch(const char *const *fields, int count, int *fds) {
   e->key = strdup(fields[1]);
   e->pid_file = strdup(fields[2]);
   e->console = strdup(fields[3]);
-  e->argv0 = strdup(fields[5]);
-  for (int i = 5; i < count; i++) argv[i - 5] = (char *)fields[i];
+  e->argv0 = strdup(first < count ? fields[first] : "");
+  /* One array: argv, its NULL, then the environment and its NULL. */
+  for (int i = first; i < count; i++) argv[i - first] = (char *)fields[i];
+  char **envp = first > 5 ? argv + (count - first) + 1 : NULL;
+  for (int i = 5; i < first; i++) envp[i - 5] = (char *)fields[i];
   check_launch(e, fields, fds, error);
   int report[2] = {-1, -1};
   if (error[0] == '\0' && pipe2(report, O_CLOEXEC) != 0)
@@ -282,7 +308,7 @@ void held_launch(const char *const *fields, int count, int *fds) {
   pid_t pid = -1;
   if (error[0] == '\0') {
     pid = fork();
-    if (pid == 0) exec_program(e, argv, report[1]);
+    if (pid == 0) exec_program(e, argv, envp, report[1]);
     close(report[1]);
     if (pid < 0) {
       snprintf(error, sizeof error, "cannot fork: %s", strerror(errno));
@@ -312,7 +338,7 @@ void held_launch(const char *const *fields, int count, int *fds) {
     return;
   }
   /* The program has its copies: a reader of its output meets EOF once the program's side closes. */
-  for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
+  for (int i = 0; i < 6; i++) close_fd(&e->stdio[i]);
   e->pid = pid;
   reply_launched(seq, 0, pid, "");
 }
@@ -367,7 +393,7 @@ static int is_child(pid_t pid) {
 
 static void program_exited(struct held *e, int status) {
   e->program = 0;
-  for (int i = 0; i < 3; i++) close_fd(&e->stdio[i]);
+  for (int i = 0; i < 6; i++) close_fd(&e->stdio[i]);
   char error[ERROR_MAX] = "";
   /* The program has exited: its end of the pipe is closed, so this does not block. */
   int err = exec_report_wait(e->report);
@@ -417,7 +443,8 @@ void held_reaped(int pid, int status) {
       return;
     }
     if (e->pid == pid && !e->exited) {
-      kept_exited(e, status, &when);
+      if (e->kill_deadline > 0) forget(e);
+      else kept_exited(e, status, &when);
       return;
     }
   }
@@ -432,7 +459,7 @@ void held_greet(void) {
   char pids[CONTROL_FIELDS_MAX / 2][16];
   int n = 0;
   for (struct held *e = h.list; e != NULL && n < CONTROL_FIELDS_MAX; e = e->next) {
-    if (e->pid == 0 || e->exited) continue;
+    if (e->pid == 0 || e->exited || e->kill_deadline > 0) continue;
     snprintf(pids[n / 2], sizeof pids[n / 2], "%d", (int)e->pid);
     fields[n] = e->key;
     fields[n + 1] = pids[n / 2];
@@ -509,7 +536,20 @@ void held_ack(const char *key) {
 
 void held_release(const char *key) {
   struct held *e = find(key);
-  if (e != NULL) forget(e);
+  if (e == NULL) return;
+  /*
+   * A program kept itself (no pid file: a log URI's logger) that still runs is ended as
+   * containerd's runc shim ends its logger at Delete (binaryIO.Close): SIGTERM, then SIGKILL
+   * after 12 s. It is the keeper's unreaped child, so its pid is its own still; until its reap
+   * it counts as held (the keeper stays to end it) but answers to no key.
+   */
+  if (e->pid_file[0] == '\0' && e->pid > 0 && !e->exited) {
+    close_all(e);
+    kill(e->pid, SIGTERM);
+    e->kill_deadline = now_ms() + LOGGER_TERM_MS;
+    return;
+  }
+  forget(e);
 }
 
 void held_on_fd(struct side *s, uint32_t events) {
@@ -530,6 +570,8 @@ int held_timeout(void) {
     if (e->exited && e->hold_count > 0 && e->term.master < 0) left = DRAIN_CHECK_MS;
     if (e->exit_deadline > 0 && (left < 0 || e->exit_deadline - now < left))
       left = e->exit_deadline - now > 0 ? e->exit_deadline - now : 0;
+    if (e->kill_deadline > 0 && e->kill_deadline != LONG_MAX && (left < 0 || e->kill_deadline - now < left))
+      left = e->kill_deadline - now > 0 ? e->kill_deadline - now : 0;
     if (left >= 0 && (soonest < 0 || left < soonest)) soonest = left;
   }
   return (int)soonest;
@@ -539,6 +581,11 @@ void held_tick(void) {
   long now = now_ms();
   for (struct held *e = h.list; e != NULL; e = e->next) {
     if (e->exit_deadline > 0 && now >= e->exit_deadline) tell_exit(e);
+    if (e->kill_deadline > 0 && now >= e->kill_deadline) {
+      kill(e->pid, SIGKILL);
+      /* Its reap forgets it; until then nothing more to time. */
+      e->kill_deadline = LONG_MAX;
+    }
     /* A terminal's last output is copied to `O` first (its `E` waits for that too). */
     if (!e->exited || e->hold_count == 0 || e->term.master >= 0) continue;
     /* What the process wrote is read out before the FIFO loses its last writer. */

@@ -29,7 +29,8 @@ function podConfig({
 }
 
 /**
- * A busybox container config running `command` (on a terminal when `tty`), with its log at
+ * A busybox container config running `command` (on a terminal when `tty`, reading an Attach's
+ * stdin when `stdin`), with its log at
  * `logPath` (relative to the pod's log directory) and its own pid namespace, as kubelet asks
  * for v1 pods.
  */
@@ -41,6 +42,7 @@ function containerConfig({
   resources,
   labels = {},
   tty = false,
+  stdin = false,
 }) {
   return {
     metadata: { name, attempt },
@@ -49,6 +51,9 @@ function containerConfig({
     logPath,
     labels,
     tty,
+    // With stdin the container reads what an Attach sends; stdinOnce closes it when that Attach ends.
+    stdin,
+    stdinOnce: stdin,
     linux: {
       resources,
       securityContext: {

@@ -57,12 +57,15 @@ class PrivateContainerd {
    * PATH, default [<repo>/bin]), systemPath (the rest of its PATH, default this process's), env
    * (extra environment for containerd and its shims), skiffSection (see config.js),
    * stateOnTmpfs (containerd's state dir on a tmpfs of its own, as /run/containerd is on a
-   * node: the shims' task files then cost what they cost there; default false).
+   * node: the shims' task files then cost what they cost there; default false), searchable (the
+   * instance's dir 0711 instead of 0700, as /run/containerd is on a node: a container whose root
+   * is mapped to another host id, a user namespace, then reaches its bundle's rootfs; default false).
    */
   static async start(options = {}) {
     const stale = await sweepStale();
     if (stale.length > 0) process.stderr.write(`a stale private containerd left behind: ${stale.join('; ')}\n`);
     const dir = fs.mkdtempSync(path.join(baseDir(), PREFIX));
+    if (options.searchable) fs.chmodSync(dir, 0o711);
     const instance = new PrivateContainerd(dir, options);
     try {
       await instance.launch();

@@ -49,6 +49,8 @@ export interface ContainerdOptions {
   readonly skiffSection?: string | ((configFile: string) => string);
   /** containerd's PATH after shimDirs (default: this process's). */
   readonly systemPath?: string;
+  /** The instance's dir 0711, as /run/containerd is on a node: user-namespaced containers reach their rootfs. */
+  readonly searchable?: boolean;
 }
 
 export interface CtrResult {
@@ -66,6 +68,11 @@ export interface CtrOptions {
   readonly timeoutMs?: number;
   /** Written to ctr's stdin (otherwise /dev/null). */
   readonly input?: string;
+  /**
+   * Where run and exec keep their FIFOs (default: the instance's own directory); `undefined`
+   * given leaves --fifo-dir out: `ctr task exec` refuses it beside --log-uri.
+   */
+  readonly fifoDir?: string;
 }
 
 export interface ContainerdPaths {

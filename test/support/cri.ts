@@ -56,6 +56,8 @@ export interface ContainerSpec {
   readonly labels?: Record<string, string>;
   /** Run on a terminal (the log gets its output as stdout). */
   readonly tty?: boolean;
+  /** Keep stdin open for an Attach (stdinOnce: closed when that Attach ends). */
+  readonly stdin?: boolean;
 }
 
 export interface StartedPod {

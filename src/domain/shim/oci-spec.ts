@@ -14,6 +14,8 @@ export interface OciSpec {
   readonly process: OciProcess;
   readonly rootPath: string;
   readonly hostname?: string;
+  /** linux.namespaces has a new `user` namespace, or the spec maps ids (linux.uidMappings, gidMappings). */
+  readonly userNamespace: boolean;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -68,7 +70,60 @@ export function parseOciSpec(value: unknown, where: string): OciSpec {
   }
   const root = isRecord(value.root) && typeof value.root.path === 'string' ? value.root.path : 'rootfs';
   const hostname = typeof value.hostname === 'string' ? value.hostname : undefined;
-  return { process: parseOciProcess(value.process, where), rootPath: root, hostname };
+  return {
+    process: parseOciProcess(value.process, where),
+    rootPath: root,
+    hostname,
+    userNamespace: hasUserNamespace(value),
+  };
+}
+
+function hasUserNamespace(spec: Record<string, unknown>): boolean {
+  const linux = isRecord(spec.linux) ? spec.linux : {};
+  const namespaces = Array.isArray(linux.namespaces) ? linux.namespaces : [];
+  const mapped = (field: string) => Array.isArray(linux[field]) && (linux[field] as unknown[]).length > 0;
+  return namespaces.some((ns) => isRecord(ns) && ns.type === 'user') || mapped('uidMappings') || mapped('gidMappings');
+}
+
+const ID_LIMIT = 2 ** 32;
+/** The kernel's most lines in one uid_map or gid_map (UID_GID_MAP_MAX_EXTENTS). */
+const MAX_EXTENTS = 340;
+
+/**
+ * Why the kernel would refuse the spec's id mappings, as user_namespaces(7) and map_write() say
+ * (a range of size 0 or past 2^32 - 1 on either side, two ranges that overlap on either side,
+ * more than 340 of them), or undefined when it would not. runc's own answer to such a mapping is
+ * "can't get final child's PID from pipe: EOF" (its child dies writing uid_map), which names
+ * nothing; this names the mapping. Host ids not mapped for the shim's user are the kernel's to refuse.
+ */
+export function idMappingProblem(linux: unknown): string | undefined {
+  if (!isRecord(linux)) return undefined;
+  for (const field of ['uidMappings', 'gidMappings'] as const) {
+    const value = linux[field];
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) return `linux.${field} must be a list`;
+    if (value.length > MAX_EXTENTS)
+      return `linux.${field} has ${value.length} ranges; the kernel takes at most ${MAX_EXTENTS}`;
+    const ranges: Array<{ containerID: number; hostID: number; size: number }> = [];
+    for (const [i, entry] of value.entries()) {
+      const at = `linux.${field}[${i}]`;
+      const numbers = isRecord(entry) ? [entry.containerID, entry.hostID, entry.size] : [];
+      if (numbers.length !== 3 || numbers.some((n) => !Number.isInteger(n) || (n as number) < 0))
+        return `${at} must hold containerID, hostID and size as whole numbers`;
+      const [containerID, hostID, size] = numbers as number[];
+      const range = `${at} (containerID ${containerID}, hostID ${hostID}, size ${size})`;
+      if (size === 0) return `${range} maps no id`;
+      if (containerID + size > ID_LIMIT || hostID + size > ID_LIMIT) return `${range} goes past id ${ID_LIMIT - 1}`;
+      const clash = ranges.findIndex(
+        (other) =>
+          (containerID < other.containerID + other.size && other.containerID < containerID + size) ||
+          (hostID < other.hostID + other.size && other.hostID < hostID + size),
+      );
+      if (clash >= 0) return `${range} overlaps linux.${field}[${clash}]`;
+      ranges.push({ containerID, hostID, size });
+    }
+  }
+  return undefined;
 }
 
 /** The value of NAME in an OCI env list ("NAME=value"), or undefined. */

@@ -7,6 +7,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   readlinkSync,
   rmSync,
   writeFileSync,
@@ -185,6 +186,76 @@ if (LINUX)
       const second = await side.next(1);
       expect(second.hellos).toEqual([[]]);
     });
+
+    it("places roles 3 4 5 on fds 3 4 5 with the environment given (a log URI's logger), and D ends a program kept itself with SIGTERM", async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const baseline = openFds(keeper);
+      const addon = nativeAddon();
+      const [out, err, ready] = [addon.pipe(), addon.pipe(), addon.pipe()];
+      const launched = await first.control.launch({
+        key: 'g1@log',
+        env: ['CONTAINER_ID=g1', 'CONTAINER_NAMESPACE=n'],
+        argv: [
+          '/bin/sh',
+          '-c',
+          // As a logger: reads 3 and 4, writes 5; its environment first.
+          'tr "\\0" " " < /proc/$$/environ >&5; head -c 3 <&3 >&5; head -c 2 <&4 >&5; exec /bin/sleep 30',
+        ],
+        fds: [
+          { role: '3', fd: out[0] },
+          { role: '4', fd: err[0] },
+          { role: '5', fd: ready[1] },
+        ],
+      });
+      kept.push(launched.pid);
+      expect(launched.error).toBe('');
+      closeSync(out[0]);
+      closeSync(err[0]);
+      closeSync(ready[1]);
+      writeSync(out[1], 'abc');
+      writeSync(err[1], 'de');
+      const expected = 'CONTAINER_ID=g1 CONTAINER_NAMESPACE=n abcde';
+      let got = '';
+      const buf = Buffer.alloc(256);
+      while (got.length < expected.length) got += buf.subarray(0, readSync(ready[0], buf)).toString();
+      expect(got).toBe(expected);
+      // Nothing but 0-2 and its three roles (the sleep it became holds what it had): the keeper's own stayed behind.
+      // (The shell's own saved descriptors come and go while it redirects: read once it is the sleep.)
+      await waitFor(
+        'the program to be the sleep',
+        () => readFileSync(`/proc/${launched.pid}/comm`, 'utf8') === 'sleep\n',
+      );
+      expect(
+        readdirSync(`/proc/${launched.pid}/fd`)
+          .map(Number)
+          .sort((a, b) => a - b),
+      ).toEqual([0, 1, 2, 3, 4, 5]);
+      closeAll([out[1], err[1], ready[0]]);
+      first.control.release('g1@log');
+      await waitFor('D to end the program with SIGTERM', () => !alive(launched.pid));
+      await waitFor('D to close the rest', () => openFds(keeper) === baseline);
+    });
+
+    it('ends a released logger that ignores SIGTERM with SIGKILL 12 s later, as the runc shim does, its key free meanwhile', async () => {
+      const first = await side.next(0);
+      const stubborn = ['/bin/sh', '-c', 'trap "" TERM; while :; do sleep 0.05; done'];
+      const launched = await first.control.launch({ key: 'g2@log', argv: stubborn });
+      kept.push(launched.pid);
+      const released = Date.now();
+      first.control.release('g2@log');
+      await sleep(1000);
+      expect(alive(launched.pid)).toBe(true);
+      // The key answers to a new launch at once (a task of the same id, made again).
+      const again = await first.control.launch({ key: 'g2@log', argv: ['/bin/sleep', '30'] });
+      kept.push(again.pid);
+      expect(again.error).toBe('');
+      first.control.release('g2@log');
+      await waitFor('the SIGKILL', () => !alive(launched.pid), 15_000);
+      expect(Date.now() - released).toBeGreaterThanOrEqual(11_500);
+      // Its reap is nobody's exit: no `E` for it.
+      expect(first.exits.filter((e) => e.key === 'g2@log')).toEqual([]);
+    }, 30_000);
 
     it('D closes every descriptor of a key: its held FIFO, its stdin keep-alive', async () => {
       const first = await side.next(0);

@@ -135,6 +135,22 @@ export const podKeeper: SanitizedProgram = {
             expect(await first.control.start(key, path)).toEqual({ outcome, error: '' });
             expect(await first.control.start(key, join(dir, 'none.fifo'))).toEqual({ outcome: 'absent', error: '' });
           }
+          // A log URI's logger: roles 3 4 5 and its own environment; released (SIGTERM) while it runs.
+          const [logOut, logReady] = [nativeAddon().pipe(), nativeAddon().pipe()];
+          fds.push(...logOut, ...logReady);
+          const logger = await first.control.launch({
+            key: 'g@log',
+            env: ['CONTAINER_ID=g', 'CONTAINER_NAMESPACE=n'],
+            argv: ['/bin/sh', '-c', 'exec 5>&-; cat <&3 >/dev/null'],
+            fds: [
+              { role: '3', fd: logOut[0] },
+              { role: '5', fd: logReady[1] },
+            ],
+          });
+          expect(logger.error).toBe('');
+          first.control.release('g@log');
+          // Only environment entries, no program: refused, nothing kept.
+          expect(await first.control.launch({ key: 'e', env: ['A=1'], argv: [] })).toMatchObject({ status: -1 });
           expect(await first.control.launch({ key: 'c', argv: ['/nonexistent'] })).toMatchObject({ status: -1 });
           expect(await first.control.launch({ key: 'd', pidFile, argv: ['/bin/false'] })).toMatchObject({ pid: 0 });
           if (PYTHON !== undefined) {

@@ -13,13 +13,15 @@ export type SendWithFds = (socketFd: number, data: Buffer, fds: readonly number[
 
 /** One descriptor for the program and what it is to the keeper (the protocol's roles). */
 export interface LaunchFd {
-  readonly role: '0' | '1' | '2' | 'H' | 'I' | 'O' | 'N';
+  readonly role: '0' | '1' | '2' | '3' | '4' | '5' | 'H' | 'I' | 'O' | 'N';
   readonly fd: number;
 }
 
 export interface LaunchRequest {
   readonly key: string;
   readonly argv: readonly string[];
+  /** `NAME=value` entries: the program's whole environment (omitted: the keeper's own). */
+  readonly env?: readonly string[];
   readonly pidFile?: string;
   readonly consoleSocket?: string;
   readonly fds?: readonly LaunchFd[];
@@ -87,6 +89,7 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
         request.pidFile ?? '',
         request.consoleSocket ?? '',
         fds.map((f) => f.role).join(''),
+        ...(request.env ?? []),
         ...request.argv,
       ],
       fds.map((f) => f.fd),

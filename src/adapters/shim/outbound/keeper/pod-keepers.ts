@@ -26,6 +26,14 @@ interface Watcher {
  * waitpid's raw status as a ProcessExit (WIFSIGNALED: the low 7 bits; else WEXITSTATUS), with
  * the time of the reap when the keeper told it (`E`'s seconds and nanoseconds).
  */
+/**
+ * The key of a process's `binary://` logger: the process's key and `@log` (containerd's
+ * identifier rule has no `@`, so no task or exec key is one).
+ */
+export function loggerKey(key: string): string {
+  return `${key}@log`;
+}
+
 export function exitOfWaitStatus(status: number, at?: KeptExit['at']): ProcessExit {
   const signal = status & 0x7f;
   const exit = signal === 0 ? { code: (status >> 8) & 0xff, signal: null } : { code: null, signal };

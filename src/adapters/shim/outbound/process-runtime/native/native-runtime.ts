@@ -20,7 +20,15 @@ export class NativeRuntime implements ProcessRuntime {
 
   async create(spec: CreateSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
-    const oci = readBundleSpec(spec.id, spec.bundle).process;
+    const bundleSpec = readBundleSpec(spec.id, spec.bundle);
+    const oci = bundleSpec.process;
+    if (bundleSpec.userNamespace) {
+      // Host processes with the shim's own ids: a mapping would be silently not there (docs/runtimes.md, "User namespaces").
+      throw new UnimplementedError(
+        `${subject}: the native runtime runs host processes and makes no user namespace; drop linux.uidMappings, gidMappings and the user namespace, or use --runtime runc`,
+        'CREATE.USER_NAMESPACE',
+      );
+    }
     if (spec.checkpoint !== '') {
       throw new UnimplementedError(`${subject}: restoring a checkpoint needs --runtime runc`, 'CREATE.CHECKPOINT');
     }

@@ -1,7 +1,8 @@
-import { FailedPreconditionError } from '../../../../../domain/shared/errors';
+import { FailedPreconditionError, UnimplementedError } from '../../../../../domain/shared/errors';
 import { Stdio } from '../../../../../domain/shim/task-process';
-import { ChildStdio, DirectStdio } from '../stdio/direct-stdio';
+import { ChildStdio, DirectStdio, StdioOwner } from '../stdio/direct-stdio';
 import { TerminalStdio } from '../stdio/terminal-stdio';
+import { BinaryLog, isBinaryLogUri } from '../stdio/binary-log';
 import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
 import { ConsoleSocket } from './console-socket';
 import { KeptTerminal } from './kept-terminal';
@@ -21,6 +22,8 @@ export interface ContainerIoOptions {
   readonly adopted?: boolean;
   /** Launched through the task's pod keeper, which then holds a terminal's master too. */
   readonly keeper?: KeptKey;
+  /** The owner the process's stdio FIFOs get (IoUid, IoGid), as containerd's runc shim gives its pipes. */
+  readonly ioOwner?: StdioOwner;
 }
 
 /**
@@ -38,6 +41,8 @@ export class ContainerIo {
   private readonly terminal: TerminalStdio | undefined;
   private readonly console: ConsoleSocket | undefined;
   private readonly kept: KeptTerminal | undefined;
+  /** A `binary://` stdout: the logger's pipes, until the logger and the process have theirs. */
+  readonly logger: BinaryLog | undefined;
   private pty: PtyMaster | undefined;
   /** The pod keeper that holds this process's terminal: resizes go there. */
   private readonly terminalKeeper: KeptKey | undefined;
@@ -54,9 +59,16 @@ export class ContainerIo {
     this.terminalKeeper = stdio.terminal ? options.keeper : undefined;
     this.terminalLost = (options.adopted ?? false) && stdio.terminal && this.terminalKeeper === undefined;
     this.runcStdio = ['ignore', 'ignore', 'ignore'];
-    if (options.adopted && stdio.terminal) return;
+    if (options.adopted && (stdio.terminal || isBinaryLogUri(stdio.stdout))) return;
+    if (isBinaryLogUri(stdio.stdout)) {
+      checkBinaryLogServed(stdio.terminal, options.keeper !== undefined, subject);
+      // As the runc shim's binaryIO: stdout and stderr go to the logger, stdin is not read.
+      this.logger = new BinaryLog(stdio.stdout, subject);
+      this.runcStdio = ['ignore', this.logger.stdout, this.logger.stderr];
+      return;
+    }
     if (!stdio.terminal) {
-      this.direct = new DirectStdio(stdio, subject);
+      this.direct = new DirectStdio(stdio, subject, options.ioOwner);
       this.runcStdio = this.direct.child;
       return;
     }
@@ -105,6 +117,7 @@ export class ContainerIo {
   /** runc made the process: close what only the process (or its keeper) should hold, take the terminal. */
   afterRunc(): void {
     this.direct?.afterSpawn();
+    this.logger?.afterRunc();
     this.kept?.launched();
     if (this.console === undefined || this.terminal === undefined) return;
     const pty = new PtyMaster(this.console.receive(this.subject));
@@ -150,10 +163,29 @@ export class ContainerIo {
   }
 
   release(): void {
+    this.logger?.release();
     this.direct?.release();
     this.terminal?.release();
     this.kept?.release();
     this.console?.close();
     this.pty?.close();
   }
+}
+
+/**
+ * `binary://` is served where the pod keeper can run the logger, so that it outlives the serving
+ * process as the container does; a terminal's `binary://` (which ctr never sends: `ctr run -t`
+ * drops --log-uri, `ctr task exec` refuses the two together) is not served yet.
+ */
+function checkBinaryLogServed(terminal: boolean, kept: boolean, subject: string): void {
+  if (terminal)
+    throw new UnimplementedError(
+      `${subject}: a binary:// log URI with a terminal is not served; log a terminal to a FIFO or a file:// URI`,
+      'STDIO.BINARY_TERMINAL',
+    );
+  if (!kept)
+    throw new UnimplementedError(
+      `${subject}: binary:// log URIs are served under containerd behind pod keepers (unset SKIFF_KEEPER=0); use a FIFO or a file:// URI here`,
+      'STDIO.BINARY_UNKEPT',
+    );
 }

@@ -8,6 +8,8 @@ import { readProcStat } from '../../../os/proc-fs';
 import { Reaper } from '../../../os/reaper';
 import { watchAdoptedExit } from './adopted-exit';
 import { ContainerIo, KeptKey } from './container-io';
+import { isBinaryLogUri } from '../stdio/binary-log';
+import { StdioOwner } from '../stdio/direct-stdio';
 import { KeptExitListener } from '../../keeper/pod-keepers';
 
 /** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */
@@ -28,6 +30,8 @@ export class ContainerProcess {
   private readonly beforeExitReport: BeforeExitReport;
   /** Removed by containerd's `delete` (forget): its exit is nobody's to report here. */
   private forgotten = false;
+  /** Its stdout is a `binary://` log URI: a logger is kept beside it (stdio/binary-log.ts). */
+  readonly logged: boolean;
 
   constructor(
     stdio: Stdio,
@@ -40,8 +44,10 @@ export class ContainerProcess {
       adopted?: boolean;
       keeper?: KeptKey;
       openAtLaunch?: boolean;
+      ioOwner?: StdioOwner;
     } = {},
   ) {
+    this.logged = isBinaryLogUri(stdio.stdout);
     this.openIo = () => ContainerProcess.openIo(stdio, subject, options);
     if (options.openAtLaunch !== true) this.opened = this.openIo();
     this.beforeExitReport = options.beforeExitReport ?? (async () => undefined);
@@ -150,10 +156,10 @@ export class ContainerProcess {
   private static openIo(
     stdio: Stdio,
     subject: string,
-    options: { consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey },
+    options: { consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey; ioOwner?: StdioOwner },
   ): ContainerIo {
-    const { keeper, adopted } = options;
-    if (!adopted) return new ContainerIo(stdio, subject, { sized: options.consoleSized, keeper });
+    const { keeper, adopted, ioOwner } = options;
+    if (!adopted) return new ContainerIo(stdio, subject, { sized: options.consoleSized, keeper, ioOwner });
     let io: ContainerIo;
     try {
       io = new ContainerIo(stdio, subject, { sized: options.consoleSized, adopted, keeper });

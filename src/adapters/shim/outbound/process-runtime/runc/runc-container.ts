@@ -1,5 +1,5 @@
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { FailedPreconditionError, NotFoundError } from '../../../../../domain/shared/errors';
 import { LiveStatus } from '../../../../../application/shim/ports/process-runtime.port';
 import { Reaper } from '../../../os/reaper';
@@ -9,7 +9,9 @@ import { ChildStdio } from '../stdio/direct-stdio';
 import { RuncCli, RuncFailure } from './runc-cli';
 import { lastLogError, logOffset } from './runc-log';
 import { LaunchFd } from '../../keeper/keeper-control';
-import { exitOfWaitStatus, KeptExitListener, PodKeepers } from '../../keeper/pod-keepers';
+import { exitOfWaitStatus, KeptExitListener, loggerKey, PodKeepers } from '../../keeper/pod-keepers';
+import { BinaryLog } from '../stdio/binary-log';
+import { StdioOwner } from '../stdio/direct-stdio';
 
 /** A task served through a pod keeper: the keepers' connections and its pod socket. */
 export interface KeeperLink {
@@ -33,6 +35,8 @@ export class RuncContainer {
   cgroup: ContainerCgroup | undefined;
   /** The watch of its OOM kills, once started (oom-watch.ts). */
   oomWatch: OomWatch | undefined;
+  /** Who its processes' stdio FIFOs are given to (the runtime options' IoUid and IoGid), when not root. */
+  ioOwner: StdioOwner | undefined;
 
   constructor(
     readonly id: string,
@@ -59,6 +63,55 @@ export class RuncContainer {
     launch: {
       pidFile: string;
       /** Where the keeper binds the console socket of a terminal ('' without one). */
+      consoleSocket?: string;
+      fds: readonly LaunchFd[];
+      subject?: string;
+      onExit: KeptExitListener;
+      /** A `binary://` stdout's logger, started first; CONTAINER_ID is `loggerId` (the exec id for an exec, as the runc shim's). */
+      logger?: { log: BinaryLog; loggerId: string };
+    },
+  ): Promise<number> {
+    const keeper = this.keeper as KeeperLink;
+    const logger = launch.logger;
+    if (logger === undefined) return this.launchKeptProcess(action, key, args, launch);
+    await this.launchLogger(key, logger.log, logger.loggerId, launch.subject ?? this.subject);
+    try {
+      return await this.launchKeptProcess(action, key, args, launch);
+    } catch (err) {
+      await keeper.keepers.release(keeper.pod, loggerKey(key));
+      throw err;
+    }
+  }
+
+  /**
+   * Starts a log URI's logger as the pod keeper's child (docs/containerd.md, "Log URIs"), kept
+   * under its own key until the process's Delete ends it, and waits for its readiness.
+   */
+  private async launchLogger(key: string, log: BinaryLog, loggerId: string, subject: string): Promise<void> {
+    const keeper = this.keeper as KeeperLink;
+    // containerd's bundles are <state>/io.containerd.runtime.v2.task/<namespace>/<id>.
+    const { argv, env } = log.launch(loggerId, basename(dirname(this.bundle)));
+    const launched = await keeper.keepers.launch(
+      keeper.pod,
+      { key: loggerKey(key), argv, env, pidFile: '', fds: log.fds },
+      async () => undefined,
+    );
+    if (launched.error !== '' || launched.pid <= 0) {
+      log.release();
+      throw new FailedPreconditionError(
+        `${subject}: its pod keeper could not start the logger ${log.uri.path}: ${launched.error}`,
+        'STDIO.BINARY_START',
+      );
+    }
+    await log.ready();
+  }
+
+  private async launchKeptProcess(
+    action: RuncAction,
+    key: string,
+    args: readonly string[],
+    launch: {
+      pidFile: string;
       consoleSocket?: string;
       fds: readonly LaunchFd[];
       subject?: string;

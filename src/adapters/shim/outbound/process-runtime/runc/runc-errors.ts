@@ -39,7 +39,9 @@ const BAD_VALUE = /invalid|cannot unmarshal|unknown|out of range|must be/i;
  */
 export function fromRuncFailure(err: unknown, action: RuncAction, subject: string): unknown {
   if (!(err instanceof RuncFailure)) return err;
-  const text = `${subject}: runc ${err.subcommand} failed: ${err.message}`;
+  const said = `runc ${err.subcommand} failed: `;
+  // runc 1.1 and later start their own message so: said once.
+  const text = `${subject}: ${said}${err.message.startsWith(said) ? err.message.slice(said.length) : err.message}`;
   const code = `RUNC.${action.toUpperCase()}`;
   const make = (
     Kind: new (message: string, code: string, options?: { cause?: unknown }) => DomainError,

@@ -9,6 +9,8 @@ import {
 import { FailedPreconditionError } from '../../../../../domain/shared/errors';
 import { signalProcess } from '../signal-process';
 import { resolveStdioTarget } from '../stdio/stdio-target';
+import { isBinaryLogUri } from '../stdio/binary-log';
+import { loggerKey } from '../../keeper/pod-keepers';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
 import { ContainerProcess } from './container-process';
 import { KeeperLink, RuncContainer } from './runc-container';
@@ -51,6 +53,7 @@ export class RuncExecHandle implements ProcessHandle {
   private readonly files: string;
   /** The pod keeper's key: `<task id>/<exec id>` (docs/keeper-protocol.md). */
   private readonly key: string;
+  private readonly execId: string;
   /** The task's pod keeper, which launches and keeps this exec (and its terminal's master). */
   private readonly keeper: KeeperLink | undefined;
 
@@ -64,14 +67,17 @@ export class RuncExecHandle implements ProcessHandle {
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
     this.key = `${container.id}/${spec.execId}`;
+    this.execId = spec.execId;
     this.keeper = container.keeper;
     const keeper = this.keeper;
     // A bad stdio string is refused at Exec; the FIFOs and files are opened at Start.
-    if (adopted === undefined)
+    // A `binary://` stdout's logger starts at Start, as the runc shim's does (its stdin is not read).
+    if (adopted === undefined && !(keeper !== undefined && isBinaryLogUri(spec.stdio.stdout)))
       for (const stream of ['stdin', 'stdout', 'stderr'] as const)
         resolveStdioTarget(spec.stdio[stream], stream, subject);
     this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
       consoleSized: true,
+      ioOwner: container.ioOwner,
       adopted: adopted !== undefined,
       keeper: keeper && { link: keeper, key: this.key },
       openAtLaunch: adopted === undefined,
@@ -102,7 +108,14 @@ export class RuncExecHandle implements ProcessHandle {
           'exec',
           this.key,
           ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id],
-          { pidFile, consoleSocket: io.keptConsole, fds: io.keptFds, subject: this.process.subject, onExit },
+          {
+            pidFile,
+            consoleSocket: io.keptConsole,
+            fds: io.keptFds,
+            subject: this.process.subject,
+            onExit,
+            logger: io.logger && { log: io.logger, loggerId: this.execId },
+          },
         ),
       );
     return this.process.launch(pidFile, (io) =>
@@ -139,12 +152,15 @@ export class RuncExecHandle implements ProcessHandle {
   forget(): void {
     this.process.forget();
     this.keeper?.keepers.drop(this.keeper.pod, this.key);
+    if (this.process.logged) this.keeper?.keepers.drop(this.keeper.pod, loggerKey(this.key));
   }
 
   async delete(): Promise<void> {
     await this.process.exited;
     this.process.releaseIo();
     await this.keeper?.keepers.release(this.keeper.pod, this.key);
+    // Its logger ends with it, as the runc shim's at an exec's Delete (SIGTERM: docs/keeper-protocol.md, `D`).
+    if (this.process.logged) await this.keeper?.keepers.release(this.keeper.pod, loggerKey(this.key));
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
   }

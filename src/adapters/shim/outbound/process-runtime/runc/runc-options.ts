@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { containerd } from '../../../wire/proto/generated/containerd/runc';
 import { runtimeoptions } from '../../../wire/proto/generated/containerd/runtimeoptions';
+import { containerd as runctypes } from '../../../wire/proto/generated/containerd/runctypes';
 import { parseTomlRuncOptions } from './runc-options-toml';
 import { findInPath, DEFAULT_PATH, isExecutableFile } from '../../../os/find-executable';
 import { runcMissingError } from './runc-cli';
@@ -10,6 +11,11 @@ import { runcMissingError } from './runc-cli';
 export const RUNC_OPTIONS_TYPE_URL = 'containerd.runc.v1.Options';
 /** What containerd sends a runtime type other than runc's: a TOML text, or the path of a TOML file. */
 const RUNTIME_OPTIONS_TYPE_URL = 'runtimeoptions.v1.Options';
+/**
+ * What `ctr run --uidmap/--gidmap` (and --no-pivot) send a runtime type other than runc's:
+ * the v1 linux runtime's CreateOptions (containerd's WithUIDOwner, WithGIDOwner).
+ */
+const CREATE_OPTIONS_TYPE_URL = 'containerd.linux.runc.CreateOptions';
 /** CRI's name, in errors, for a config_body: the runtime handler's `options` table in config.toml. */
 const HANDLER_OPTIONS = "the handler's options";
 const MAX_OPTIONS_FILE = 1 << 20;
@@ -19,6 +25,13 @@ export interface RuncOptions {
   /** An absolute path, or undefined for the runtime's own runc. */
   readonly binary: string | undefined;
   readonly systemdCgroup: boolean;
+  /**
+   * The owner the process's stdio is given (IoUid, IoGid; 0 = root, left as it is): a container
+   * whose root is mapped to another host id can then reopen its stdio, /dev/stdout, as through
+   * containerd's runc shim, which makes its pipes theirs (stdio/direct-stdio.ts).
+   */
+  readonly ioUid?: number;
+  readonly ioGid?: number;
 }
 
 /**
@@ -35,9 +48,10 @@ export function readRuncOptions(
 ): RuncOptions {
   if (options === undefined || options.value.length === 0) return { binary: undefined, systemdCgroup: false };
   if (options.typeUrl === RUNTIME_OPTIONS_TYPE_URL) return readTomlOptions(options.value, subject, bundle);
+  if (options.typeUrl === CREATE_OPTIONS_TYPE_URL) return readCreateOptions(options.value, subject);
   if (options.typeUrl !== RUNC_OPTIONS_TYPE_URL) {
     throw new InvalidArgumentError(
-      `${subject}: runtime options of type ${JSON.stringify(options.typeUrl)} are not understood; send ${RUNC_OPTIONS_TYPE_URL}, ${RUNTIME_OPTIONS_TYPE_URL} or none`,
+      `${subject}: runtime options of type ${JSON.stringify(options.typeUrl)} are not understood; send ${RUNC_OPTIONS_TYPE_URL}, ${RUNTIME_OPTIONS_TYPE_URL}, ${CREATE_OPTIONS_TYPE_URL} or none`,
       'RUNC.OPTIONS_TYPE',
     );
   }
@@ -55,7 +69,31 @@ export function readRuncOptions(
     binary = lookUpBinary(decoded.binary_name);
     if (binary === undefined) throw runcMissingError(`(binary_name ${decoded.binary_name}) is not in PATH`);
   }
-  return { binary, systemdCgroup: decoded.systemd_cgroup };
+  return {
+    binary,
+    systemdCgroup: decoded.systemd_cgroup,
+    ioUid: decoded.io_uid || undefined,
+    ioGid: decoded.io_gid || undefined,
+  };
+}
+
+/** CreateOptions: the stdio's owner; the rest (no_pivot_root, criu paths, ...) is not acted on, as runc's options' are not. */
+function readCreateOptions(value: Uint8Array, subject: string): RuncOptions {
+  let decoded: runctypes.linux.runc.CreateOptions;
+  try {
+    decoded = runctypes.linux.runc.CreateOptions.deserialize(value);
+  } catch (err) {
+    throw new InvalidArgumentError(
+      `${subject}: runtime options (${CREATE_OPTIONS_TYPE_URL}) do not decode (${(err as Error).message})`,
+      'RUNC.OPTIONS',
+    );
+  }
+  return {
+    binary: undefined,
+    systemdCgroup: false,
+    ioUid: decoded.io_uid || undefined,
+    ioGid: decoded.io_gid || undefined,
+  };
 }
 
 /** A runtime binary as options name it: a path as given, else looked up in the shim's PATH. */

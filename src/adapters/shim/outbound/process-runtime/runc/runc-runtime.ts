@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
+import { idMappingProblem } from '../../../../../domain/shim/oci-spec';
 import {
   AdoptSpec,
   CreateSpec,
@@ -13,6 +14,7 @@ import { Reaper } from '../../../os/reaper';
 import { BundleConfig, readBundleConfig } from '../bundle';
 import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
+import { StdioOwner } from '../stdio/direct-stdio';
 import { CriuStatus, criuStatus } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
@@ -67,9 +69,11 @@ export class RuncRuntime implements ProcessRuntime {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
+    checkIdMappings(config, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
-    const cli = this.cliFor(spec, config, subject);
+    const { cli, ioOwner } = this.optionsFor(spec, config, subject);
     const container = this.container(spec, config, cli);
+    container.ioOwner = ioOwner;
     makeDirs(container.taskDir, 0o700);
     writeOciRuntimeRecord(container.taskDir, { binary: cli.binary, root: cli.root });
     let mounts: RootfsMounts | undefined;
@@ -83,6 +87,7 @@ export class RuncRuntime implements ProcessRuntime {
         beforeExitReport: () => container.beforeExitReport(),
         consoleSized: configProcess.consoleSize !== undefined,
         keeper: keeper && { link: keeper, key: spec.id },
+        ioOwner,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
       if (init.pid > 0) {
@@ -115,7 +120,10 @@ export class RuncRuntime implements ProcessRuntime {
   async adopt(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
-    const container = this.container(spec, config, this.cliForAdopted(spec, config, subject));
+    const { cli, ioOwner } = this.optionsForAdopted(spec, config, subject);
+    const container = this.container(spec, config, cli);
+    // Its execs' FIFOs get the owner its options name (its own were given at its Create).
+    container.ioOwner = ioOwner;
     const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
     const keeper = container.keeper;
     const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
@@ -145,13 +153,20 @@ export class RuncRuntime implements ProcessRuntime {
     });
   }
 
-  /** The runc a task's spec asks for: its options' binary, and the cgroup driver. */
-  private cliFor(spec: CreateSpec, config: BundleConfig, subject: string): RuncCli {
+  /** The runc a task's options and spec ask for, and the owner its stdio FIFOs get (IoUid, IoGid). */
+  private optionsFor(
+    spec: CreateSpec,
+    config: BundleConfig,
+    subject: string,
+  ): { cli: RuncCli; ioOwner: StdioOwner | undefined } {
     const options = readRuncOptions(spec.options, subject, spec.bundle);
     const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
-    return options.binary === undefined && !systemdCgroup
-      ? this.cli
-      : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
+    const cli =
+      options.binary === undefined && !systemdCgroup
+        ? this.cli
+        : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
+    const [uid, gid] = [options.ioUid ?? 0, options.ioGid ?? 0];
+    return { cli, ioOwner: uid === 0 && gid === 0 ? undefined : { uid, gid } };
   }
 
   /**
@@ -159,13 +174,17 @@ export class RuncRuntime implements ProcessRuntime {
    * edited or removed since its Create), the binary that made the container, from its task dir's
    * record, still serves it, with the cgroup driver its spec implies.
    */
-  private cliForAdopted(spec: AdoptSpec, config: BundleConfig, subject: string): RuncCli {
+  private optionsForAdopted(
+    spec: AdoptSpec,
+    config: BundleConfig,
+    subject: string,
+  ): { cli: RuncCli; ioOwner: StdioOwner | undefined } {
     try {
-      return this.cliFor(spec, config, subject);
+      return this.optionsFor(spec, config, subject);
     } catch (err) {
       const recorded = recordedOciRuntimeBinary(taskDirOf(this.stateDir, spec.id));
       if (!(err instanceof InvalidArgumentError) || recorded === undefined) throw err;
-      return new RuncCli(recorded, this.cli.root, hasSystemdCgroupsPath(config.json));
+      return { cli: new RuncCli(recorded, this.cli.root, hasSystemdCgroupsPath(config.json)), ioOwner: undefined };
     }
   }
 
@@ -187,7 +206,13 @@ export class RuncRuntime implements ProcessRuntime {
           'create',
           container.id,
           ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id],
-          { pidFile, consoleSocket: io.keptConsole, fds: io.keptFds, onExit },
+          {
+            pidFile,
+            consoleSocket: io.keptConsole,
+            fds: io.keptFds,
+            onExit,
+            logger: io.logger && { log: io.logger, loggerId: container.id },
+          },
         ),
       );
       return;
@@ -238,6 +263,19 @@ function checkTerminal(config: BundleConfig, terminal: boolean, bundle: string, 
     `${subject}: the request has terminal=${terminal} but ${join(bundle, 'config.json')} has process.terminal=${config.spec.process.terminal}; ` +
       'runc takes the terminal from config.json, so make the two agree',
     'RUNC.TERMINAL_MISMATCH',
+  );
+}
+
+/**
+ * A mapping the kernel would refuse, named before runc runs: runc says only "can't get final child's PID from pipe"
+ * (docs/runtimes.md, "User namespaces").
+ */
+function checkIdMappings(config: BundleConfig, bundle: string, subject: string): void {
+  const problem = idMappingProblem(config.json.linux);
+  if (problem === undefined) return;
+  throw new InvalidArgumentError(
+    `${subject}: ${join(bundle, 'config.json')}: ${problem}, which the kernel refuses; fix the mapping (ctr: --uidmap/--gidmap container:host:size)`,
+    'RUNC.ID_MAPPING',
   );
 }
 

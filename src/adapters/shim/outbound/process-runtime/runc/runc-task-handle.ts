@@ -22,6 +22,7 @@ import { execFiles, execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
 import { isUnifiedCgroupHost, readCgroupV2Metrics } from './cgroup-v2-metrics';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
+import { loggerKey } from '../../keeper/pod-keepers';
 
 /** What a task needs besides its container: its init, mounts, config and criu. */
 export interface RuncTaskHandleParts {
@@ -135,6 +136,8 @@ export class RuncTaskHandle implements TaskHandle {
     this.init.io.release();
     const keeper = this.container.keeper;
     await keeper?.keepers.release(keeper.pod, this.id);
+    // Its logger ends with it, as the runc shim's at Delete (SIGTERM: docs/keeper-protocol.md, `D`).
+    if (this.init.logged) await keeper?.keepers.release(keeper.pod, loggerKey(this.id));
     await this.parts.mounts.unmount();
     this.container.removeFiles();
   }
@@ -144,6 +147,7 @@ export class RuncTaskHandle implements TaskHandle {
     this.init.forget();
     const keeper = this.container.keeper;
     keeper?.keepers.drop(keeper.pod, this.id);
+    if (this.init.logged) keeper?.keepers.drop(keeper.pod, loggerKey(this.id));
   }
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {

@@ -1,10 +1,22 @@
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, fchownSync, openSync } from 'node:fs';
 import { Stdio } from '../../../../../domain/shim/task-process';
 import { FifoHolder } from './fifo-holder';
 import { StdinFifo } from './stdin-fifo';
 import { resolveStdioTarget, StdioTarget } from './stdio-target';
 
 export type ChildStdio = number | 'ignore';
+
+/**
+ * Who a process's stdio FIFOs are given to: the runtime options' IoUid and IoGid. containerd's
+ * runc shim makes its stdio pipes theirs (go-runc's NewPipeIO), so that a container whose root
+ * is another host id (a user namespace) can open its stdio again by path (/dev/stdout); here the
+ * process has the FIFOs themselves, so they are the ones given. Files are left as they are: they
+ * are the client's, which the runc shim never hands the process.
+ */
+export interface StdioOwner {
+  readonly uid: number;
+  readonly gid: number;
+}
 
 /** Opens an output file: appended to, created 0600 (docs/shim-contract.md, "stdio"). */
 export function openOutputFile(path: string): number {
@@ -23,7 +35,11 @@ export class DirectStdio {
   private readonly stdinFifo: StdinFifo | undefined;
   private readonly closeAfterSpawn: number[] = [];
 
-  constructor(stdio: Stdio, subject: string) {
+  constructor(
+    stdio: Stdio,
+    subject: string,
+    private readonly owner?: StdioOwner,
+  ) {
     const targets = {
       stdin: resolveStdioTarget(stdio.stdin, 'stdin', subject),
       stdout: resolveStdioTarget(stdio.stdout, 'stdout', subject),
@@ -46,6 +62,7 @@ export class DirectStdio {
     if (target.kind === 'none') return 'ignore';
     const fd = this.stdinFifo?.openForProcess() ?? openSync(target.path, constants.O_RDONLY);
     this.closeAfterSpawn.push(fd);
+    if (this.stdinFifo !== undefined) this.giveToOwner(fd);
     return fd;
   }
 
@@ -54,11 +71,16 @@ export class DirectStdio {
     if (target.kind === 'fifo') {
       const holder = new FifoHolder(target.path);
       this.holders.push(holder);
+      this.giveToOwner(holder.fd);
       return holder.fd;
     }
     const fd = openOutputFile(target.path);
     this.closeAfterSpawn.push(fd);
     return fd;
+  }
+
+  private giveToOwner(fd: number): void {
+    if (this.owner !== undefined) fchownSync(fd, this.owner.uid, this.owner.gid);
   }
 
   /** The stdin FIFO's writer while CloseIO has not closed it (a keeper holds a copy: docs/keeper-protocol.md, role `I`). */

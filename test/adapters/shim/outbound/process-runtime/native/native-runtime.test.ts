@@ -50,6 +50,24 @@ describe('NativeRuntime', () => {
     else expect({ uid, gid }).toEqual({ uid: process.getuid?.(), gid: process.getgid?.() });
   });
 
+  it('refuses a spec with a user namespace or id mappings, which host processes cannot honour, naming the task', async () => {
+    for (const linux of [
+      { namespaces: [{ type: 'user' }] },
+      { uidMappings: [{ containerID: 0, hostID: 100000, size: 65536 }] },
+    ]) {
+      const bundle = bundles.makeWithConfig({ ociVersion: '1.0.2', process: { args: ['true'], cwd: '/' }, linux });
+      const stdio = { stdin: '', stdout: '', stderr: '', terminal: false };
+      await expect(
+        runtime.create(
+          { id: 'userns', bundle, stdio, rootfs: [], checkpoint: '' },
+          { onExit: () => undefined, execs: () => [] },
+        ),
+      ).rejects.toThrow(
+        'task "userns": the native runtime runs host processes and makes no user namespace; drop linux.uidMappings, gidMappings and the user namespace, or use --runtime runc',
+      );
+    }
+  });
+
   it('keeps argv[0] as the spec wrote it and runs the program found in PATH', async () => {
     const { out } = await run({ args: ['sh', '-c', 'echo "$0"'] });
     expect(out).toBe('sh\n');

@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../../../../../../src/domain/shared/errors
 import { readRuncOptions } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-options';
 import { containerd } from '../../../../../../src/adapters/shim/wire/proto/generated/containerd/runc';
 import { runtimeoptions } from '../../../../../../src/adapters/shim/wire/proto/generated/containerd/runtimeoptions';
+import { containerd as runctypes } from '../../../../../../src/adapters/shim/wire/proto/generated/containerd/runctypes';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,10 +26,33 @@ describe("the runc runtime's reading of containerd.runc.v1.Options", () => {
     expect(readRuncOptions(options({ binary_name: 'sh' }), 't').binary).toMatch(/\/sh$/);
   });
 
-  it('refuses options of another type, naming the two it takes', () => {
+  it('refuses options of another type, naming the three it takes', () => {
     expect(() => readRuncOptions({ typeUrl: 'io.example.Options', value: new Uint8Array([8, 1]) }, 'task "t"')).toThrow(
-      'send containerd.runc.v1.Options, runtimeoptions.v1.Options or none',
+      'send containerd.runc.v1.Options, runtimeoptions.v1.Options, containerd.linux.runc.CreateOptions or none',
     );
+  });
+
+  it('takes io_uid and io_gid, from runc options and from the CreateOptions `ctr run --uidmap/--gidmap` sends skiff', () => {
+    expect(readRuncOptions(options({ io_uid: 100000, io_gid: 100001 }), 't')).toEqual({
+      binary: undefined,
+      systemdCgroup: false,
+      ioUid: 100000,
+      ioGid: 100001,
+    });
+    const create = (fields: ConstructorParameters<typeof runctypes.linux.runc.CreateOptions>[0]) => ({
+      typeUrl: 'containerd.linux.runc.CreateOptions',
+      value: new runctypes.linux.runc.CreateOptions(fields).serialize(),
+    });
+    expect(readRuncOptions(create({ io_uid: 100000, io_gid: 100000, no_pivot_root: true }), 't')).toEqual({
+      binary: undefined,
+      systemdCgroup: false,
+      ioUid: 100000,
+      ioGid: 100000,
+    });
+    expect(readRuncOptions(create({}), 't')).toEqual({ binary: undefined, systemdCgroup: false });
+    expect(() =>
+      readRuncOptions({ typeUrl: 'containerd.linux.runc.CreateOptions', value: new Uint8Array([0xff]) }, 'task "t"'),
+    ).toThrow(/^task "t": runtime options \(containerd.linux.runc.CreateOptions\) do not decode/);
   });
 
   it('refuses options of another type, or a binary_name not in PATH, naming the task', () => {

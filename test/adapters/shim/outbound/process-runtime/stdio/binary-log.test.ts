@@ -1,0 +1,33 @@
+import { UnimplementedError } from '../../../../../../src/domain/shared/errors';
+import { parseBinaryLogUri } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
+import { resolveStdioTarget } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/stdio-target';
+import { ContainerIo } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-io';
+
+/** `binary://` log URIs read as containerd's runc shim reads them (process.NewBinaryCmd; docs/containerd.md, "Log URIs"). */
+describe('binary:// log URIs', () => {
+  it("runs the URI's path, whatever its host, with each query key and its first value as arguments", () => {
+    expect(parseBinaryLogUri('binary:///usr/bin/logger', 't')).toEqual({ path: '/usr/bin/logger', args: [] });
+    expect(parseBinaryLogUri('binary:///opt/log%20ger?name=web&-v&name=other&id=a+b%2Fc', 't')).toEqual({
+      path: '/opt/log ger',
+      args: ['name', 'web', '-v', '', 'id', 'a b/c'],
+    });
+    expect(parseBinaryLogUri('binary://somehost/usr/bin/logger?x=1', 't')).toEqual({
+      path: '/usr/bin/logger',
+      args: ['x', '1'],
+    });
+  });
+
+  it('is UNIMPLEMENTED where no pod keeper runs the logger, and with a terminal, naming what to use', () => {
+    expect(() => resolveStdioTarget('binary:///usr/bin/logger', 'stdout', 'task "t"')).toThrow(UnimplementedError);
+    expect(() => resolveStdioTarget('binary:///usr/bin/logger', 'stdout', 'task "t"')).toThrow(
+      'task "t": stdout "binary:///usr/bin/logger": binary:// log URIs are served by the runc runtime under containerd',
+    );
+    const stdio = { stdin: '', stdout: 'binary:///bin/cat', stderr: 'binary:///bin/cat', terminal: false };
+    expect(() => new ContainerIo(stdio, 'task "t"')).toThrow(
+      'task "t": binary:// log URIs are served under containerd behind pod keepers (unset SKIFF_KEEPER=0); use a FIFO or a file:// URI here',
+    );
+    expect(() => new ContainerIo({ ...stdio, terminal: true }, 'task "t"')).toThrow(
+      'task "t": a binary:// log URI with a terminal is not served; log a terminal to a FIFO or a file:// URI',
+    );
+  });
+});
