@@ -45,7 +45,7 @@ export const FUZZERS: readonly Fuzzer[] = [
 
 /** libFuzzer with the sanitizers, as Debian's clang builds it; the C of a fuzzer sits in native/'s rooms. */
 export const FUZZ_FLAGS = ['-g', '-O1', '-fsanitize=fuzzer,address,undefined', '-fno-sanitize-recover=all'];
-const CLANG = process.env.SKIFF_FUZZ_CC ?? 'clang';
+const CLANG = 'clang';
 const INSTALL = 'apt-get install clang libclang-rt-14-dev';
 
 /** Why the fuzzers cannot be built here (clang or libFuzzer's runtime missing), or undefined. */
