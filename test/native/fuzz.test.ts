@@ -11,7 +11,7 @@ import { buildFuzzer, FUZZERS, fuzzingMissing, runFuzzer, writeSeeds } from './s
  * (test/native/fuzz/corpus/<name>/) and the shared vectors. A crash, a leak or a report fails
  * the test, naming the reproducer written under build/fuzz/<name>/.
  */
-const SECONDS = Number(process.env.SKIFF_FUZZ_SECONDS ?? '3');
+const SECONDS = Number(process.env.SKIFF_FUZZ_SECONDS ?? '2');
 /** In `npm test` a bound on inputs too, so a fast machine does not spend its whole time; none in `npm run fuzz`. */
 const RUNS = process.env.SKIFF_FUZZ_SECONDS === undefined ? 500_000 : undefined;
 const CI = !['', '0', 'false'].includes((process.env.CI ?? '').toLowerCase());
