@@ -16,6 +16,7 @@ export function statusLines(report: StatusReport): string[] {
   lines.push(`Domain: ${report.domain}`, `Git token: ${report.gitToken ? 'stored' : 'not stored'}`);
   if (report.scopes !== null) lines.push(`Scopes: ${report.scopes.join(' ')}`);
   if (report.signIn === 'client-credentials') lines.push('Signed in with: client credentials');
+  if (report.signIn === 'token-exchange') lines.push('Signed in with: token exchange');
   lines.push(`Token store: ${report.tokenStore.kind} ${report.tokenStore.path}`);
   return lines;
 }

@@ -3,7 +3,8 @@ import { AuthTokens } from '../../../../domain/login/auth/auth-tokens';
 /**
  * The cache file's JSON (docs/login-contract.md, "Files"): exactly the specification's
  * fields, the optional ones (`id_token`, `gitea_token`) omitted when absent, `expires_at`
- * in RFC 3339 UTC; a robot's record alone adds `client_id` and `client_secret_file`.
+ * in RFC 3339 UTC; a robot's record alone adds `client_id` and `client_secret_file` (client
+ * credentials) or `client_id`, `subject_token_file` and `subject_token_type` (token exchange).
  * Any other key is ignored on read (files an earlier skiff wrote with `scope` and
  * `sign_in` read, and are written back without them).
  */
@@ -16,6 +17,8 @@ export interface TokenRecordJson {
   gitea_token?: string;
   client_id?: string;
   client_secret_file?: string;
+  subject_token_file?: string;
+  subject_token_type?: string;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
@@ -31,6 +34,8 @@ export function encodeRecord(tokens: AuthTokens): string {
     gitea_token: tokens.giteaToken,
     client_id: tokens.clientId,
     client_secret_file: tokens.clientSecretFile,
+    subject_token_file: tokens.subjectTokenFile,
+    subject_token_type: tokens.subjectTokenType,
   };
   return `${JSON.stringify(json, null, 2)}\n`;
 }
@@ -69,5 +74,7 @@ export function decodeRecord(text: string): AuthTokens {
     giteaToken: optional('gitea_token'),
     clientId: optional('client_id'),
     clientSecretFile: optional('client_secret_file'),
+    subjectTokenFile: optional('subject_token_file'),
+    subjectTokenType: optional('subject_token_type'),
   });
 }
