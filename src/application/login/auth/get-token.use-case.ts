@@ -1,6 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
-import { notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
+import { cacheUnusable, notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
 import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
 import { TokenDetails, tokenDetails } from '../../../domain/login/auth/token-details';
 import { readableSubject } from '../../../domain/login/auth/id-token';
@@ -67,7 +67,7 @@ export class GetToken {
 
   private async usable(scope: AuthScope): Promise<AuthTokens> {
     const { tokens, problem } = await this.scopes.readCache(scope);
-    if (problem !== undefined) throw notLoggedIn(problem.message);
+    if (problem !== undefined) throw cacheUnusable(problem);
     if (tokens !== undefined) return tokens;
     await this.scopes.assertDomainKnown(scope);
     throw notLoggedIn();
@@ -86,7 +86,7 @@ export class GetToken {
   ): Promise<AuthTokens> {
     const reply = await grant(this.scopes.urls(scope, tokens.domain).identityProvider);
     const renewed = tokens.withObtainedAgain(reply, this.clock.now());
-    await this.cache.write(scope.cacheDomain, renewed);
+    await this.cache.write(scope.cacheDomain, renewed, scope.tokenStore);
     return renewed;
   }
 
@@ -104,7 +104,7 @@ export class GetToken {
       this.notifier.warn(`token refresh failed: ${err instanceof Error ? err.message : String(err)}`);
       throw sessionExpired();
     }
-    await this.cache.write(scope.cacheDomain, refreshed);
+    await this.cache.write(scope.cacheDomain, refreshed, scope.tokenStore);
     return refreshed;
   }
 }

@@ -48,7 +48,11 @@ export class TokenExchangeLogin {
     const scope = await this.scopes.scope(input.target);
     const domain = await this.scopes.resolveDomain(scope);
     const reply = await this.grant.obtain(this.scopes.urls(scope, domain).identityProvider, subject);
-    await this.cache.write(scope.cacheDomain, AuthTokens.fromTokenExchange(reply, domain, this.clock.now(), subject));
+    await this.cache.write(
+      scope.cacheDomain,
+      AuthTokens.fromTokenExchange(reply, domain, this.clock.now(), subject),
+      scope.tokenStore,
+    );
     return { domain, subjectTokenFile: subject.subjectTokenFile };
   }
 }

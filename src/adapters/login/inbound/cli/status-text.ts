@@ -17,6 +17,9 @@ export function statusLines(report: StatusReport): string[] {
   if (report.scopes !== null) lines.push(`Scopes: ${report.scopes.join(' ')}`);
   if (report.signIn === 'client-credentials') lines.push('Signed in with: client credentials');
   if (report.signIn === 'token-exchange') lines.push('Signed in with: token exchange');
-  lines.push(`Token store: ${report.tokenStore.kind} ${report.tokenStore.path}`);
+  const { kind, path } = report.tokenStore;
+  lines.push(
+    kind === 'keyring' ? `Token store: keyring (the rest of the record in ${path})` : `Token store: ${kind} ${path}`,
+  );
   return lines;
 }

@@ -24,8 +24,18 @@ export interface TokenRecordJson {
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
 
 export function encodeRecord(tokens: AuthTokens): string {
+  return renderRecord(recordJson(tokens));
+}
+
+/** The file's text of a JSON record: 2 spaces, a final newline (undefined fields left out). */
+export function renderRecord(json: object): string {
+  return `${JSON.stringify(json, null, 2)}\n`;
+}
+
+/** The record's fields as the file names them, in the documented order, absent ones undefined. */
+export function recordJson(tokens: AuthTokens): Record<keyof TokenRecordJson, string | undefined> {
   // Built field by field so the file keeps the documented order.
-  const json: Record<keyof TokenRecordJson, string | undefined> = {
+  return {
     access_token: tokens.accessToken,
     refresh_token: tokens.refreshToken,
     expires_at: tokens.expiresAt.toISOString(),
@@ -37,11 +47,15 @@ export function encodeRecord(tokens: AuthTokens): string {
     subject_token_file: tokens.subjectTokenFile,
     subject_token_type: tokens.subjectTokenType,
   };
-  return `${JSON.stringify(json, null, 2)}\n`;
 }
 
 /** Parses the file's text; throws an Error whose message names the faulty field. */
 export function decodeRecord(text: string): AuthTokens {
+  return decodeRecordObject(parseRecordObject(text));
+}
+
+/** The file's JSON object; throws an Error saying what else it is. */
+export function parseRecordObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -50,7 +64,11 @@ export function decodeRecord(text: string): AuthTokens {
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     throw new Error('does not hold a JSON object');
-  const record = value as Record<string, unknown>;
+  return value as Record<string, unknown>;
+}
+
+/** A record from the file's JSON object; throws an Error whose message names the faulty field. */
+export function decodeRecordObject(record: Record<string, unknown>): AuthTokens {
   const required = (key: string): string => {
     const field = record[key];
     if (typeof field !== 'string') throw new Error(`field ${key} is missing or not a string`);
