@@ -105,7 +105,8 @@ export const NO_BUS = 'unix:path=/nonexistent/skiff-test/bus';
  * a developer's own keyring through its environment). Errors come back as they were thrown.
  */
 export class OsKeyringInChild implements SecretStore {
-  constructor(private readonly address: string) {}
+  /** `address` undefined: no DBUS_SESSION_BUS_ADDRESS at all. */
+  constructor(private readonly address: string | undefined) {}
 
   async set(account: string, secret: string): Promise<void> {
     this.call('set', account, secret);
@@ -123,7 +124,11 @@ export class OsKeyringInChild implements SecretStore {
     const run = spawnSync(process.execPath, [join(__dirname, 'keyring-call.js'), op, account], {
       input,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH, HOME: tmpdir(), DBUS_SESSION_BUS_ADDRESS: this.address },
+      env: {
+        PATH: process.env.PATH,
+        HOME: tmpdir(),
+        ...(this.address === undefined ? {} : { DBUS_SESSION_BUS_ADDRESS: this.address }),
+      },
     });
     let reply: { value?: unknown; error?: { code: string; message: string } };
     try {

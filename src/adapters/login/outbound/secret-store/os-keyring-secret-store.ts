@@ -27,8 +27,8 @@ export function keyringUnavailable(reason: string): ConfigurationError {
 }
 
 /**
- * The OS keyring through @napi-rs/keyring (Secret Service over D-Bus on Linux, the
- * Keychain, the Credential Manager). The native module is loaded on the first call, so
+ * The OS keyring through @napi-rs/keyring (Secret Service over D-Bus on Linux, pinned so
+ * there is no fallback to the kernel keyring; the Keychain; the Credential Manager). The native module is loaded on the first call, so
  * commands that never touch the keyring never load it. Any failure of the platform's
  * store (no D-Bus session, no Secret Service, a locked collection whose prompt cannot
  * be shown, a refusal) is a configuration error saying so and how to use the file; the
@@ -55,12 +55,19 @@ export class OsKeyringSecretStore implements SecretStore {
     work: (entry: Keyring.AsyncEntry, signal: AbortSignal) => Promise<T>,
     account: string,
   ): Promise<T> {
-    let entry: Keyring.AsyncEntry;
     try {
       this.module ??= require('@napi-rs/keyring') as typeof Keyring;
-      entry = new this.module.AsyncEntry(this.service, account);
     } catch (err) {
       throw keyringUnavailable(`its library cannot be loaded: ${(err as Error).message}`);
+    }
+    let entry: Keyring.AsyncEntry;
+    try {
+      // Linux: the Secret Service only (the constructor throws without one). The library would
+      // otherwise fall back, silently, to the kernel's keyutils keyring, which forgets everything
+      // at reboot: a lost token.
+      entry = new this.module.AsyncEntry(this.service, account, { linux: { store: 'secret-service' } });
+    } catch (err) {
+      throw keyringUnavailable((err as Error).message);
     }
     try {
       return await work(entry, AbortSignal.timeout(KEYRING_TIMEOUT_MS));

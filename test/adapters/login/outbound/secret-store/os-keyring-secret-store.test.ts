@@ -16,12 +16,16 @@ secretStoreContract(
 );
 
 describe('OsKeyringSecretStore where no keyring answers', () => {
-  it('no session bus: one line, the keyring is not available, and how to keep the tokens in the file', async () => {
-    const err = (await new OsKeyringInChild(NO_BUS)
-      .set('auth/x/1/access_token/0', 'never-shown')
-      .catch((e: unknown) => e)) as Error;
+  it.each([
+    ['no DBUS_SESSION_BUS_ADDRESS', undefined],
+    ['a bus address where nothing listens', NO_BUS],
+  ])('%s: one line, the keyring is not available, how to keep the tokens in the file; no fallback', async (_, bus) => {
+    const store = new OsKeyringInChild(bus);
+    const err = (await store.set('auth/x/1/access_token/0', 'never-shown').catch((e: unknown) => e)) as Error;
     expect(err.message).toMatch(/^the OS keyring is not available \(.+\): .*`skiff config set --token-store file`$/);
     expect(err.message).not.toContain('never-shown');
+    // Never the kernel keyring instead (it forgets at reboot): reading fails the same way.
+    await expect(store.get('auth/x/1/access_token/0')).rejects.toThrow(/^the OS keyring is not available/);
   });
 });
 
