@@ -23,8 +23,12 @@ const BUNDLES = {
   containerd: { external: [], module: 'shim.module' },
   // The HTTP stack and jose are loaded only when a token must be refreshed, the YAML
   // library only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
-  // cache and a contexts file written by `skiff config` never pay for them.
-  auth: { external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml', 'jose'], module: 'login.module' },
+  // cache and a contexts file written by `skiff config` never pay for them; the OS keyring's
+  // native module only for a record kept in the keyring.
+  auth: {
+    external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml', 'jose', '@napi-rs/keyring'],
+    module: 'login.module',
+  },
 };
 
 // inversify's ES module build, so esbuild hoists its ~150 small modules into one

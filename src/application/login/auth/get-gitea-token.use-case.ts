@@ -1,5 +1,5 @@
 import { inject, injectable } from 'inversify';
-import { notLoggedIn, noGitTokenStored } from '../../../domain/login/auth/auth-errors';
+import { cacheUnusable, notLoggedIn, noGitTokenStored } from '../../../domain/login/auth/auth-errors';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 
@@ -10,7 +10,8 @@ export class GetGiteaToken {
 
   async execute(target: AuthTarget): Promise<string> {
     const { tokens, problem } = await this.scopes.readCache(await this.scopes.scope(target));
-    if (tokens === undefined) throw notLoggedIn(problem?.message);
+    if (problem !== undefined) throw cacheUnusable(problem);
+    if (tokens === undefined) throw notLoggedIn();
     if (tokens.giteaToken === undefined) throw noGitTokenStored();
     return tokens.giteaToken;
   }

@@ -1,4 +1,5 @@
 import { Context, EMPTY_CONFIG, SkiffConfig } from '../../../../domain/login/contexts/contexts';
+import { tokenStoreKind } from '../../../../domain/login/auth/token-store';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { ConfigStore } from '../../../../application/login/ports/config-store.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
@@ -14,6 +15,7 @@ const KEYS = {
   identityProviderUrl: 'auth-url',
   gitHostUrl: 'git-url',
   boardsUrl: 'boards-url',
+  tokenStore: 'token-store',
 } as const;
 
 type Yaml = typeof import('yaml');
@@ -100,6 +102,13 @@ export class YamlConfigStore implements ConfigStore {
         if (value === undefined || value === null) continue;
         if (typeof value !== 'string') throw this.problem(`${key} of context ${item.name} is not a string`);
         context[field] = value;
+      }
+      if (context.tokenStore !== undefined) {
+        try {
+          tokenStoreKind(context.tokenStore, `token-store of context ${item.name}`);
+        } catch (err) {
+          throw this.problem((err as Error).message);
+        }
       }
       return context as unknown as Context;
     });

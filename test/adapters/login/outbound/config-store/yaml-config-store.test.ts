@@ -29,6 +29,7 @@ describe('the YAML contexts file', () => {
           identityProviderUrl: 'http://127.0.0.1:5556',
           gitHostUrl: 'https://git.dev',
           boardsUrl: 'https://b.dev/api',
+          tokenStore: 'keyring' as const,
         },
       ],
     };
@@ -46,6 +47,7 @@ describe('the YAML contexts file', () => {
         '      auth-url: http://127.0.0.1:5556',
         '      git-url: https://git.dev',
         '      boards-url: https://b.dev/api',
+        '      token-store: keyring',
         '',
       ].join('\n'),
     );
@@ -59,6 +61,7 @@ describe('the YAML contexts file', () => {
     ['contexts not a list', 'contexts: 3\n'],
     ['a context without name', 'contexts:\n  - context: {domain: x}\n'],
     ['a non-string domain', 'contexts:\n  - name: a\n    context: {domain: [1]}\n'],
+    ['an unknown token store', 'contexts:\n  - name: a\n    context:\n      token-store: vault\n'],
   ])('%s: a configuration error naming the file', async (_, text) => {
     mkdirSync(join(dir, 'skiff'), { recursive: true });
     writeFileSync(store.location(), text);
