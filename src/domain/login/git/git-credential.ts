@@ -1,4 +1,4 @@
-import { UsageError } from '../../shared/errors';
+import { IdentityError, UsageError } from '../../shared/errors';
 
 /**
  * git's credential helper protocol (git-credential(1), "INPUT/OUTPUT FORMAT"): git
@@ -41,10 +41,29 @@ export function requestIsFor(request: GitCredentialRequest, gitHostUrl: string):
 
 /**
  * The reply to `get`. Gitea takes a personal access token as the password of HTTP
- * basic authentication whatever the user name, so the name is fixed.
+ * basic authentication whatever the user name, so the name is fixed. A value holding a
+ * line break would add lines of its own to what git reads (a `host=` of another host, say),
+ * a CR or NUL would not read back as written (git's own writer refuses a line break, and
+ * from 2.48 a CR): such a reply is refused, never written.
  */
 export function gitCredentialReply(request: GitCredentialRequest, token: string): string {
-  return `protocol=${request.protocol}\nhost=${request.host}\nusername=skiff\npassword=${token}\n`;
+  const fields: Array<[string, string | undefined]> = [
+    ['protocol', request.protocol],
+    ['host', request.host],
+    ['username', 'skiff'],
+    ['password', token],
+  ];
+  for (const [key, value] of fields) {
+    if (value === undefined || /[\r\n\0]/.test(value)) {
+      throw new IdentityError(
+        key === 'password'
+          ? 'the stored git token holds a line break, CR or NUL, which git cannot take: run `skiff auth git` again'
+          : `the git credential request has no ${key} that git could read back`,
+        'GIT.BAD_REPLY',
+      );
+    }
+  }
+  return fields.map(([key, value]) => `${key}=${value}\n`).join('');
 }
 
 /** The shell words git runs a `!`-helper with: each single-quoted. */

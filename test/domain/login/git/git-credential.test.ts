@@ -4,7 +4,7 @@ import {
   requestIsFor,
   shellQuote,
 } from '../../../../src/domain/login/git/git-credential';
-import { UsageError } from '../../../../src/domain/shared/errors';
+import { IdentityError, UsageError } from '../../../../src/domain/shared/errors';
 
 describe("git's credential helper protocol", () => {
   it('reads protocol and host up to the blank line; other keys are ignored, the first of each wins', () => {
@@ -28,6 +28,17 @@ describe("git's credential helper protocol", () => {
   it('answers with the token as the password', () => {
     expect(gitCredentialReply({ protocol: 'https', host: 'src.example.com' }, 'tok')).toBe(
       'protocol=https\nhost=src.example.com\nusername=skiff\npassword=tok\n',
+    );
+  });
+
+  it('never writes a value git would read as more lines, or otherwise than written', () => {
+    // Found by git-credential.property.test.ts: a token with a line break added a line of its own.
+    expect(() =>
+      gitCredentialReply({ protocol: 'https', host: 'src.example.com' }, 'tok\nhost=evil.example.com'),
+    ).toThrow(IdentityError);
+    expect(() => gitCredentialReply({ protocol: '\r', host: 'src.example.com' }, 'tok')).toThrow(/protocol/);
+    expect(() => gitCredentialReply({ protocol: 'https', host: 'src.example.com' }, 'tok\0')).toThrow(
+      /run `skiff auth git` again/,
     );
   });
 
