@@ -13,16 +13,21 @@ export interface GitCredentialRequest {
 export const GIT_CREDENTIAL_OPERATIONS = ['get', 'store', 'erase'] as const;
 export type GitCredentialOperation = (typeof GIT_CREDENTIAL_OPERATIONS)[number];
 
+/**
+ * Reads the request as git reads a credential (credential.c, credential_read_fp): lines up
+ * to the first empty one, a CR before the LF dropped, a line without `=` refused; a key
+ * given twice takes its last value, and an empty key is one more key skiff ignores.
+ */
 export function parseGitCredentialRequest(text: string): GitCredentialRequest {
-  const fields: Record<string, string> = {};
+  const fields: { protocol?: string; host?: string } = {};
   for (const line of text.split('\n')) {
     const clean = line.replace(/\r$/, '');
     if (clean === '') break;
     const eq = clean.indexOf('=');
-    if (eq <= 0)
+    if (eq < 0)
       throw new UsageError(`git credential input line "${clean.slice(0, 40)}" is not key=value`, 'GIT.BAD_INPUT');
     const key = clean.slice(0, eq);
-    if (key === 'protocol' || key === 'host') fields[key] ??= clean.slice(eq + 1);
+    if (key === 'protocol' || key === 'host') fields[key] = clean.slice(eq + 1);
   }
   return fields;
 }

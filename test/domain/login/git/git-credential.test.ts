@@ -7,12 +7,22 @@ import {
 import { IdentityError, UsageError } from '../../../../src/domain/shared/errors';
 
 describe("git's credential helper protocol", () => {
-  it('reads protocol and host up to the blank line; other keys are ignored, the first of each wins', () => {
+  it('reads protocol and host up to the blank line; other keys are ignored, the last of each wins (as git)', () => {
     expect(
-      parseGitCredentialRequest('protocol=https\r\nhost=src.example.com\npath=a/b.git\nhost=x\n\nprotocol=http\n'),
+      parseGitCredentialRequest('protocol=https\r\nhost=x\npath=a/b.git\nhost=src.example.com\n\nprotocol=http\n'),
     ).toEqual({ protocol: 'https', host: 'src.example.com' });
     expect(parseGitCredentialRequest('')).toEqual({});
     expect(() => parseGitCredentialRequest('nonsense\n')).toThrow(UsageError);
+  });
+
+  it('reads what git reads (credential_read_fp): an empty key is ignored, not refused', () => {
+    // Found by git-credential.property.test.ts: `=https` was refused, where git takes it.
+    expect(parseGitCredentialRequest('=https\nprotocol=https\nhost=h\n')).toEqual({ protocol: 'https', host: 'h' });
+    // The host git would use for a request naming two is the last.
+    expect(parseGitCredentialRequest('protocol=https\nhost=src.example.com\nhost=evil.example.com\n')).toEqual({
+      protocol: 'https',
+      host: 'evil.example.com',
+    });
   });
 
   it('serves the git host alone: same scheme, host and port (case-insensitive host)', () => {
