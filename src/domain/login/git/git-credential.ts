@@ -14,6 +14,17 @@ export const GIT_CREDENTIAL_OPERATIONS = ['get', 'store', 'erase'] as const;
 export type GitCredentialOperation = (typeof GIT_CREDENTIAL_OPERATIONS)[number];
 
 /**
+ * A piece of the input for a message: in quotes, control and line-separator characters
+ * written as escapes, so that what a terminal shows is one line and never acts on it.
+ */
+function quoted(text: string): string {
+  return JSON.stringify(text).replace(
+    /[\u007f-\u009f\u2028\u2029]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
+/**
  * Reads the request as git reads a credential (credential.c, credential_read_fp): lines up
  * to the first empty one, a CR before the LF dropped, a line without `=` refused; a key
  * given twice takes its last value, and an empty key is one more key skiff ignores.
@@ -25,7 +36,7 @@ export function parseGitCredentialRequest(text: string): GitCredentialRequest {
     if (clean === '') break;
     const eq = clean.indexOf('=');
     if (eq < 0)
-      throw new UsageError(`git credential input line "${clean.slice(0, 40)}" is not key=value`, 'GIT.BAD_INPUT');
+      throw new UsageError(`git credential input line ${quoted(clean.slice(0, 40))} is not key=value`, 'GIT.BAD_INPUT');
     const key = clean.slice(0, eq);
     if (key === 'protocol' || key === 'host') fields[key] = clean.slice(eq + 1);
   }

@@ -15,6 +15,14 @@ describe("git's credential helper protocol", () => {
     expect(() => parseGitCredentialRequest('nonsense\n')).toThrow(UsageError);
   });
 
+  it('names a line that is not key=value on one line, its control characters escaped', () => {
+    // Found by git-credential.property.test.ts: a NUL or an ESC went to the terminal as is.
+    expect(() => parseGitCredentialRequest('\u0000\n')).toThrow('git credential input line "\\u0000" is not key=value');
+    expect(() => parseGitCredentialRequest('\u001b]0;x\u0007\u2028\u009b\n')).toThrow(
+      'git credential input line "\\u001b]0;x\\u0007\\u2028\\u009b" is not key=value',
+    );
+  });
+
   it('reads what git reads (credential_read_fp): an empty key is ignored, not refused', () => {
     // Found by git-credential.property.test.ts: `=https` was refused, where git takes it.
     expect(parseGitCredentialRequest('=https\nprotocol=https\nhost=h\n')).toEqual({ protocol: 'https', host: 'h' });
