@@ -1,4 +1,5 @@
 import { IdentityError, UsageError } from '../../shared/errors';
+import { quoted } from '../../shared/quoted';
 
 /**
  * git's credential helper protocol (git-credential(1), "INPUT/OUTPUT FORMAT"): git
@@ -12,17 +13,6 @@ export interface GitCredentialRequest {
 
 export const GIT_CREDENTIAL_OPERATIONS = ['get', 'store', 'erase'] as const;
 export type GitCredentialOperation = (typeof GIT_CREDENTIAL_OPERATIONS)[number];
-
-/**
- * A piece of the input for a message: in quotes, control and line-separator characters
- * written as escapes, so that what a terminal shows is one line and never acts on it.
- */
-function quoted(text: string): string {
-  return JSON.stringify(text).replace(
-    /[\u007f-\u009f\u2028\u2029]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
 
 /**
  * Reads the request as git reads a credential (credential.c, credential_read_fp): lines up
