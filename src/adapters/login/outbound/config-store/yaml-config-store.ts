@@ -1,6 +1,7 @@
 import { Context, EMPTY_CONFIG, SkiffConfig } from '../../../../domain/login/contexts/contexts';
 import { tokenStoreKind } from '../../../../domain/login/auth/token-store';
 import { ConfigurationError } from '../../../../domain/shared/errors';
+import { quoted } from '../../../../domain/shared/quoted';
 import { ConfigStore } from '../../../../application/login/ports/config-store.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
 import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
@@ -96,11 +97,13 @@ export class YamlConfigStore implements ConfigStore {
       const item = (entry ?? {}) as Record<string, unknown>;
       if (typeof item.name !== 'string' || item.name === '') throw this.problem(`contexts[${i}] has no name`);
       const fields = (item.context ?? {}) as Record<string, unknown>;
+      if (typeof fields !== 'object' || Array.isArray(fields))
+        throw this.problem(`the context of ${quoted(item.name)} is not a mapping`);
       const context: Record<string, string> = { name: item.name, domain: '' };
       for (const [field, key] of Object.entries(KEYS)) {
         const value = fields[key];
         if (value === undefined || value === null) continue;
-        if (typeof value !== 'string') throw this.problem(`${key} of context ${item.name} is not a string`);
+        if (typeof value !== 'string') throw this.problem(`${key} of context ${quoted(item.name)} is not a string`);
         context[field] = value;
       }
       if (context.tokenStore !== undefined) {

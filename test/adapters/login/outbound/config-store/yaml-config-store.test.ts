@@ -62,6 +62,11 @@ describe('the YAML contexts file', () => {
     ['a context without name', 'contexts:\n  - context: {domain: x}\n'],
     ['a non-string domain', 'contexts:\n  - name: a\n    context: {domain: [1]}\n'],
     ['an unknown token store', 'contexts:\n  - name: a\n    context:\n      token-store: vault\n'],
+    // Found by yaml-config-store.property.test.ts: a context that is a scalar was read as one with no fields.
+    ['a context that is not a mapping', 'contexts:\n  - name: prod\n    context: 0\n'],
+    ['a context that is a list', 'contexts:\n  - name: prod\n    context: [example.com]\n'],
+    // ... and a name holding a line break split the message in two.
+    ['a name holding a line break', 'contexts:\n  - name: "a\\nb"\n    context: {domain: 1}\n'],
   ])('%s: a configuration error naming the file', async (_, text) => {
     mkdirSync(join(dir, 'skiff'), { recursive: true });
     writeFileSync(store.location(), text);
