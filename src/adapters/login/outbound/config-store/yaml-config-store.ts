@@ -1,7 +1,7 @@
 import { Context, EMPTY_CONFIG, SkiffConfig } from '../../../../domain/login/contexts/contexts';
 import { tokenStoreKind } from '../../../../domain/login/auth/token-store';
 import { ConfigurationError } from '../../../../domain/shared/errors';
-import { quoted } from '../../../../domain/shared/quoted';
+import { escapedControls, quoted } from '../../../../domain/shared/quoted';
 import { ConfigStore } from '../../../../application/login/ports/config-store.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
 import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
@@ -58,7 +58,9 @@ export class YamlConfigStore implements ConfigStore {
     try {
       doc = parsePlainYaml(text) ?? yaml().parse(text);
     } catch (err) {
-      throw this.problem(`is not valid YAML (${String((err as Error).message).split('\n')[0]})`);
+      // The library's first line, which may quote the file's own characters.
+      const first = String((err as Error).message).split('\n')[0];
+      throw this.problem(`is not valid YAML (${escapedControls(first.slice(0, 200))})`);
     }
     return this.decode(doc ?? {});
   }

@@ -66,6 +66,8 @@ describe('the YAML contexts file', () => {
     ['a context that is not a mapping', 'contexts:\n  - name: prod\n    context: 0\n'],
     ['a context that is a list', 'contexts:\n  - name: prod\n    context: [example.com]\n'],
     // ... and a name holding a line break split the message in two.
+    // ... and the YAML library's message quoted the file's control characters as they were.
+    ['a block scalar header with a line separator', '|\u2028\u0085\u001b[2J\n'],
     ['a name holding a line break', 'contexts:\n  - name: "a\\nb"\n    context: {domain: 1}\n'],
   ])('%s: a configuration error naming the file', async (_, text) => {
     mkdirSync(join(dir, 'skiff'), { recursive: true });
@@ -74,6 +76,8 @@ describe('the YAML contexts file', () => {
     expect(err).toBeInstanceOf(ConfigurationError);
     expect((err as Error).message).toContain(store.location());
     expect((err as Error).message.split('\n')).toHaveLength(1);
+    // eslint-disable-next-line no-control-regex -- control characters are what must not appear
+    expect((err as Error).message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
   });
 });
 
