@@ -7,8 +7,35 @@ import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
 import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
 import { parsePlainYaml } from './plain-yaml';
 
-/** A contexts file is a few kilobytes. */
-const MAX_CONFIG_BYTES = 1024 * 1024;
+/**
+ * A contexts file is a few kilobytes (64 KiB is some 600 contexts). The YAML library takes
+ * seconds on a megabyte, and its duplicate-key check grows with the square of a mapping's keys.
+ */
+const MAX_CONFIG_BYTES = 64 * 1024;
+/**
+ * A contexts file nests 4 levels. The YAML library recurses once a level, and past some 800
+ * the process can die (V8 failing to compile a regular expression on a spent stack).
+ */
+const MAX_NESTING = 100;
+
+/**
+ * An upper bound of the nesting depth of a YAML text, found without parsing it: a block
+ * level takes one more column of indentation or an indicator (`- `, `? `, `: `) on its
+ * line, a flow level a bracket. Quoted brackets count too, so it may exceed the real depth.
+ */
+function nestingBound(text: string): number {
+  let flow = 0;
+  let max = 0;
+  for (const line of text.split('\n')) {
+    const block = line.length - line.trimStart().length + (line.match(/[-?:](?=\s|$)/g)?.length ?? 0);
+    for (const c of line) {
+      if (c === '[' || c === '{') max = Math.max(max, block + ++flow);
+      else if ((c === ']' || c === '}') && flow > 0) flow--;
+    }
+    max = Math.max(max, block + flow);
+  }
+  return max;
+}
 
 /** The file's context keys (kebab-case, like the flags of `config set-context`). */
 const KEYS = {
@@ -54,6 +81,7 @@ export class YamlConfigStore implements ConfigStore {
       throw this.unusable('read', err);
     }
     if (text === undefined) return EMPTY_CONFIG;
+    if (nestingBound(text) > MAX_NESTING) throw this.problem(`nests deeper than ${MAX_NESTING} levels`);
     let doc: unknown;
     try {
       doc = parsePlainYaml(text) ?? yaml().parse(text);

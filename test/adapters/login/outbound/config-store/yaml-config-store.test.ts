@@ -81,6 +81,42 @@ describe('the YAML contexts file', () => {
   });
 });
 
+describe('files that would take the YAML library long, or down', () => {
+  let dir: string;
+  let store: YamlConfigStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-config-'));
+    store = new YamlConfigStore(join(dir, 'config.yaml'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Found by yaml-config-store.property.test.ts: 1,000 brackets after a file of 1,000 unclosed
+  // ones ended the process (V8: "RegExpCompiler Allocation failed"), which no catch can answer;
+  // and a megabyte of brackets took the library 10 s.
+  it.each([
+    ['1,000 unclosed brackets', '['.repeat(1000)],
+    ['1,000 nested flow sequences', `contexts: ${'['.repeat(1000)}${']'.repeat(1000)}\n`],
+    ['1,000 nested block sequences', '- '.repeat(1000)],
+    ['150 levels of indentation', Array.from({ length: 150 }, (_, i) => `${' '.repeat(i)}a${i}:`).join('\n')],
+  ])('%s: refused before the library reads it', async (_, text) => {
+    writeFileSync(store.location(), text);
+    await expect(store.load()).rejects.toThrow(`configuration file ${store.location()} nests deeper than 100 levels`);
+  });
+
+  it('a file over 64 KiB is refused; the deepest contexts file is read', async () => {
+    writeFileSync(store.location(), `# ${'x'.repeat(64 * 1024)}\n`);
+    await expect(store.load()).rejects.toThrow(/is larger than 65536 bytes/);
+    writeFileSync(
+      store.location(),
+      'current-context: a\ncontexts:\n  - name: a\n    context: {domain: "x[y]", auth-url: "https://[::1]:8443"}\n',
+    );
+    await expect(store.load()).resolves.toEqual({
+      currentContext: 'a',
+      contexts: [{ name: 'a', domain: 'x[y]', identityProviderUrl: 'https://[::1]:8443' }],
+    });
+  });
+});
+
 describe('where the files live', () => {
   it('data: $XDG_DATA_HOME, else $HOME/.local/share; relative values ignored (XDG spec)', () => {
     expect(dataDir({ XDG_DATA_HOME: '/x/data', HOME: '/h' }, 'linux')).toBe('/x/data');
