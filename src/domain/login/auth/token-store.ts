@@ -1,4 +1,5 @@
 import { ConfigurationError } from '../../shared/errors';
+import { quoted } from '../../shared/quoted';
 
 /**
  * Where a context keeps its tokens' secrets: `file` (the cache file, the default) or
@@ -22,7 +23,7 @@ export interface TokenStore {
 export function tokenStoreKind(value: string, where: string): TokenStoreKind {
   if ((TOKEN_STORE_KINDS as readonly string[]).includes(value)) return value as TokenStoreKind;
   throw new ConfigurationError(
-    `${where} must be ${TOKEN_STORE_KINDS.join(' or ')}, not ${JSON.stringify(value)}`,
+    `${where} must be ${TOKEN_STORE_KINDS.join(' or ')}, not ${quoted(value)}`,
     'CONFIG.BAD_TOKEN_STORE',
   );
 }

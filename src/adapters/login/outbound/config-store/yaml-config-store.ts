@@ -138,7 +138,7 @@ export class YamlConfigStore implements ConfigStore {
       }
       if (context.tokenStore !== undefined) {
         try {
-          tokenStoreKind(context.tokenStore, `token-store of context ${item.name}`);
+          tokenStoreKind(context.tokenStore, `token-store of context ${quoted(item.name)}`);
         } catch (err) {
           throw this.problem((err as Error).message);
         }

@@ -69,6 +69,10 @@ describe('the YAML contexts file', () => {
     // ... and the YAML library's message quoted the file's control characters as they were.
     ['a block scalar header with a line separator', '|\u2028\u0085\u001b[2J\n'],
     ['a name holding a line break', 'contexts:\n  - name: "a\\nb"\n    context: {domain: 1}\n'],
+    [
+      'a token store of a name and a value holding line breaks',
+      'contexts:\n  - name: "a\\nb"\n    context: {token-store: "x\\u2028y"}\n',
+    ],
   ])('%s: a configuration error naming the file', async (_, text) => {
     mkdirSync(join(dir, 'skiff'), { recursive: true });
     writeFileSync(store.location(), text);
