@@ -27,6 +27,7 @@ const FIELDS = {
   'auth-url': 'identityProviderUrl',
   'git-url': 'gitHostUrl',
   'boards-url': 'boardsUrl',
+  'token-store': 'tokenStore',
 };
 
 async function load(text: string): Promise<{ ok: unknown } | { err: unknown }> {
@@ -87,6 +88,7 @@ function meaning(doc: unknown): unknown {
       if (typeof value !== 'string') return undefined;
       context[field] = value;
     }
+    if (context.tokenStore !== undefined && !['file', 'keyring'].includes(context.tokenStore)) return undefined;
     contexts.push(context);
   }
   return current ? { currentContext: current, contexts } : { contexts };
@@ -103,7 +105,19 @@ const unit = fc.oneof(
   },
 );
 const word = fc.oneof(
-  fc.constantFrom('prod', 'example.com', 'https://auth.example.com', '', 'true', '~', '12', 'a\nb', '\x1b[2J'),
+  fc.constantFrom(
+    'prod',
+    'example.com',
+    'https://auth.example.com',
+    '',
+    'true',
+    '~',
+    '12',
+    'a\nb',
+    '\x1b[2J',
+    'file',
+    'keyring',
+  ),
   fc.string({ unit, maxLength: 20 }),
 );
 const scalar = fc.oneof(
