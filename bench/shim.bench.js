@@ -42,9 +42,12 @@ function freshClientProcess(args) {
   );
 }
 
-/** A fresh shim timed by a client as fresh as it, in a Node process of its own. */
-function freshShimFreshClient(transport, dir, bundle) {
-  return freshClientProcess([transport, dir, bundle]);
+/**
+ * A fresh shim timed by a client as fresh as it, in a Node process of its own: over gRPC
+ * the client of `skiff task` (node:http2), or grpc-js's with `client` 'grpc-js'.
+ */
+function freshShimFreshClient(transport, dir, bundle, client = 'skiff') {
+  return freshClientProcess([transport, dir, bundle, ...(transport === 'grpc' ? [client] : [])]);
 }
 
 /**
@@ -102,8 +105,14 @@ const gather = (runs, key) => runs.flatMap((run) => run[key]);
 async function freshShimLifecycles(transport, dir) {
   const bundle = writeBundle(dir, 'true', ['/bin/true']);
   const cold = [];
-  for (let r = 0; r < FRESH_SHIMS; r++)
+  // Over gRPC, the same with grpc-js's client (skiff's before), alternating with skiff's own.
+  const coldGrpcJs = [];
+  for (let r = 0; r < FRESH_SHIMS; r++) {
     cold.push(await freshShimFreshClient(transport, path.join(dir, `${transport}-cold-${r}`), bundle));
+    if (transport === 'grpc') {
+      coldGrpcJs.push(await freshShimFreshClient(transport, path.join(dir, `grpc-js-cold-${r}`), bundle, 'grpc-js'));
+    }
+  }
   await warmClient(transport, dir, bundle);
   const baseline = spawnBaseline();
   await baseline.times(UNTIMED);
@@ -118,7 +127,9 @@ async function freshShimLifecycles(transport, dir) {
   const headline = transport === 'grpc' ? freshClientFigure : warmClientFigure;
   const beside =
     transport === 'grpc'
-      ? `each with a fresh client; with a warmed-up client: ${warmClientFigure.text}`
+      ? `each with a fresh client (skiff's, node:http2); with grpc-js's fresh client instead: ` +
+        `${ratio({ viaShim: gather(coldGrpcJs, 'viaShim'), bare: gather(coldGrpcJs, 'bare') }).text}; ` +
+        `with a warmed-up client: ${warmClientFigure.text}`
       : `each with a client warmed up first, as containerd's is; with a fresh client: ${freshClientFigure.text}`;
   const warmed = ratio(warm[FRESH_SHIMS - 1].warmed);
   const name = transport === 'grpc' ? 'gRPC' : 'ttrpc';
