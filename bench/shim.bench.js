@@ -51,9 +51,10 @@ function freshShimFreshClient(transport, dir, bundle, client = 'skiff') {
 }
 
 /**
- * What a fresh grpc-js client alone costs: the same lifecycles, timed the same way, against
- * a server that does no work and was warmed up first (bench/null-grpc-server.js). A shim
- * can only add to it. Printed beside the gRPC headline, as its floor.
+ * What a fresh client alone costs (skiff's, node:http2, as `skiff task` has it): the same
+ * lifecycles, timed the same way, against a server that does no work and was warmed up
+ * first (bench/null-grpc-server.js). A shim can only add to it. Printed beside the gRPC
+ * headline, as its floor (grpc-js's beside skiff's: bench/task-client.bench.js).
  */
 async function grpcClientFloor(dir) {
   const socket = path.join(dir, 'null-grpc.sock');
@@ -67,10 +68,10 @@ async function grpcClientFloor(dir) {
     for (let i = 0; i < WARM; i++) await lifecycle(warm, `w${i}`, '/none');
     warm.close();
     const runs = [];
-    for (let r = 0; r < FRESH_SHIMS; r++) runs.push(await freshClientProcess(['floor', socket]));
+    for (let r = 0; r < FRESH_SHIMS; r++) runs.push(await freshClientProcess(['floor', socket, 'skiff']));
     const floor = ratio({ viaShim: gather(runs, 'viaShim'), bare: gather(runs, 'bare') });
     console.log(
-      `gRPC client floor: a fresh grpc-js client's lifecycles against a server that does no work (no process is spawned): ` +
+      `gRPC client floor: a fresh client's lifecycles (skiff's, node:http2) against a server that does no work (no process is spawned): ` +
         `${floor.text} of spawn-and-wait, first ${TIMED} after ${UNTIMED} untimed, ${FRESH_SHIMS} fresh clients; ` +
         `no gRPC shim timed this way can go below it`,
     );

@@ -4,7 +4,7 @@ import { RpcTaskClient } from './rpc-task-client';
 
 /**
  * TaskClient over gRPC, on `node:http2` (http2-grpc-transport.ts): the same wire as a
- * grpc-js client's, without grpc-js's start-up (test/adapters/shim/task-client-contract
+ * grpc-js client's, without grpc-js's start-up (test/adapters/shim/outbound/task-client/task-client.test.ts
  * runs the same calls through both).
  */
 export class GrpcTaskClient extends RpcTaskClient {
