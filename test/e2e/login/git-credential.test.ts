@@ -249,7 +249,8 @@ describe('the fast path of `auth git-credential` (git runs it for every fetch an
     expect(
       (await both(signedIn, ['auth', 'git-credential', '--context', 'nope', 'get'], getRequest('https', ours))).code,
     ).toBe(3);
-  });
+    // Twenty-four calls, half of them through oclif: on a loaded 2-core machine that takes a while.
+  }, 120_000);
 
   it('not signed in: the same error and exit code on both paths', async () => {
     const home = await homeWithGitHost();
