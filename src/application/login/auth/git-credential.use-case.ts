@@ -48,6 +48,6 @@ export class GitCredential {
       );
       return '';
     }
-    return gitCredentialReply(request, await this.gitToken.execute(input.target));
+    return gitCredentialReply(request, await this.gitToken.inScope(scope));
   }
 }
