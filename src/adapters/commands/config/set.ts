@@ -31,7 +31,7 @@ export default class ConfigSet extends AppCommand {
     const { flags } = await this.parse(ConfigSet);
     if (flags.host === undefined && flags['token-store'] === undefined)
       throw new UsageError(
-        'config set needs --host <domain> or --token-store keyring|file (see `skiff config set --help`)',
+        'config set needs --host <domain> or --token-store keyring|file (see `skiff config set --help`; for example: skiff config set --host example.com)',
         'CLI.MISSING_FLAG',
       );
     if (flags.host !== undefined) {
