@@ -24,23 +24,17 @@ export const STDIO_RECORD = 'skiff-stdio.json';
 export interface FdFacts {
   /** readlink of /proc/PID/fd/N: a path, or `pipe:[ino]`, `socket:[ino]`, `anon_inode:...`. */
   readonly link: string;
-  readonly kind: 'fifo' | 'file' | 'chr' | 'other';
-  /** The device number's major, for a character device. */
-  readonly major: number;
+  readonly kind: 'fifo' | 'file' | 'other';
   readonly ino: bigint;
   readonly mntId: number;
 }
 
-/** Memory devices (/dev/null, /dev/zero): criu opens them as files by path. */
-const MEM_MAJOR = 1;
-
 /**
- * Whether criu must be told a descriptor is external: a FIFO, file or memory device opened by
- * path. Pipes, sockets and terminals it handles itself.
+ * Whether criu must be told a descriptor is external: a FIFO or a file opened by path. Pipes,
+ * sockets and terminals it handles itself, and /dev/null runc reopens inside the container.
  */
 export function isExternal(facts: FdFacts): boolean {
-  if (!facts.link.startsWith('/')) return false;
-  return facts.kind === 'fifo' || facts.kind === 'file' || (facts.kind === 'chr' && facts.major === MEM_MAJOR);
+  return facts.link.startsWith('/') && (facts.kind === 'fifo' || facts.kind === 'file');
 }
 
 export function criuFileKey(mntId: number, ino: bigint): string {
@@ -55,11 +49,10 @@ export function fdFacts(pid: number, fd: number, proc = '/proc'): FdFacts | unde
     const st = statSync(path, { bigint: true });
     const info = readFileSync(join(proc, String(pid), 'fdinfo', String(fd)), 'utf8');
     const mnt = /^mnt_id:\s*(\d+)/m.exec(info);
-    const kind = st.isFIFO() ? 'fifo' : st.isFile() ? 'file' : st.isCharacterDevice() ? 'chr' : 'other';
+    const kind = st.isFIFO() ? 'fifo' : st.isFile() ? 'file' : 'other';
     return {
       link,
       kind,
-      major: Number((st.rdev >> 8n) & 0xfffn),
       ino: st.ino,
       mntId: mnt === null ? -1 : Number(mnt[1]),
     };
