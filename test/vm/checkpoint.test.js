@@ -3,8 +3,10 @@
 // side: `ctr container checkpoint --task` of a running counter and `ctr container restore
 // --live` of it (the count goes on), the CheckpointTaskRequest options ctr sends (`exit`,
 // `work_path`), a dump criu refuses (one error, the container running on), and CRI's
-// CheckpointContainer writing kubelet's archive, then a container restored from that archive
-// (CRI CreateContainer with the archive as its image: ctr restores only checkpoint images).
+// CheckpointContainer writing kubelet's archive (containerd 2.x: 1.7's CRI answers Unimplemented).
+// Restoring from that archive is CRI's CreateContainer with the archive as its image (ctr restores
+// only checkpoint images), which containerd 2.1 does after pulling the base image from its
+// registry (CRImportCheckpoint): not in the bed, which has no network (docs/cri.md).
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -133,7 +135,15 @@ describe('side by side', () => {
 });
 
 // Kubernetes' forensic checkpoint: kubelet's CheckpointContainer through the CRI plugin (2.x).
-describe('CRI CheckpointContainer', { timeout: 20 * SLOW_MS }, () => {
+/** containerd's major version, as `ctr version` prints the server's. */
+function containerdMajor() {
+  const server = sh('ctr version').stdout.split('Server:')[1] ?? '';
+  return Number(/Version:\s*v?(\d+)/.exec(server)?.[1] ?? 0);
+}
+
+const CRI_SKIP = containerdMajor() < 2 && "containerd 1.7's CRI answers CheckpointContainer with Unimplemented";
+
+describe('CRI CheckpointContainer', { timeout: 20 * SLOW_MS, skip: CRI_SKIP }, () => {
   const cri = criClient(ADDRESS, { deadlineMs: SLOW_MS });
   const dir = fs.mkdtempSync('/var/lib/vm-checkpoint-cri-');
   const logDirectory = fs.mkdtempSync('/var/log/vm-checkpoint-cri-');
@@ -147,11 +157,11 @@ describe('CRI CheckpointContainer', { timeout: 20 * SLOW_MS }, () => {
   });
 
   for (const handler of ['runc', 'skiff']) {
-    it(`writes kubelet's archive through the ${handler} handler, the container running on, and restores from it`, async () => {
+    it(`writes kubelet's archive through the ${handler} handler, the container running on`, async () => {
       const pod = { name: `ckpt-${handler}`, uid: `ckpt-${handler}-${process.pid}`, logDirectory };
       // The counter logs too: its stdout is CRI's log, through the FIFOs containerd reads.
       const command = ['sh', '-c', COUNTER[2].replace('echo "$start $i" >', 'echo "$start $i"; echo "$start $i" >')];
-      const { podSandboxId, containerIds, sandboxConfig } = await startPod(cri, {
+      const { podSandboxId, containerIds } = await startPod(cri, {
         handler,
         pod,
         containers: [{ name: 'counter', command }],
@@ -163,10 +173,7 @@ describe('CRI CheckpointContainer', { timeout: 20 * SLOW_MS }, () => {
         const [start, n] = read.stdout.toString().trim().split(' ');
         return read.exitCode === 0 && n !== undefined ? { start, n: Number(n) } : undefined;
       };
-      const before = await waitFor('the counter at 3', async () => {
-        const now = await count(id);
-        return now?.n >= 3 ? now : undefined;
-      });
+      await waitFor('the counter at 3', async () => (await count(id))?.n >= 3);
       const archive = path.join(dir, `${handler}.tar`);
       await cri.runtime('CheckpointContainer', { containerId: id, location: archive });
       const listed = sh(`tar -tf ${archive}`);
@@ -178,26 +185,13 @@ describe('CRI CheckpointContainer', { timeout: 20 * SLOW_MS }, () => {
       entries[handler] = names;
       for (const file of ['config.dump', 'spec.dump', 'status.dump', 'checkpoint/inventory.img'])
         assert.ok(names.includes(file), `${file} in the archive: ${names.join(' ')}`);
+      if (handler === 'skiff') assert.ok(names.includes('checkpoint/skiff-stdio.json'), names.join(' '));
       const { status } = await cri.runtime('ContainerStatus', { containerId: id });
       assert.equal(status.state, 'CONTAINER_RUNNING');
+      const then = await count(id);
+      await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
       await cri.runtime('StopContainer', { containerId: id, timeout: 2 });
       await cri.runtime('RemoveContainer', { containerId: id });
-
-      // The archive as a container's image: containerd restores it (CRImportCheckpoint).
-      const created = await cri.runtime('CreateContainer', {
-        podSandboxId,
-        config: { metadata: { name: 'counter', attempt: 1 }, image: { image: archive }, logPath: 'restored.log' },
-        sandboxConfig,
-      });
-      await cri.runtime('StartContainer', { containerId: created.containerId });
-      // The same shell, from its memory, counting on: its start time, a count past the one read before.
-      const first = await waitFor('the restored counter', () => count(created.containerId));
-      const restored = await waitFor('the restored counter to go on', async () => {
-        const now = await count(created.containerId);
-        return now !== undefined && now.n > first.n ? now : undefined;
-      });
-      assert.equal(restored.start, before.start, 'the restored shell is the checkpointed one');
-      assert.ok(restored.n > before.n, `${restored.n} > ${before.n}`);
     });
   }
 
