@@ -15,18 +15,11 @@ const { vm } = require('./run');
 
 const log = (line) => process.stderr.write(`test:vm: ${line}\n`);
 
-/**
- * Suites that need what only some images have, by the images they run in (docs/vm.md): the
- * others run everywhere. checkpoint.test.js: CRI's CheckpointContainer and restore from its
- * archive as containerd 2.x has them.
- */
-const ONLY_IN = { 'checkpoint.test.js': ['sid'] };
-
-function suites(image) {
+function suites() {
   const dir = path.join(ROOT, 'test', 'vm');
   return fs
     .readdirSync(dir)
-    .filter((f) => f.endsWith('.test.js') && (ONLY_IN[f] === undefined || ONLY_IN[f].includes(image)))
+    .filter((f) => f.endsWith('.test.js'))
     .sort()
     .map((f) => `/mnt/src/test/vm/${f}`);
 }
@@ -45,12 +38,12 @@ async function main() {
     const tarball = await packSkiff(work, log);
     for (const image of images) {
       const started = Date.now();
-      log(`${image}: ${suites(image).length} suites`);
+      log(`${image}: ${suites().length} suites`);
       const status = await vm({
         image,
         tarball,
         shares: [{ dir: ROOT, tag: 'src' }],
-        command: ['node', '--test', '--test-reporter=spec', '--test-concurrency=1', ...suites(image)],
+        command: ['node', '--test', '--test-reporter=spec', '--test-concurrency=1', ...suites()],
       });
       results.push({ image, status, s: Math.round((Date.now() - started) / 1000) });
       log(`${image}: ${status === 0 ? 'passed' : `failed (exit ${status})`} in ${results.at(-1).s} s`);

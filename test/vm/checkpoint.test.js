@@ -34,6 +34,14 @@ const COUNTER = [
   'start=$(date +%s)$$; i=0; while :; do i=$((i+1)); echo "$start $i" > /tmp/count; sleep 0.3; done',
 ];
 
+/** containerd's major version, as `ctr version` prints the server's. */
+function containerdMajor() {
+  const server = sh('ctr version').stdout.split('Server:')[1] ?? '';
+  return Number(/Version:\s*v?(\d+)/.exec(server)?.[1] ?? 0);
+}
+
+const MAJOR = containerdMajor();
+
 /** What each runtime showed, compared at the end. */
 const seen = {};
 
@@ -96,19 +104,25 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       await remove(id);
     });
 
-    it('takes ctr task checkpoint --exit and --work-path: the task stops, criu work files kept', async () => {
-      const id = `exit-${name}`;
-      await ctrOk(ns, ['run', '-d', '--runtime', runtime, IMAGE, id, ...COUNTER]);
-      await waitFor('the counter', () => count(id));
-      const work = path.join(dir, 'work');
-      const checkpointed = await ctr(ns, ['task', 'checkpoint', '--exit', '--work-path', work, id]);
-      assert.equal(checkpointed.status, 0, checkpointed.stderr);
-      await waitFor(`${id} to stop`, async () => (await status(id)) === 'STOPPED');
-      assert.ok(fs.existsSync(path.join(work, 'dump.log')), `criu's dump.log in ${work}`);
-      seen[name].exit = 'STOPPED';
-      await ctrOk(ns, ['task', 'delete', id]);
-      await ctrOk(ns, ['container', 'delete', id]);
-    });
+    // containerd 1.7's ctr puts --exit and --work-path in the request for runc's runtime types alone.
+    const optionsSkip = name === 'skiff' && MAJOR < 2 && "containerd 1.7's ctr sends these options to runc alone";
+    it(
+      'takes ctr task checkpoint --exit and --work-path: the task stops, criu work files kept',
+      { skip: optionsSkip },
+      async () => {
+        const id = `exit-${name}`;
+        await ctrOk(ns, ['run', '-d', '--runtime', runtime, IMAGE, id, ...COUNTER]);
+        await waitFor('the counter', () => count(id));
+        const work = path.join(dir, 'work');
+        const checkpointed = await ctr(ns, ['task', 'checkpoint', '--exit', '--work-path', work, id]);
+        assert.equal(checkpointed.status, 0, checkpointed.stderr);
+        await waitFor(`${id} to stop`, async () => (await status(id)) === 'STOPPED');
+        assert.ok(fs.existsSync(path.join(work, 'dump.log')), `criu's dump.log in ${work}`);
+        seen[name].exit = 'STOPPED';
+        await ctrOk(ns, ['task', 'delete', id]);
+        await ctrOk(ns, ['container', 'delete', id]);
+      },
+    );
 
     it('answers a dump criu refuses with one error naming its log; the container runs on', async () => {
       const id = `ghost-${name}`;
@@ -130,18 +144,14 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
 
 describe('side by side', () => {
   it('skiff checkpoints, restores and refuses as the runc shim does', () => {
-    assert.deepEqual(seen.skiff, seen.runc);
+    const runc = { ...seen.runc };
+    if (MAJOR < 2) delete runc.exit;
+    assert.deepEqual(seen.skiff, runc);
   });
 });
 
 // Kubernetes' forensic checkpoint: kubelet's CheckpointContainer through the CRI plugin (2.x).
-/** containerd's major version, as `ctr version` prints the server's. */
-function containerdMajor() {
-  const server = sh('ctr version').stdout.split('Server:')[1] ?? '';
-  return Number(/Version:\s*v?(\d+)/.exec(server)?.[1] ?? 0);
-}
-
-const CRI_SKIP = containerdMajor() < 2 && "containerd 1.7's CRI answers CheckpointContainer with Unimplemented";
+const CRI_SKIP = MAJOR < 2 && "containerd 1.7's CRI answers CheckpointContainer with Unimplemented";
 
 describe('CRI CheckpointContainer', { timeout: 20 * SLOW_MS, skip: CRI_SKIP }, () => {
   const cri = criClient(ADDRESS, { deadlineMs: SLOW_MS });
