@@ -2,9 +2,10 @@
 // One fresh shim as a user meets it, timed side by side with Node's spawn-and-wait of the
 // same program: `skiff shim serve` to the first Create answered, the first lifecycle, then
 // the first TIMED lifecycles after UNTIMED untimed, in alternating blocks.
-// Run as a script (`node fresh-shim.js <grpc|ttrpc> <dir> <bundle>`) it measures with a
-// client as fresh as the shim, in a process of its own, and prints the figures as JSON;
-// `node fresh-shim.js floor <socket>` times such a client against a server that does no work.
+// Run as a script (`node fresh-shim.js <grpc|ttrpc> <dir> <bundle> [skiff|grpc-js]`) it
+// measures with a client as fresh as the shim, in a process of its own (over gRPC, skiff's
+// own client or grpc-js's), and prints the figures as JSON;
+// `node fresh-shim.js floor <socket> [skiff|grpc-js]` times such a client against a server that does no work.
 const path = require('node:path');
 const { pb, nowMs, startShim, stopShim, connectClient, lifecycle, spawnBaseline } = require('./shim-client');
 
@@ -32,9 +33,9 @@ async function sideBySide(client, bundle, count, next, baseline) {
  * Starts a shim in `dir` and times it fresh. With `warmTo`, the same shim then goes on to
  * that many lifecycles and is timed again (`warmed`).
  */
-async function freshShim(transport, dir, bundle, baseline, warmTo) {
+async function freshShim(transport, dir, bundle, baseline, warmTo, clientKind) {
   const shim = await startShim(transport, dir);
-  const client = connectClient(transport, shim.socket);
+  const client = connectClient(transport, shim.socket, clientKind);
   const t = nowMs();
   await client.call('Create', new pb.CreateTaskRequest({ id: 'first', bundle }));
   const firstCreate = nowMs() - shim.started;
@@ -62,8 +63,8 @@ async function freshShim(transport, dir, bundle, baseline, warmTo) {
  * The client's floor: `count` lifecycles against a server that does no work
  * (bench/null-grpc-server.js), alternating with the spawn-and-wait baseline as above.
  */
-async function clientFloor(socket, baseline) {
-  const client = connectClient('grpc', socket);
+async function clientFloor(socket, baseline, clientKind) {
+  const client = connectClient('grpc', socket, clientKind);
   let n = 0;
   const next = () => `f${n++}`;
   for (let i = 0; i < UNTIMED; i++) await lifecycle(client, next(), '/none');
@@ -92,7 +93,9 @@ function printFigures(measure) {
 if (require.main === module) {
   const [mode, ...args] = process.argv.slice(2);
   printFigures((baseline) =>
-    mode === 'floor' ? clientFloor(args[0], baseline) : freshShim(mode, path.resolve(args[0]), args[1], baseline),
+    mode === 'floor'
+      ? clientFloor(args[0], baseline, args[1])
+      : freshShim(mode, path.resolve(args[0]), args[1], baseline, undefined, args[2]),
   );
 }
 

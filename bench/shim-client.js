@@ -5,7 +5,6 @@ const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
-const grpc = require('@grpc/grpc-js');
 const { task } = require('../dist/adapters/shim/wire/proto/generated/task/v2/shim');
 const { TtrpcClient } = require('../dist/adapters/shim/wire/ttrpc/ttrpc-client');
 const { TTRPC_TASK_SERVICE } = require('../dist/adapters/shim/wire/ttrpc/service-names');
@@ -54,22 +53,36 @@ async function acceptingSoon(socket) {
   while (!(await accepts(socket))) await new Promise((r) => setTimeout(r, 1));
 }
 
-/** A client of the shim at `socket`: call(method, request message) resolves with the reply message. */
-function connectClient(transport, socket) {
-  if (transport === 'grpc') {
-    const TaskClient = grpc.makeGenericClientConstructor(pb.UnimplementedTaskService.definition, 'Task');
-    const client = new TaskClient(`unix:${socket}`, grpc.credentials.createInsecure());
-    const call = (method, request) =>
-      new Promise((resolve, reject) => client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
-    return { call, close: () => client.close() };
-  }
-  const client = new TtrpcClient(socket);
+/**
+ * A client of the shim at `socket`: call(method, request message) resolves with the reply
+ * message. Over gRPC, `client` chooses whose: grpc-js's (the default, a client warmed up
+ * as a daemon's would be) or 'skiff', the node:http2 client `skiff task` uses
+ * (dist/adapters/shim/outbound/task-client/http2-grpc-transport.js). Each is loaded only
+ * when chosen, so a fresh process pays for its own client alone.
+ */
+function connectClient(transport, socket, client = 'grpc-js') {
   const definition = pb.UnimplementedTaskService.definition;
+  if (transport === 'grpc' && client === 'skiff') {
+    const { http2GrpcTransport } = require('../dist/adapters/shim/outbound/task-client/http2-grpc-transport');
+    const wire = http2GrpcTransport(socket);
+    const call = async (method, request) =>
+      definition[method].responseDeserialize(await wire.call(method, definition[method].requestSerialize(request)));
+    return { call, close: () => wire.close() };
+  }
+  if (transport === 'grpc') {
+    const grpc = require('@grpc/grpc-js');
+    const TaskClient = grpc.makeGenericClientConstructor(definition, 'Task');
+    const grpcClient = new TaskClient(`unix:${socket}`, grpc.credentials.createInsecure());
+    const call = (method, request) =>
+      new Promise((resolve, reject) => grpcClient[method](request, (e, r) => (e ? reject(e) : resolve(r))));
+    return { call, close: () => grpcClient.close() };
+  }
+  const ttrpc = new TtrpcClient(socket);
   const call = async (method, request) =>
     definition[method].responseDeserialize(
-      await client.call(TTRPC_TASK_SERVICE, method, definition[method].requestSerialize(request)),
+      await ttrpc.call(TTRPC_TASK_SERVICE, method, definition[method].requestSerialize(request)),
     );
-  return { call, close: () => client.close() };
+  return { call, close: () => ttrpc.close() };
 }
 
 /**

@@ -42,15 +42,19 @@ function freshClientProcess(args) {
   );
 }
 
-/** A fresh shim timed by a client as fresh as it, in a Node process of its own. */
-function freshShimFreshClient(transport, dir, bundle) {
-  return freshClientProcess([transport, dir, bundle]);
+/**
+ * A fresh shim timed by a client as fresh as it, in a Node process of its own: over gRPC
+ * the client of `skiff task` (node:http2), or grpc-js's with `client` 'grpc-js'.
+ */
+function freshShimFreshClient(transport, dir, bundle, client = 'skiff') {
+  return freshClientProcess([transport, dir, bundle, ...(transport === 'grpc' ? [client] : [])]);
 }
 
 /**
- * What a fresh grpc-js client alone costs: the same lifecycles, timed the same way, against
- * a server that does no work and was warmed up first (bench/null-grpc-server.js). A shim
- * can only add to it. Printed beside the gRPC headline, as its floor.
+ * What a fresh client alone costs (skiff's, node:http2, as `skiff task` has it): the same
+ * lifecycles, timed the same way, against a server that does no work and was warmed up
+ * first (bench/null-grpc-server.js). A shim can only add to it. Printed beside the gRPC
+ * headline, as its floor (grpc-js's beside skiff's: bench/task-client.bench.js).
  */
 async function grpcClientFloor(dir) {
   const socket = path.join(dir, 'null-grpc.sock');
@@ -64,10 +68,10 @@ async function grpcClientFloor(dir) {
     for (let i = 0; i < WARM; i++) await lifecycle(warm, `w${i}`, '/none');
     warm.close();
     const runs = [];
-    for (let r = 0; r < FRESH_SHIMS; r++) runs.push(await freshClientProcess(['floor', socket]));
+    for (let r = 0; r < FRESH_SHIMS; r++) runs.push(await freshClientProcess(['floor', socket, 'skiff']));
     const floor = ratio({ viaShim: gather(runs, 'viaShim'), bare: gather(runs, 'bare') });
     console.log(
-      `gRPC client floor: a fresh grpc-js client's lifecycles against a server that does no work (no process is spawned): ` +
+      `gRPC client floor: a fresh client's lifecycles (skiff's, node:http2) against a server that does no work (no process is spawned): ` +
         `${floor.text} of spawn-and-wait, first ${TIMED} after ${UNTIMED} untimed, ${FRESH_SHIMS} fresh clients; ` +
         `no gRPC shim timed this way can go below it`,
     );
@@ -102,8 +106,14 @@ const gather = (runs, key) => runs.flatMap((run) => run[key]);
 async function freshShimLifecycles(transport, dir) {
   const bundle = writeBundle(dir, 'true', ['/bin/true']);
   const cold = [];
-  for (let r = 0; r < FRESH_SHIMS; r++)
+  // Over gRPC, the same with grpc-js's client (skiff's before), alternating with skiff's own.
+  const coldGrpcJs = [];
+  for (let r = 0; r < FRESH_SHIMS; r++) {
     cold.push(await freshShimFreshClient(transport, path.join(dir, `${transport}-cold-${r}`), bundle));
+    if (transport === 'grpc') {
+      coldGrpcJs.push(await freshShimFreshClient(transport, path.join(dir, `grpc-js-cold-${r}`), bundle, 'grpc-js'));
+    }
+  }
   await warmClient(transport, dir, bundle);
   const baseline = spawnBaseline();
   await baseline.times(UNTIMED);
@@ -118,7 +128,9 @@ async function freshShimLifecycles(transport, dir) {
   const headline = transport === 'grpc' ? freshClientFigure : warmClientFigure;
   const beside =
     transport === 'grpc'
-      ? `each with a fresh client; with a warmed-up client: ${warmClientFigure.text}`
+      ? `each with a fresh client (skiff's, node:http2); with grpc-js's fresh client instead: ` +
+        `${ratio({ viaShim: gather(coldGrpcJs, 'viaShim'), bare: gather(coldGrpcJs, 'bare') }).text}; ` +
+        `with a warmed-up client: ${warmClientFigure.text}`
       : `each with a client warmed up first, as containerd's is; with a fresh client: ${freshClientFigure.text}`;
   const warmed = ratio(warm[FRESH_SHIMS - 1].warmed);
   const name = transport === 'grpc' ? 'gRPC' : 'ttrpc';

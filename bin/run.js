@@ -27,10 +27,11 @@ if (argv[0] === 'shim' && argv[1] === 'serve') {
   }
 }
 
-// `skiff auth token`, `auth kube-credential` (kubectl) and `auth status` are called by
-// scripts, often: the same treatment with the auth bundle (no oclif; HTTP code only
-// when a refresh is due).
-if (argv[0] === 'auth' && (argv[1] === 'token' || argv[1] === 'kube-credential' || argv[1] === 'status')) {
+// `skiff auth token`, `auth kube-credential` (kubectl), `auth git-credential` (git, for
+// every fetch and push) and `auth status` are called often: the same treatment with the
+// auth bundle (no oclif; HTTP code only when a refresh is due).
+const FAST_AUTH = ['token', 'kube-credential', 'git-credential', 'status'];
+if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
   const auth = require('./bundle-loader').loadBundle('auth');
   const call = auth.parseAuthArgs(argv.slice(1));
   if (call !== undefined) {

@@ -5,6 +5,7 @@
 // bin/bundle-loader.js for `skiff shim serve` and `skiff auth token|status`.
 const esbuild = require('esbuild');
 const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 
 const root = path.join(__dirname, '..');
@@ -23,8 +24,12 @@ const BUNDLES = {
   containerd: { external: [], module: 'shim.module' },
   // The HTTP stack and jose are loaded only when a token must be refreshed, the YAML
   // library only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
-  // cache and a contexts file written by `skiff config` never pay for them.
-  auth: { external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml', 'jose'], module: 'login.module' },
+  // cache and a contexts file written by `skiff config` never pay for them; the OS keyring's
+  // native module only for a record kept in the keyring.
+  auth: {
+    external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml', 'jose', '@napi-rs/keyring'],
+    module: 'login.module',
+  },
 };
 
 // inversify's ES module build, so esbuild hoists its ~150 small modules into one
@@ -45,12 +50,22 @@ function onlyModule(keep) {
   };
 }
 
-/** Writes the bundle's V8 code cache in a process of its own (scripts/code-cache.js), its output discarded. */
+/**
+ * Writes the bundle's V8 code cache in a process of its own (scripts/code-cache.js), its
+ * output discarded; its standard input is scripts/warm-up/<name>.stdin when there is one.
+ */
 function writeCodeCache(name) {
-  const result = spawnSync(process.execPath, [path.join(__dirname, 'code-cache.js'), name], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-  });
+  const input = path.join(__dirname, 'warm-up', `${name}.stdin`);
+  const stdin = fs.existsSync(input) ? fs.openSync(input, 'r') : 'ignore';
+  let result;
+  try {
+    result = spawnSync(process.execPath, [path.join(__dirname, 'code-cache.js'), name], {
+      stdio: [stdin, 'ignore', 'pipe'],
+      encoding: 'utf8',
+    });
+  } finally {
+    if (typeof stdin === 'number') fs.closeSync(stdin);
+  }
   if (result.status !== 0) throw new Error(`the code cache of ${name}: ${result.stderr || `exit ${result.status}`}`);
 }
 
@@ -58,7 +73,7 @@ async function main() {
   const only = process.argv.slice(2);
   // containerd-shim-skiff-v2 starts its serving process with the Node.js that built it:
   // containerd's PATH need not have one.
-  require('node:fs').writeFileSync(path.join(root, 'dist/node-path'), process.execPath);
+  fs.writeFileSync(path.join(root, 'dist/node-path'), process.execPath);
   for (const [name, bundle] of Object.entries(BUNDLES)) {
     if (only.length > 0 && !only.includes(name)) continue;
     await build(name, bundle);

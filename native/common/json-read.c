@@ -225,9 +225,14 @@ enum json_result json_string_at(const char *json, size_t len, const char *const 
   struct reader r = {json, json + len, 0};
   struct target t = {path, depth, out, size, &result};
   if (size > 0) out[0] = '\0';
-  if (depth == 0 || size == 0 || !read_value(&r, &t)) return JSON_MALFORMED;
-  skip_ws(&r);
-  if (r.p != r.end) return JSON_MALFORMED;
+  if (depth == 0 || size == 0) return JSON_MALFORMED;
+  if (!read_value(&r, &t)) {
+    result = JSON_MALFORMED;
+  } else {
+    skip_ws(&r);
+    if (r.p != r.end) result = JSON_MALFORMED;
+  }
+  /* Whatever was decoded before the document broke off is not a value: out is "" unless found. */
   if (result != JSON_FOUND) out[0] = '\0';
   return result;
 }

@@ -653,7 +653,6 @@ static int do_delete(const struct flags *f) {
 
 #define MAX_INFO_INPUT (1 << 20)
 #define RUNTIME_NAME "io.containerd.skiff.v2"
-#define RUNTIME_OPTIONS_TYPE "runtimeoptions.v1.Options"
 
 /*
  * `<binary> features`' standard output (the OCI runtime's features JSON, runtime-spec's
@@ -687,13 +686,6 @@ static unsigned char *runtime_features(const char *binary, size_t *len) {
   return json;
 }
 
-/* Whether bytes hold a control character: one in a name given back in an error would break its line. */
-static int has_control_byte(struct bytes b) {
-  for (size_t i = 0; i < b.len; i++)
-    if (b.data[i] < 0x20 || b.data[i] == 0x7f) return 1;
-  return 0;
-}
-
 /*
  * -info: containerd.types.RuntimeInfo, as containerd's runc shim answers it (manager_linux.go Info):
  * the name, skiff's version, the options as received, and the OCI runtime's features: runc, or
@@ -706,29 +698,19 @@ static int do_info(void) {
   unsigned char *in = read_all(0, MAX_INFO_INPUT, &in_len);
   if (in == NULL && errno != EBADF) die("cannot read the runtime options on stdin", strerror(errno));
   if (in == NULL) in_len = 0;
-  char binary[PATH_MAX] = "runc", path[PATH_MAX];
-  struct bytes options = {in, in_len}, type_url, value, name;
-  if (in_len > 0) {
-    if (any_decode(in, in_len, &type_url, &value) != 0)
-      die("the runtime options on stdin are not a google.protobuf.Any", NULL);
-    if (type_url_is(type_url, RUNC_OPTIONS_TYPE)) {
-      if (runc_options_binary_name(value.data, value.len, &name) != 0)
-        die("the runtime options on stdin are not a valid " RUNC_OPTIONS_TYPE, NULL);
-      if (name.len >= sizeof binary) die("binary_name is longer than PATH_MAX", NULL);
-      if (name.len > 0 && memchr(name.data, '\0', name.len) == NULL) {
-        memcpy(binary, name.data, name.len);
-        binary[name.len] = '\0';
-      } else if (name.len > 0) die("binary_name holds a NUL byte", NULL);
-      if (has_control_byte(name)) die("binary_name holds a control character", NULL);
-    } else if (!type_url_is(type_url, RUNTIME_OPTIONS_TYPE)) {
-      /* The type_url is containerd's caller's bytes: a control character in it is written as '?'. */
-      fputs("containerd-shim-skiff-v2: runtime options of type \"", stderr);
-      for (size_t i = 0; i < type_url.len && i < 200; i++)
-        fputc(type_url.data[i] < 0x20 || type_url.data[i] == 0x7f ? '?' : type_url.data[i], stderr);
-      fputs("\" are not understood; send " RUNC_OPTIONS_TYPE ", " RUNTIME_OPTIONS_TYPE " or none\n", stderr);
-      free(in);
-      return 1;
-    }
+  char binary[PATH_MAX], path[PATH_MAX];
+  struct bytes options = {in, in_len}, type_url;
+  const char *why = NULL;
+  int understood = info_runtime_binary(in, in_len, binary, sizeof binary, &type_url, &why);
+  if (understood < 0) die(why, NULL);
+  if (understood > 0) {
+    /* The type_url is containerd's caller's bytes: a control character in it is written as '?'. */
+    fputs("containerd-shim-skiff-v2: runtime options of type \"", stderr);
+    for (size_t i = 0; i < type_url.len && i < 200; i++)
+      fputc(type_url.data[i] < 0x20 || type_url.data[i] == 0x7f ? '?' : type_url.data[i], stderr);
+    fputs("\" are not understood; send " RUNC_OPTIONS_TYPE ", " RUNTIME_OPTIONS_TYPE " or none\n", stderr);
+    free(in);
+    return 1;
   }
   if (strchr(binary, '/') != NULL) {
     if (!executable_file(binary)) die("the OCI runtime is not an executable file", binary);

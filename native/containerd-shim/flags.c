@@ -1,6 +1,7 @@
 /* parse_flags: see flags.h. */
 #include "flags.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,6 +20,18 @@ static int parse_bool(const char *value, int *out) {
   return -1;
 }
 
+/* -1 with why's one line: the arguments it quotes are anyone's bytes, so a control character in
+ * them (a newline would forge a line of containerd's log) is written as '?'. */
+__attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t why_size, const char *format, ...) {
+  va_list args;
+  va_start(args, format);
+  vsnprintf(why, why_size, format, args);
+  va_end(args);
+  for (char *c = why; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+  return -1;
+}
+
 int parse_flags(int argc, char *const *argv, struct flags *f, char *why, size_t why_size) {
   memset(f, 0, sizeof *f);
   f->namespace = "";
@@ -32,18 +45,18 @@ int parse_flags(int argc, char *const *argv, struct flags *f, char *why, size_t 
       continue;
     }
     if (flags_done || arg[0] != '-' || arg[1] == '\0') {
-      if (f->action != NULL) return snprintf(why, why_size, "one action only, not both %s and %s", f->action, arg), -1;
+      if (f->action != NULL) return refuse(why, why_size, "one action only, not both %s and %s", f->action, arg);
       f->action = arg;
       continue;
     }
     const char *name = arg + (arg[1] == '-' ? 2 : 1);
     const char *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);
-    if (len == 0) return snprintf(why, why_size, "bad flag syntax: %s", arg), -1;
+    if (len == 0) return refuse(why, why_size, "bad flag syntax: %s", arg);
     if (named(name, len, "debug") || named(name, len, "info")) {
       int *flag = name[0] == 'd' ? &f->debug : &f->info;
       if (eq != NULL && parse_bool(eq + 1, flag) != 0)
-        return snprintf(why, why_size, "-%.*s takes true or false, not %s", (int)len, name, eq + 1), -1;
+        return refuse(why, why_size, "-%.*s takes true or false, not %s", (int)len, name, eq + 1);
       if (eq == NULL) *flag = 1;
       continue;
     }
@@ -52,7 +65,7 @@ int parse_flags(int argc, char *const *argv, struct flags *f, char *why, size_t 
       continue;
     }
     const char *value = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
-    if (value == NULL) return snprintf(why, why_size, "flag needs a value: %s", arg), -1;
+    if (value == NULL) return refuse(why, why_size, "flag needs a value: %s", arg);
     if (named(name, len, "namespace")) f->namespace = value;
     else if (named(name, len, "address")) f->address = value;
     else if (named(name, len, "publish-binary")) f->publish_binary = value;

@@ -2,6 +2,7 @@
 #include "runtime-info.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v) {
@@ -66,6 +67,35 @@ int type_url_is(struct bytes type_url, const char *name) {
 
 int runc_options_binary_name(const unsigned char *buf, size_t len, struct bytes *binary_name) {
   return find_bytes(buf, len, 6, binary_name);
+}
+
+/* Whether bytes hold a control character: one in a name given back in an error would break its line. */
+static int has_control_byte(struct bytes b) {
+  for (size_t i = 0; i < b.len; i++)
+    if (b.data[i] < 0x20 || b.data[i] == 0x7f) return 1;
+  return 0;
+}
+
+int info_runtime_binary(const unsigned char *in, size_t len, char *binary, size_t size, struct bytes *type_url,
+                        const char **why) {
+  struct bytes value, name;
+  snprintf(binary, size, "runc");
+  type_url->data = in;
+  type_url->len = 0;
+  if (len == 0) return 0;
+  if (any_decode(in, len, type_url, &value) != 0)
+    return *why = "the runtime options on stdin are not a google.protobuf.Any", -1;
+  if (!type_url_is(*type_url, RUNC_OPTIONS_TYPE)) return type_url_is(*type_url, RUNTIME_OPTIONS_TYPE) ? 0 : 1;
+  if (runc_options_binary_name(value.data, value.len, &name) != 0)
+    return *why = "the runtime options on stdin are not a valid " RUNC_OPTIONS_TYPE, -1;
+  if (name.len >= size) return *why = "binary_name is longer than PATH_MAX", -1;
+  if (memchr(name.data, '\0', name.len) != NULL) return *why = "binary_name holds a NUL byte", -1;
+  if (has_control_byte(name)) return *why = "binary_name holds a control character", -1;
+  if (name.len > 0) {
+    memcpy(binary, name.data, name.len);
+    binary[name.len] = '\0';
+  }
+  return 0;
 }
 
 static unsigned char *put_varint(unsigned char *p, uint64_t v) {

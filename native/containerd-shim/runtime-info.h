@@ -15,6 +15,7 @@ struct bytes {
 };
 
 #define RUNC_OPTIONS_TYPE "containerd.runc.v1.Options"
+#define RUNTIME_OPTIONS_TYPE "runtimeoptions.v1.Options"
 #define FEATURES_TYPE_URL "types.containerd.io/opencontainers/runtime-spec/1/features/Features"
 
 /* A google.protobuf.Any's type_url (1) and value (2), each empty when absent. 0, or -1 when the bytes are not one. */
@@ -25,6 +26,15 @@ int type_url_is(struct bytes type_url, const char *name);
 
 /* containerd.runc.v1.Options' binary_name (6), empty when absent. 0, or -1 when the bytes are not one. */
 int runc_options_binary_name(const unsigned char *buf, size_t len, struct bytes *binary_name);
+
+/*
+ * The OCI runtime `-info` asks for its features, from the runtime options on stdin (`len` 0:
+ * none): "runc", or containerd.runc.v1.Options' binary_name when set, into binary (`size`
+ * bytes). 0 when found; 1 when the options are of a type not understood (*type_url names it);
+ * -1 with one line of why in *why.
+ */
+int info_runtime_binary(const unsigned char *in, size_t len, char *binary, size_t size, struct bytes *type_url,
+                        const char **why);
 
 /* Room enough for runtime_info_encode's output with these lengths. */
 size_t runtime_info_max(size_t name_len, size_t version_len, size_t options_len, size_t features_len);

@@ -46,6 +46,12 @@ int control_request_ok(char type, int count) {
   }
 }
 
+int control_request(const unsigned char *message, size_t size, char *type, const char **fields, int max) {
+  *type = (char)message[4];
+  int count = control_fields((const char *)message + 5, size - 5, fields, max);
+  return count >= 0 && control_request_ok(*type, count) ? count : -1;
+}
+
 unsigned char *control_message(char type, const char *const *fields, int count, size_t *size) {
   size_t n = 1;
   for (int i = 0; i < count; i++) n += strlen(fields[i]) + 1;

@@ -31,6 +31,13 @@ int control_fields(const char *body, size_t len, const char **fields, int max);
  */
 int control_request_ok(char type, int count);
 
+/*
+ * A whole message from the serving process (control_frame's `size` bytes): its type in *type
+ * and its fields, checked as a request (control_fields, control_request_ok). Returns the
+ * field count, or -1 when it breaks the protocol.
+ */
+int control_request(const unsigned char *message, size_t size, char *type, const char **fields, int max);
+
 /* A message of `type` with `count` fields, malloc'd, its size in *size; NULL when out of memory or too long. */
 unsigned char *control_message(char type, const char *const *fields, int count, size_t *size);
 

@@ -174,9 +174,9 @@ void control_ensure(void) {
 /* One whole message; 0, or -1 when it breaks the protocol. */
 static int dispatch(const unsigned char *message, size_t size) {
   static const char *fields[CONTROL_FIELDS_MAX];
-  char type = (char)message[4];
-  int count = control_fields((const char *)message + 5, size - 5, fields, CONTROL_FIELDS_MAX);
-  if (count < 0 || !control_request_ok(type, count)) return -1;
+  char type;
+  int count = control_request(message, size, &type, fields, CONTROL_FIELDS_MAX);
+  if (count < 0) return -1;
   switch (type) {
   case 'L': {
     int roles = (int)strlen(fields[4]);

@@ -177,6 +177,12 @@ enum relay_result relay_read(struct relay *r, int is_up) {
       off += drop;
       p->discard -= drop;
       if (p->discard > 0) break;
+      /* As ttrpc's server (channel.go, recv): the answer once the body has passed. Dropping the
+       * connection instead would make containerd take the shim, and the task, for dead. */
+      char message[96];
+      snprintf(message, sizeof message, "message length %u exceed maximum message size of %u", p->discard_length,
+               TTRPC_MAX_PAYLOAD);
+      answer_status(r, p->discard_stream, RPC_RESOURCE_EXHAUSTED, message);
     }
     if (p->len - off < TTRPC_HEADER) break;
     struct ttrpc_header h;
@@ -184,15 +190,12 @@ enum relay_result relay_read(struct relay *r, int is_up) {
     if (h.length > TTRPC_MAX_PAYLOAD) {
       /* From the serving process: not its ttrpc, that upstream is ended. */
       if (is_up) return gone;
-      /* From containerd: as ttrpc's server (channel.go, recv), the body is read and dropped as
-       * it arrives and the stream gets RESOURCE_EXHAUSTED; the connection, and the task, go on.
-       * Dropping the connection would make containerd take the shim, and the task, for dead. */
-      char message[96];
-      snprintf(message, sizeof message, "message length %u exceed maximum message size of %u", h.length,
-               TTRPC_MAX_PAYLOAD);
-      answer_status(r, h.stream_id, RPC_RESOURCE_EXHAUSTED, message);
+      /* From containerd: the body is read and dropped as it arrives, then its stream gets
+       * RESOURCE_EXHAUSTED (above); the connection, and the task, go on. */
       off += TTRPC_HEADER;
       p->discard = h.length;
+      p->discard_stream = h.stream_id;
+      p->discard_length = h.length;
       continue;
     }
     if (p->len - off < TTRPC_HEADER + (size_t)h.length) break;

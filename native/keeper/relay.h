@@ -29,11 +29,13 @@ struct queue {
 };
 
 /* Bytes of a frame not yet whole: at most one frame (4 MiB + 10) per side. `discard`: bytes
- * still to come of a frame over 4 MiB from containerd, read and dropped as they arrive. */
+ * still to come of a frame over 4 MiB from containerd, read and dropped as they arrive; its
+ * stream and length are answered once the last has passed. */
 struct partial {
   unsigned char *data;
   size_t len, cap;
   size_t discard;
+  uint32_t discard_stream, discard_length;
 };
 
 struct relay;

@@ -82,13 +82,26 @@ static int find_field(const unsigned char *p, size_t len, uint32_t want, const u
 }
 
 void ttrpc_request_method(const unsigned char *payload, size_t len, char out[METHOD_MAX]) {
-  const unsigned char *bytes = NULL;
-  size_t blen = 0;
-  uint64_t v;
+  /* As protobuf reads a Request (the serving process's reader, Go's): the last method wins, and
+   * bytes that are not protobuf anywhere make it no Request at all. Else a Delete named after a
+   * State would be taken for the read-only State and sent again after a restart. */
+  const unsigned char *p = payload, *end = payload + len, *method = NULL;
+  size_t method_len = 0;
   out[0] = '\0';
-  if (find_field(payload, len, 2, &bytes, &blen, &v) != 1 || bytes == NULL || blen >= METHOD_MAX) return;
-  memcpy(out, bytes, blen);
-  out[blen] = '\0';
+  for (;;) {
+    const unsigned char *bytes = NULL;
+    size_t blen = 0;
+    uint64_t v;
+    int found = find_field(p, (size_t)(end - p), 2, &bytes, &blen, &v);
+    if (found < 0 || (found == 1 && bytes == NULL)) return; /* not protobuf, or a method that is no string */
+    if (found == 0) break;
+    method = bytes;
+    method_len = blen;
+    p = bytes + blen;
+  }
+  if (method == NULL || method_len >= METHOD_MAX) return;
+  memcpy(out, method, method_len);
+  out[method_len] = '\0';
 }
 
 int ttrpc_response_ok(const unsigned char *payload, size_t len) {

@@ -24,7 +24,7 @@ struct ttrpc_header {
 
 void ttrpc_header_read(const unsigned char *bytes, struct ttrpc_header *h);
 
-/* The method name (ttrpc.Request field 2) into out; "" when the payload holds none or is not protobuf. */
+/* The method name (ttrpc.Request field 2, the last when repeated) into out; "" when the payload holds none or is not protobuf. */
 void ttrpc_request_method(const unsigned char *payload, size_t len, char out[METHOD_MAX]);
 
 /* Whether a ttrpc.Response payload is a success: no status (field 1), or a status with code 0. */

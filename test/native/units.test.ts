@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compile, SANITIZE } from './support/c-build';
+import { compile, ROOT, SANITIZE } from './support/c-build';
 import { SanitizerRuns } from './support/sanitizer-run';
 
 /**
@@ -19,7 +19,13 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'control-wire.test.c', sources: ['native/keeper/control-wire.c'] },
   { test: 'exec-fifo.test.c', sources: ['native/keeper/exec-fifo.c'] },
   { test: 'preamble.test.c', sources: ['native/common/preamble.c'] },
+  // The vectors shared with the TypeScript side (test/vectors/README.md), through the real readers.
+  { test: 'ttrpc-vectors.test.c', sources: ['native/keeper/relay.c', 'native/keeper/ttrpc-wire.c'] },
+  { test: 'control-vectors.test.c', sources: ['native/keeper/control-wire.c'] },
 ];
+
+/** Each unit's argv[1]: the shared vectors' directory (the vector tests read it, the others ignore it). */
+const VECTORS = join(ROOT, 'test/vectors');
 
 describe('the C units', () => {
   const out = mkdtempSync(join(tmpdir(), 'skiff-c-units-'));
@@ -38,7 +44,7 @@ describe('the C units', () => {
       defines: [],
     };
     compile(program, binary, SANITIZE);
-    const result = runs.run(binary, []);
+    const result = runs.run(binary, [VECTORS]);
     expect({ status: result.status, stderr: result.stderr.toString(), reports: runs.reports() }).toEqual({
       status: 0,
       stderr: '',

@@ -3,9 +3,12 @@
 import 'reflect-metadata/lite';
 import { writeSync } from 'node:fs';
 import { GetToken } from '../../application/login/auth/get-token.use-case';
+import { GitCredential } from '../../application/login/auth/git-credential.use-case';
+import { GIT_CREDENTIAL_OPERATIONS, type GitCredentialOperation } from '../../domain/login/git/git-credential';
 import { KubeCredential } from '../../application/login/auth/kube-credential.use-case';
 import { Status } from '../../application/login/auth/status.use-case';
 import { StatusAll } from '../../application/login/auth/status-all.use-case';
+import { readGitCredentialRequest } from '../../adapters/login/inbound/cli/git-credential-input';
 import { statusListLines } from '../../adapters/login/inbound/cli/status-list-text';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
@@ -25,6 +28,7 @@ export const FAST_AUTH_FLAGS = {
   token: { ...TARGET_FLAGS, json: JSON_FLAG },
   'kube-credential': TARGET_FLAGS,
   status: { ...TARGET_FLAGS, json: JSON_FLAG },
+  'git-credential': TARGET_FLAGS,
 } as const;
 
 type FastVerb = keyof typeof FAST_AUTH_FLAGS;
@@ -32,27 +36,45 @@ type FastVerb = keyof typeof FAST_AUTH_FLAGS;
 const isFastVerb = (verb: string | undefined): verb is FastVerb =>
   verb !== undefined && Object.hasOwn(FAST_AUTH_FLAGS, verb);
 
-/** A call the fast path understands exactly; anything else goes through oclif. */
-export interface FastAuthCall {
-  readonly verb: FastVerb;
+interface FastCall {
   readonly domain?: string;
   readonly context?: string;
   readonly json: boolean;
 }
 
+/** A call the fast path understands exactly; anything else goes through oclif. */
+export type FastAuthCall =
+  | (FastCall & { readonly verb: Exclude<FastVerb, 'git-credential'> })
+  | (FastCall & { readonly verb: 'git-credential'; readonly operation: GitCredentialOperation });
+
+const isGitOperation = (word: string | undefined): word is GitCredentialOperation =>
+  (GIT_CREDENTIAL_OPERATIONS as readonly (string | undefined)[]).includes(word);
+
 /**
- * The fast start of `skiff auth token|kube-credential|status` (bundled as
- * dist/auth.bundle.js and called by bin/run.js without loading oclif): scripts call
- * them often. The commands' flags in their plain forms only (fast-argv.ts); help,
- * `--env` and mistakes return undefined and oclif handles them.
+ * The fast start of `skiff auth token|kube-credential|status|git-credential` (bundled as
+ * dist/auth.bundle.js and called by bin/run.js without loading oclif): scripts, kubectl
+ * and git call them often. The commands' flags in their plain forms only (fast-argv.ts);
+ * git-credential's operation last, as git appends it to the helper line `auth setup-git`
+ * writes (`auth git-credential --context prod get`). Help, `--env` and mistakes return
+ * undefined and oclif handles them.
  */
 export function parseAuthArgs(argv: readonly string[]): FastAuthCall | undefined {
   const [verb, ...rest] = argv;
   if (!isFastVerb(verb)) return undefined;
+  if (verb !== 'git-credential') {
+    const call = fastFlags(verb, rest);
+    return call && { verb, ...call };
+  }
+  const operation = rest.pop();
+  if (!isGitOperation(operation)) return undefined;
+  const call = fastFlags(verb, rest);
+  return call && { verb, operation, ...call };
+}
+
+function fastFlags(verb: FastVerb, argv: readonly string[]): FastCall | undefined {
   const table: FlagSpecs = FAST_AUTH_FLAGS[verb];
-  const flags: { domain?: string; context?: string; json?: true } | undefined = parseFastArgv(table, rest);
-  if (flags === undefined) return undefined;
-  return { verb, domain: flags.domain, context: flags.context, json: flags.json === true };
+  const flags: { domain?: string; context?: string; json?: true } | undefined = parseFastArgv(table, argv);
+  return flags && { domain: flags.domain, context: flags.context, json: flags.json === true };
 }
 
 /**
@@ -61,7 +83,11 @@ export function parseAuthArgs(argv: readonly string[]): FastAuthCall | undefined
  * A non-blocking descriptor that is full (EAGAIN) gets the rest through the stream.
  */
 function print(fd: 1 | 2, lines: readonly string[]): void {
-  const bytes = Buffer.from(`${lines.join('\n')}\n`);
+  write(fd, `${lines.join('\n')}\n`);
+}
+
+function write(fd: 1 | 2, text: string): void {
+  const bytes = Buffer.from(text);
   let offset = 0;
   while (offset < bytes.length) {
     try {
@@ -90,6 +116,11 @@ async function answer(call: FastAuthCall): Promise<void> {
       print(1, [JSON.stringify(await container.get(GetToken).details(target), null, 2)]);
     } else if (call.verb === 'token') {
       print(1, [await container.get(GetToken).execute(target)]);
+    } else if (call.verb === 'git-credential') {
+      const reply = await container
+        .get(GitCredential)
+        .execute({ target, operation: call.operation, request: await readGitCredentialRequest() });
+      if (reply !== '') write(1, reply);
     } else if (call.verb === 'kube-credential') {
       const execInfo = process.env.KUBERNETES_EXEC_INFO;
       print(1, [JSON.stringify(await container.get(KubeCredential).execute({ target, execInfo }))]);

@@ -14,7 +14,9 @@ import { PROMPT } from '../../application/login/ports/prompt.port';
 import { RANDOM } from '../../application/login/ports/random.port';
 import { REFRESH_LOCK } from '../../application/login/ports/refresh-lock.port';
 import { CLIENT_SECRETS } from '../../application/login/ports/client-secrets.port';
+import { SUBJECT_TOKENS } from '../../application/login/ports/subject-tokens.port';
 import { TOKEN_CACHE } from '../../application/login/ports/token-cache.port';
+import { SECRET_STORE } from '../../application/login/ports/secret-store.port';
 import { KUBE_CONFIG } from '../../application/login/ports/kube-config.port';
 import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
 import { DEVICE_AUTHORIZATION } from '../../application/login/ports/device-authorization.port';
@@ -24,7 +26,9 @@ import { FsCachedDomains } from '../../adapters/login/outbound/cached-domains/fs
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
 import { FsClientSecrets } from '../../adapters/login/outbound/client-secrets/fs-client-secrets';
+import { FsSubjectTokens } from '../../adapters/login/outbound/subject-tokens/fs-subject-tokens';
 import { FsTokenCache } from '../../adapters/login/outbound/token-cache/fs-token-cache';
+import { OsKeyringSecretStore } from '../../adapters/login/outbound/secret-store/os-keyring-secret-store';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { YamlConfigStore } from '../../adapters/login/outbound/config-store/yaml-config-store';
 import { NoClusterDiscovery } from '../../adapters/login/outbound/cluster-discovery/no-cluster-discovery';
@@ -54,12 +58,16 @@ export type LoginModuleConfig = AuthPaths;
  */
 export function loginModule(paths: LoginModuleConfig): ContainerModule {
   return new ContainerModule(({ bind, isBound }) => {
-    bind(TOKEN_CACHE).toConstantValue(new FsTokenCache(paths.authDir));
+    // The keyring adapter loads its native module on first use: only a `keyring` store pays for it.
+    const keyring = new OsKeyringSecretStore();
+    bind(SECRET_STORE).toConstantValue(keyring);
+    bind(TOKEN_CACHE).toConstantValue(new FsTokenCache(paths.authDir, keyring));
     bind(CACHED_DOMAINS).toConstantValue(new FsCachedDomains(paths.authDir));
     bind(REFRESH_LOCK).toConstantValue(new FsRefreshLock(paths.authDir));
     bind(BOARD_CREDENTIALS).toConstantValue(new FsBoardCredentials(paths.authDir));
     bind(CONFIG_STORE).toConstantValue(new YamlConfigStore(paths.configFile));
     bind(CLIENT_SECRETS).toConstantValue(new FsClientSecrets(process.env));
+    bind(SUBJECT_TOKENS).toConstantValue(new FsSubjectTokens());
     // Loaded on first use, with the node: modules they need (child_process, net,
     // crypto, axios): `auth token` with a valid cache starts without them (docs/performance.md, "The login flow").
     let http: Http.HttpClient | undefined;

@@ -110,6 +110,44 @@ export function identityProviderContract(name: string, make: () => Promise<Ident
       expect(world.lastTokenForm()).toEqual({ grant_type: 'client_credentials' });
     });
 
+    it('the token exchange (RFC 8693 §2.1): the public client, the subject token and its type, an access token asked for', async () => {
+      world.serveToken(200, {
+        access_token: 'platform',
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        token_type: 'Bearer',
+        expires_in: 120,
+      });
+      const reply = await world.provider.tokenExchange(`${world.issuer}/token`, {
+        clientId: 'skiff-cli',
+        subjectToken: 'ci.jwt.token',
+        subjectTokenType: 'urn:ietf:params:oauth:token-type:jwt',
+      });
+      expect(reply).toEqual({ accessToken: 'platform', expiresIn: 120 });
+      expect(world.lastTokenForm()).toEqual({
+        grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+        client_id: 'skiff-cli',
+        subject_token: 'ci.jwt.token',
+        subject_token_type: 'urn:ietf:params:oauth:token-type:jwt',
+        requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      });
+    });
+
+    it('a refused token exchange: an identity error with the status and body, the subject token redacted', async () => {
+      const subjectToken = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJjaSJ9.c2ln';
+      world.serveToken(400, `{"error":"invalid_grant","error_description":"bad subject_token ${subjectToken}"}`);
+      const err = await world.provider
+        .tokenExchange(`${world.issuer}/token`, {
+          clientId: 'skiff-cli',
+          subjectToken,
+          subjectTokenType: 'urn:ietf:params:oauth:token-type:jwt',
+        })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(IdentityError);
+      expect((err as Error).message).toMatch(/refused the token exchange: HTTP 400: .*invalid_grant/);
+      expect((err as Error).message).toContain('[redacted]');
+      expect((err as Error).message).not.toContain(subjectToken);
+    });
+
     it('a refused token request is an identity error with the status and the body', async () => {
       world.serveToken(400, '{"error":"invalid_grant"}');
       const err = await world.provider.refresh(`${world.issuer}/token`, 'rt', 'skiff-cli').catch((e: unknown) => e);

@@ -1,10 +1,13 @@
 import { AuthTokens } from '../../../src/domain/login/auth/auth-tokens';
 import { TokenCacheError } from '../../../src/domain/login/auth/auth-errors';
 import { TokenCache } from '../../../src/application/login/ports/token-cache.port';
+import { TokenStoreKind } from '../../../src/domain/login/auth/token-store';
 import { aRecord } from '../../support/tokens';
 
 export interface TokenCacheSubject {
   readonly cache: TokenCache;
+  /** The store every write asks for (absent: the default, `file`). */
+  readonly store?: TokenStoreKind;
   /** Makes the record of `domain` unparsable, as a damaged file would be. */
   corrupt(domain: string): void;
   cleanup(): void;
@@ -23,14 +26,14 @@ export function tokenCacheContract(name: string, make: () => TokenCacheSubject):
 
     it('reads back every field written', async () => {
       const record = aRecord({ giteaToken: 'git-1' });
-      await subject.cache.write('example.com', record);
+      await subject.cache.write('example.com', record, subject.store);
       const read = (await subject.cache.read('example.com')) as AuthTokens;
       expect({ ...read }).toEqual({ ...record });
       expect(read.expiresAt.getTime()).toBe(record.expiresAt.getTime());
     });
 
     it('keeps absent optional fields absent', async () => {
-      await subject.cache.write('example.com', aRecord({ idToken: undefined, refreshToken: '' }));
+      await subject.cache.write('example.com', aRecord({ idToken: undefined, refreshToken: '' }), subject.store);
       const read = await subject.cache.read('example.com');
       expect(read?.idToken).toBeUndefined();
       expect(read?.giteaToken).toBeUndefined();
@@ -38,16 +41,16 @@ export function tokenCacheContract(name: string, make: () => TokenCacheSubject):
     });
 
     it('replaces a record on write and keeps domains apart', async () => {
-      await subject.cache.write('example.com', aRecord());
-      await subject.cache.write('example.com', aRecord({ accessToken: 'second' }));
-      await subject.cache.write('other.org', aRecord({ accessToken: 'other', domain: 'other.org' }));
+      await subject.cache.write('example.com', aRecord(), subject.store);
+      await subject.cache.write('example.com', aRecord({ accessToken: 'second' }), subject.store);
+      await subject.cache.write('other.org', aRecord({ accessToken: 'other', domain: 'other.org' }), subject.store);
       await expect(subject.cache.read('example.com')).resolves.toMatchObject({ accessToken: 'second' });
       await expect(subject.cache.read('other.org')).resolves.toMatchObject({ accessToken: 'other' });
       await expect(subject.cache.read('')).resolves.toBeUndefined();
     });
 
     it('removes: true when a record was there, false after', async () => {
-      await subject.cache.write('example.com', aRecord());
+      await subject.cache.write('example.com', aRecord(), subject.store);
       await expect(subject.cache.remove('example.com')).resolves.toBe(true);
       await expect(subject.cache.remove('example.com')).resolves.toBe(false);
       await expect(subject.cache.read('example.com')).resolves.toBeUndefined();
@@ -59,8 +62,14 @@ export function tokenCacheContract(name: string, make: () => TokenCacheSubject):
       expect(err).toBeInstanceOf(TokenCacheError);
       expect((err as TokenCacheError).path).toBe(subject.cache.location('example.com'));
       expect((err as Error).message).toContain(subject.cache.location('example.com'));
-      await subject.cache.write('example.com', aRecord());
+      await subject.cache.write('example.com', aRecord(), subject.store);
       await expect(subject.cache.read('example.com')).resolves.toMatchObject({ accessToken: 'access-1' });
+    });
+
+    it('reports the store holding a record: the one written to (`memory` in the fake for `file`)', async () => {
+      await subject.cache.write('example.com', aRecord(), subject.store);
+      const kind = subject.cache.store('example.com').kind;
+      expect(kind === 'memory' ? 'file' : kind).toBe(subject.store ?? 'file');
     });
 
     it('locates a domain at <safe_domain>.json, the empty domain at default.json', () => {

@@ -22,7 +22,10 @@ describe('the command line as a newcomer meets it', () => {
     it.each([
       [['task', 'state'], /missing required flag --id \(see `skiff task state --help`; for example: skiff task state /],
       [['run'], /missing required flag --bundle \(see `skiff run --help`; for example: skiff run --bundle /],
-      [['config', 'set'], /missing required flag --host \(see `skiff config set --help`; for example: /],
+      [
+        ['config', 'set'],
+        /needs --host <domain> or --token-store keyring\|file \(see `skiff config set --help`; for example: skiff config set --host /,
+      ],
       [['config', 'use-context'], /missing required argument: name \(Name of an existing context\.\) \(see /],
       [['task', 'exec', '--id', 'x', '--exec-id', 'e', '--spec', 'p.json', '--cwd', '/'], /--cwd=\/ cannot also be/],
       [['task', 'resize-pty', '--id', 'x', '--width', '0', '--height', '1'], /--width: Expected an integer greater/],

@@ -20,7 +20,7 @@ import { nativeAddon } from '../../../src/adapters/shim/os/native-addon';
 import { RuncBundleFactory, runcTestsEnabled } from '../../support/runc-bundles';
 import { waitFor } from '../../support/wait-for';
 import { closeAll, drain, fifo, PYTHON, ServingSide, TERMINAL_HELPER } from './control-support';
-import { alive, keeperPids, layout, Layout, openFds, serverPids } from './keeper-support';
+import { alive, ignoresSigterm, keeperPids, layout, Layout, openFds, serverPids } from './keeper-support';
 
 /**
  * The pod keeper's control connection (docs/keeper-protocol.md, "The control connection"): a
@@ -242,6 +242,8 @@ if (LINUX)
       const stubborn = ['/bin/sh', '-c', 'trap "" TERM; while :; do sleep 0.05; done'];
       const launched = await first.control.launch({ key: 'g2@log', argv: stubborn });
       kept.push(launched.pid);
+      // Released before the shell ran its trap, the logger would end at the SIGTERM.
+      await waitFor('the logger to ignore SIGTERM', () => ignoresSigterm(launched.pid));
       const released = Date.now();
       first.control.release('g2@log');
       await sleep(1000);

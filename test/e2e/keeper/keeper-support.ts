@@ -11,6 +11,16 @@ import { waitFor } from '../../support/wait-for';
 
 /** Whether `pid` still runs (a zombie does not), its descriptors, the keepers of a containerd address. */
 export { processRuns as alive } from '../../support/containerd';
+
+/** Whether the process ignores SIGTERM (bit 15 of SigIgn in /proc/<pid>/status); false once it is gone. */
+export function ignoresSigterm(pid: number): boolean {
+  try {
+    const mask = /^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0';
+    return (BigInt(`0x${mask}`) & (1n << 14n)) !== 0n;
+  } catch {
+    return false;
+  }
+}
 export { keeperPids, openFds } from '../../support/procs';
 
 export const BUILT_SHIM = resolve(__dirname, '../../../build/Release/containerd-shim-skiff-v2');

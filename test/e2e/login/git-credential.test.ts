@@ -1,9 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TLS_DIR } from '../../support/http-stub';
 import { GitHostStandIn } from '../support/git-host-stand-in';
-import { CliHome, CliResult } from '../support/skiff-home';
+import { CliHome, CliResult, finished, ROOT } from '../support/skiff-home';
+import { viaOclif } from '../support/via-oclif';
 import { GOOD_GIT_TOKEN } from '../support/stand-ins';
 
 const CA = join(TLS_DIR, 'localhost.crt');
@@ -185,6 +186,104 @@ describe('git uses the stored git token through skiff (credential helper)', () =
         stdout: '',
         stderr: 'skiff: no git token stored: run `skiff auth git` or `skiff auth set-gitea-token <token>`\n',
       });
+    } finally {
+      home.remove();
+    }
+  });
+});
+
+describe('the fast path of `auth git-credential` (git runs it for every fetch and push)', () => {
+  /** The same call through bin/run.js (the fast path) and through oclif alone: the same answer. */
+  const both = async (home: CliHome, args: string[], input: string): Promise<CliResult> => {
+    const [fast, oclif] = [await home.run(args, { input }), await viaOclif(home, args, { input })];
+    expect(fast).toEqual(oclif);
+    return fast;
+  };
+
+  /** What `skiff <args>` loaded, `input` on its standard input: every module file required, and Node's built-ins. */
+  async function loadedBy(home: CliHome, args: string[], input: string) {
+    const record = join(home.dir, 'loaded.json');
+    const preload = join(home.dir, 'record-loaded.js');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify({ files: Object.keys(require.cache), builtins: process.moduleLoadList })));`,
+    );
+    const child = spawn(process.execPath, ['-r', preload, join(ROOT, 'bin', 'run.js'), ...args], { env: home.env });
+    child.stdin.end(input);
+    const result = await finished(child);
+    return { ...result, ...(JSON.parse(readFileSync(record, 'utf8')) as { files: string[]; builtins: string[] }) };
+  }
+
+  it('answers get, store and erase, in the form setup-git writes and plain, exactly as the oclif command', async () => {
+    const ours = new URL(host.url).host;
+    const reply = `protocol=https\nhost=${ours}\nusername=skiff\npassword=${GOOD_GIT_TOKEN}\n`;
+    for (const flags of [[], ['--context', 'e2e'], ['--context=e2e'], ['--domain', 'e2e.test']]) {
+      const get = await both(signedIn, ['auth', 'git-credential', ...flags, 'get'], getRequest('https', ours));
+      expect(get).toEqual({ code: 0, stdout: reply, stderr: '' });
+    }
+    // CRLF lines, and a request git ends with EOF instead of a blank line.
+    const crlf = await both(signedIn, ['auth', 'git-credential', 'get'], `protocol=https\r\nhost=${ours}\r\n`);
+    expect(crlf.stdout).toBe(reply);
+    const other = await both(signedIn, ['auth', 'git-credential', 'get'], getRequest('https', 'evil.example.com'));
+    expect(other).toMatchObject({ code: 0, stdout: '' });
+    expect(other.stderr).toContain('skiff: no credential for https://evil.example.com');
+    for (const operation of ['store', 'erase']) {
+      const input = `${getRequest('https', ours).trim()}\nusername=skiff\npassword=other\n\n`;
+      expect(await both(signedIn, ['auth', 'git-credential', operation], input)).toEqual({
+        code: 0,
+        stdout: '',
+        stderr: '',
+      });
+    }
+    // Nothing on standard input; a line that is not key=value (a usage error, for store too).
+    expect((await both(signedIn, ['auth', 'git-credential', 'get'], '')).code).toBe(0);
+    for (const operation of ['get', 'store']) {
+      const bad = await both(signedIn, ['auth', 'git-credential', operation], 'protocol=https\nnonsense\n\n');
+      expect(bad).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: 'skiff: git credential input line "nonsense" is not key=value\n',
+      });
+    }
+    // A context that does not exist: a configuration error, the same on both paths.
+    expect(
+      (await both(signedIn, ['auth', 'git-credential', '--context', 'nope', 'get'], getRequest('https', ours))).code,
+    ).toBe(3);
+    // Twenty-four calls, half of them through oclif: on a loaded 2-core machine that takes a while.
+  }, 120_000);
+
+  it('not signed in: the same error and exit code on both paths', async () => {
+    const home = await homeWithGitHost();
+    try {
+      const get = await both(home, ['auth', 'git-credential', 'get'], getRequest('https', new URL(host.url).host));
+      expect(get).toEqual({ code: 4, stdout: '', stderr: 'skiff: not logged in: run `skiff auth login`\n' });
+    } finally {
+      home.remove();
+    }
+  });
+
+  it('loads neither oclif nor a linked plugin, nor the socket and stream modules of process.stdin', async () => {
+    const home = await homeWithGitHost();
+    try {
+      expect((await home.run(['auth', 'set-gitea-token'], { input: `${GOOD_GIT_TOKEN}\n` })).code).toBe(0);
+      const plugin = join(ROOT, 'examples', 'plugin-hello');
+      expect((await home.run(['plugins', 'link', plugin, '--no-install'])).code).toBe(0);
+      const ours = new URL(host.url).host;
+      for (const operation of ['get', 'store', 'erase']) {
+        const { code, stdout, files, builtins } = await loadedBy(
+          home,
+          ['auth', 'git-credential', '--context', 'e2e', operation],
+          getRequest('https', ours),
+        );
+        expect(code).toBe(0);
+        expect(stdout).toBe(
+          operation === 'get' ? `protocol=https\nhost=${ours}\nusername=skiff\npassword=${GOOD_GIT_TOKEN}\n` : '',
+        );
+        expect(files.filter((f) => f.includes('@oclif') || f.startsWith(plugin) || f.includes('jose'))).toEqual([]);
+        for (const builtin of ['net', 'stream', 'child_process', 'crypto', 'http2', 'https']) {
+          expect(builtins).not.toContain(`NativeModule ${builtin}`);
+        }
+      }
     } finally {
       home.remove();
     }

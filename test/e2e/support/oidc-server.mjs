@@ -11,12 +11,20 @@
 // (RFC 6749 §4.4), authenticating with client_secret_basic; OIDC_CLIENT_AUTH=post makes the
 // provider accept client_secret_post only (and the robot use it), OIDC_CLIENT_CREDENTIALS=0
 // turns the grant off (it is then not in grant_types_supported).
+// Token exchange (RFC 8693) through oidc-provider's registerGrantType, for the public client
+// skiff-cli: the subject token must be a JWT (subject_token_type ...:jwt) from the stand-in CI
+// issuer `https://ci.e2e.test` for the audience of this issuer, signed with the key whose public
+// JWK the test passes in OIDC_EXCHANGE_JWK (ES256); then it issues an access token (the
+// ClientCredentials model: opaque, 10 minutes). Refusals echo the subject token in their
+// error_description, as a careless provider may, so the tests see skiff redact it.
+// /__stats lists the `sub` of each subject token accepted. OIDC_TOKEN_EXCHANGE=0 leaves the
+// grant unregistered (not in grant_types_supported).
 // Its id_tokens are signed with an RS256 key of its JWKS (kid e2e-1). GET /__id_token?mode=<mode>
 // turns it into a stand-in whose token endpoint sends a bad id_token from then on, re-signed:
 // `foreign-key` (a key outside its JWKS), `impostor` (another key under kid e2e-1), `audience`,
 // `issuer`, `expired`, `no-nonce`, `nonce` (another nonce); `good` goes back to normal.
 import { createServer } from 'node:http';
-import { CompactSign, exportJWK, generateKeyPair } from 'jose';
+import { CompactSign, exportJWK, generateKeyPair, importJWK, jwtVerify } from 'jose';
 import Provider from 'oidc-provider';
 
 const signingKey = await generateKeyPair('RS256', { extractable: true });
@@ -46,6 +54,13 @@ const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const postOnly = process.env.OIDC_CLIENT_AUTH === 'post';
 const clientCredentials = process.env.OIDC_CLIENT_CREDENTIALS !== '0';
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
+const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const tokenExchange = process.env.OIDC_TOKEN_EXCHANGE !== '0';
+const ciKey = process.env.OIDC_EXCHANGE_JWK
+  ? await importJWK(JSON.parse(process.env.OIDC_EXCHANGE_JWK), 'ES256')
+  : undefined;
 
 const provider = new Provider(issuer, {
   clients: [
@@ -54,7 +69,12 @@ const provider = new Provider(issuer, {
       application_type: 'native',
       token_endpoint_auth_method: 'none',
       redirect_uris: ['http://localhost/callback', 'http://127.0.0.1/callback'],
-      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      grant_types: [
+        'authorization_code',
+        'refresh_token',
+        'urn:ietf:params:oauth:grant-type:device_code',
+        ...(tokenExchange ? [TOKEN_EXCHANGE] : []),
+      ],
       response_types: ['code'],
     },
     {
@@ -87,7 +107,45 @@ const provider = new Provider(issuer, {
   cookies: { keys: ['skiff-e2e-only'] },
 });
 
-const stats = { token: {}, revocation: {}, devicePolls: [] };
+/** RFC 8693 §2.2: the token exchange's reply, or its refusal (§2.2.2: invalid_request, invalid_grant). */
+async function exchange(ctx) {
+  const { subject_token: subjectToken, subject_token_type: type, requested_token_type: requested } = ctx.oidc.params;
+  const refuse = (error, why) => {
+    ctx.status = 400;
+    ctx.body = { error, error_description: `${why}; subject_token was ${subjectToken}` };
+  };
+  if (!subjectToken || !type) return refuse('invalid_request', 'subject_token and subject_token_type are required');
+  if (type !== JWT_TYPE) return refuse('invalid_request', `unsupported subject_token_type ${type}`);
+  if (requested && requested !== ACCESS_TOKEN_TYPE) return refuse('invalid_request', 'only access tokens are issued');
+  try {
+    if (!ciKey) throw new Error('no CI issuer key configured');
+    const { payload } = await jwtVerify(subjectToken, ciKey, { issuer: 'https://ci.e2e.test', audience: issuer });
+    stats.exchangedSubjects.push(payload.sub);
+  } catch (err) {
+    return refuse('invalid_grant', `the subject token is not accepted (${err.code ?? err.message})`);
+  }
+  const token = new provider.ClientCredentials({ client: ctx.oidc.client });
+  ctx.body = {
+    access_token: await token.save(),
+    issued_token_type: ACCESS_TOKEN_TYPE,
+    token_type: 'Bearer',
+    expires_in: token.expiration,
+  };
+}
+if (tokenExchange) {
+  provider.registerGrantType(TOKEN_EXCHANGE, exchange, [
+    'subject_token',
+    'subject_token_type',
+    'requested_token_type',
+    'actor_token',
+    'actor_token_type',
+    'audience',
+    'resource',
+    'scope',
+  ]);
+}
+
+const stats = { token: {}, revocation: {}, devicePolls: [], exchangedSubjects: [] };
 let slowDown = process.env.OIDC_DEVICE_SLOW_DOWN === '1';
 provider.use(async (ctx, next) => {
   if (ctx.path === '/__stats') {

@@ -6,6 +6,8 @@ export interface TokenStats {
   token: Record<string, number>;
   revocation: Record<string, number>;
   devicePolls: Array<{ at: number; status: number; error?: string }>;
+  /** The `sub` of each subject token a token exchange accepted, in order. */
+  exchangedSubjects: string[];
 }
 
 /** How the stand-in spoils the id_tokens it sends (oidc-server.mjs). */

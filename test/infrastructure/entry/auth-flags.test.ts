@@ -1,3 +1,4 @@
+import AuthGitCredential from '../../../src/adapters/commands/auth/git-credential';
 import AuthKubeCredential from '../../../src/adapters/commands/auth/kube-credential';
 import AuthStatus from '../../../src/adapters/commands/auth/status';
 import AuthToken from '../../../src/adapters/commands/auth/token';
@@ -32,6 +33,7 @@ const COMMANDS: Record<keyof typeof FAST_AUTH_FLAGS, unknown> = {
   token: AuthToken,
   'kube-credential': AuthKubeCredential,
   status: AuthStatus,
+  'git-credential': AuthGitCredential,
 };
 
 describe("the auth fast path's flags", () => {

@@ -28,8 +28,35 @@ describe('the auth fast path understands exactly', () => {
     });
   });
 
+  it('git-credential with its operation last, as git appends it to the helper line', () => {
+    for (const operation of ['get', 'store', 'erase'] as const) {
+      expect(parseAuthArgs(['git-credential', operation])).toEqual({ verb: 'git-credential', operation, json: false });
+      expect(parseAuthArgs(['git-credential', '--context', 'prod', operation])).toEqual({
+        verb: 'git-credential',
+        operation,
+        context: 'prod',
+        json: false,
+      });
+      expect(parseAuthArgs(['git-credential', '--domain=a.org', operation])).toEqual({
+        verb: 'git-credential',
+        operation,
+        domain: 'a.org',
+        json: false,
+      });
+    }
+  });
+
   it.each([
     [['login']],
+    [['git-credential']],
+    [['git-credential', 'fill']],
+    [['git-credential', 'get', 'get']],
+    [['git-credential', 'get', '--context', 'prod']],
+    [['git-credential', '--context', 'get']],
+    [['git-credential', '--json', 'get']],
+    [['git-credential', '--help', 'get']],
+    [['git-credential', '--env', 'prod', 'get']],
+    [['setup-git']],
     [['toString']],
     [[]],
     [['token', '--json', '--json']],

@@ -56,16 +56,17 @@ export const podKeeper: SanitizedProgram = {
         // which it cannot prove unread, is UNAVAILABLE.
         expect(codes).toEqual([5, 14, 5]);
 
-        // A frame of 2 GiB: answered RESOURCE_EXHAUSTED on its stream, its body to be discarded as it comes.
+        // A frame one byte over 4 MiB: its body discarded as it comes, then RESOURCE_EXHAUSTED on its
+        // stream (as ttrpc's server, only once the body has passed).
         const bad = connect(started.socket);
         bad.on('error', () => undefined);
         const answer = await new Promise<string>((resolve) => {
           let got = '';
           bad.on('data', (d: Buffer) => (got += d.toString('latin1')).includes('4194304') && resolve(got));
-          bad.write(Buffer.from([0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 1, 1, 0]));
-          bad.write(Buffer.alloc(65536, 0x61));
+          bad.write(Buffer.from([0x00, 0x40, 0x00, 0x01, 0, 0, 0, 1, 1, 0]));
+          bad.write(Buffer.alloc(0x400001, 0x61));
         });
-        expect(answer).toContain('message length 2147483647 exceed maximum message size of 4194304');
+        expect(answer).toContain('message length 4194305 exceed maximum message size of 4194304');
         bad.destroy();
         // Requests whose protobuf the keeper cannot read (a length past the end, a varint of 11
         // bytes) and a Response from containerd's side: the keeper relays them as they are.

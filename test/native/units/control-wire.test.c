@@ -54,6 +54,16 @@ int main(void) {
   CHECK(control_request_ok('Q', 0) && !control_request_ok('Q', 1));
   CHECK(!control_request_ok('D', 2) && !control_request_ok('E', 5) && !control_request_ok('x', 1));
 
+  /* A whole request as control.c takes it: type and fields, or -1 (a reply type, a wrong count). */
+  char type = 0;
+  const unsigned char resize[] = {0, 0, 0, 10, 'R', '7', 0, 'k', 0, '8', '0', 0, '2', 0};
+  CHECK(control_request(resize, sizeof resize, &type, fields, 8) == 4 && type == 'R');
+  CHECK_STR(fields[2], "80");
+  const unsigned char reply[] = {0, 0, 0, 3, 'E', 'k', 0};
+  CHECK(control_request(reply, sizeof reply, &type, fields, 8) == -1);
+  const unsigned char short_resize[] = {0, 0, 0, 5, 'R', '7', 0, 'k', 0};
+  CHECK(control_request(short_resize, sizeof short_resize, &type, fields, 8) == -1);
+
   const char *const out[] = {"t1", "42", ""};
   unsigned char *message = control_message('E', out, 3, &size);
   CHECK(message != NULL && size == 4 + 1 + 3 + 3 + 1);

@@ -59,6 +59,12 @@ static void refuses_in_one_line(void) {
   CHECK(PARSE("-=x", "start") == -1);
   CHECK_STR(why, "bad flag syntax: -=x");
   CHECK(strchr(why, '\n') == NULL);
+  /* An argument's newline or escape would forge lines in containerd's log (the fuzzer found it:
+   * test/native/fuzz/corpus/shim-flags/newline-in-action). */
+  CHECK(PARSE("start", "delete\nlevel=info msg=forged") == -1);
+  CHECK_STR(why, "one action only, not both start and delete?level=info msg=forged");
+  CHECK(PARSE("-debug=\x1b[2J", "start") == -1);
+  CHECK_STR(why, "-debug takes true or false, not ?[2J");
 }
 
 int main(void) {

@@ -121,6 +121,17 @@ static void refuses_what_is_not_json(void) {
   CHECK(json_string_at("{\"k\":\"v\"}xyz", 9, (const char *const[]){"k"}, 1, out, sizeof out) == JSON_FOUND);
 }
 
+/* A document that breaks off (inside the string asked for, or after it) leaves out "", never
+ * the bytes decoded so far without their end (the fuzzer found that: corpus/json-read/cut-string). */
+static void leaves_nothing_of_a_broken_document(void) {
+  static const char *const cut[] = {"{\"k\":\"abcdef", "{\"k\":\"abc\\u00e9\\", "{\"k\":\"v\"} x"};
+  for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++) {
+    memset(out, 'x', sizeof out);
+    CHECK(top(cut[i], "k") == JSON_MALFORMED);
+    CHECK_STR(out, "");
+  }
+}
+
 static void nests_only_so_deep(void) {
   size_t n = 100000;
   char *deep = malloc(2 * n + 16);
@@ -148,5 +159,6 @@ int main(void) {
   says_what_is_wrong();
   refuses_what_is_not_json();
   nests_only_so_deep();
+  leaves_nothing_of_a_broken_document();
   return CHECK_RESULT;
 }

@@ -98,11 +98,56 @@ static void refuses_what_is_not_protobuf(void) {
   CHECK(any_decode((const unsigned char *)"garbage", 7, &t, &v) == -1);
 }
 
+/* An Any{type_url, value} of short fields, into buf; its length. */
+static size_t any_of(unsigned char *buf, const char *type_url, const unsigned char *value, size_t value_len) {
+  unsigned char *p = buf;
+  *p++ = 0x0a, *p++ = (unsigned char)strlen(type_url);
+  memcpy(p, type_url, strlen(type_url)), p += strlen(type_url);
+  *p++ = 0x12, *p++ = (unsigned char)value_len;
+  memcpy(p, value, value_len), p += value_len;
+  return (size_t)(p - buf);
+}
+
+/* What `-info` asks features of: runc, binary_name, or a one-line refusal; another type is named. */
+static void chooses_the_runtime(void) {
+  char binary[16];
+  struct bytes type_url;
+  const char *why = NULL;
+  unsigned char any[128];
+  CHECK(info_runtime_binary(NULL, 0, binary, sizeof binary, &type_url, &why) == 0);
+  CHECK_STR(binary, "runc");
+  static const unsigned char crun[] = {0x32, 4, 'c', 'r', 'u', 'n'};
+  size_t n = any_of(any, "types.containerd.io/" RUNC_OPTIONS_TYPE, crun, sizeof crun);
+  CHECK(info_runtime_binary(any, n, binary, sizeof binary, &type_url, &why) == 0);
+  CHECK_STR(binary, "crun");
+  n = any_of(any, RUNTIME_OPTIONS_TYPE, (const unsigned char *)"x", 1);
+  CHECK(info_runtime_binary(any, n, binary, sizeof binary, &type_url, &why) == 0);
+  CHECK_STR(binary, "runc");
+  n = any_of(any, "other.Options", (const unsigned char *)"", 0);
+  CHECK(info_runtime_binary(any, n, binary, sizeof binary, &type_url, &why) == 1);
+  CHECK(bytes_are(type_url, "other.Options"));
+  static const unsigned char nul[] = {0x32, 2, 'a', 0}, control[] = {0x32, 2, 'a', '\n'},
+                             long_name[] = {0x32, 16, 'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a',
+                                            'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'};
+  n = any_of(any, RUNC_OPTIONS_TYPE, nul, sizeof nul);
+  CHECK(info_runtime_binary(any, n, binary, sizeof binary, &type_url, &why) == -1);
+  CHECK_STR(why, "binary_name holds a NUL byte");
+  n = any_of(any, RUNC_OPTIONS_TYPE, control, sizeof control);
+  CHECK(info_runtime_binary(any, n, binary, sizeof binary, &type_url, &why) == -1);
+  CHECK_STR(why, "binary_name holds a control character");
+  n = any_of(any, RUNC_OPTIONS_TYPE, long_name, sizeof long_name);
+  CHECK(info_runtime_binary(any, n, binary, sizeof binary, &type_url, &why) == -1);
+  CHECK_STR(why, "binary_name is longer than PATH_MAX");
+  CHECK(info_runtime_binary((const unsigned char *)"garbage", 7, binary, sizeof binary, &type_url, &why) == -1);
+  CHECK_STR(why, "the runtime options on stdin are not a google.protobuf.Any");
+}
+
 int main(void) {
   encodes_as_proto3();
   sizes_large_fields();
   reads_the_options();
   knows_type_urls();
   refuses_what_is_not_protobuf();
+  chooses_the_runtime();
   return CHECK_RESULT;
 }

@@ -2,19 +2,7 @@ import { Args } from '@oclif/core';
 import { GitCredential } from '../../../application/login/auth/git-credential.use-case';
 import { GIT_CREDENTIAL_OPERATIONS } from '../../../domain/login/git/git-credential';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
-
-/** git's request is a few short lines. */
-const MAX_REQUEST_BYTES = 64 * 1024;
-
-async function readRequest(): Promise<string> {
-  if (process.stdin.isTTY) return '';
-  let text = '';
-  for await (const chunk of process.stdin) {
-    text += (chunk as Buffer).toString('utf8');
-    if (text.length > MAX_REQUEST_BYTES) break;
-  }
-  return text.slice(0, MAX_REQUEST_BYTES);
-}
+import { readGitCredentialRequest } from '../../login/inbound/cli/git-credential-input';
 
 export default class AuthGitCredential extends AuthCommand {
   static override summary = "git's credential helper: the stored git token for the git host (see `auth setup-git`).";
@@ -38,7 +26,7 @@ export default class AuthGitCredential extends AuthCommand {
     const reply = await this.resolve(GitCredential).execute({
       target: this.target(flags),
       operation: args.operation as (typeof GIT_CREDENTIAL_OPERATIONS)[number],
-      request: await readRequest(),
+      request: await readGitCredentialRequest(),
     });
     if (reply !== '') process.stdout.write(reply);
   }

@@ -1,10 +1,12 @@
 import { TokenResponse } from '../../../domain/login/auth/token-response';
 import { IdentityError, NetworkError } from '../../../domain/shared/errors';
+import { redact } from '../../login/helpers/http-client';
 import {
   ClientCredentialsRequest,
   CodeExchange,
   IdentityProvider,
   ProviderMetadata,
+  TokenExchangeRequest,
 } from '../../../application/login/ports/identity-provider.port';
 
 export type TokenCall =
@@ -15,7 +17,8 @@ export type TokenCall =
       readonly refreshToken: string;
       readonly clientId: string;
     }
-  | { readonly grant: 'client_credentials'; readonly endpoint: string; readonly request: ClientCredentialsRequest };
+  | { readonly grant: 'client_credentials'; readonly endpoint: string; readonly request: ClientCredentialsRequest }
+  | { readonly grant: 'token_exchange'; readonly endpoint: string; readonly request: TokenExchangeRequest };
 
 /**
  * An identity provider in memory, configured with what its HTTP counterpart would
@@ -66,6 +69,11 @@ export class FakeIdentityProvider implements IdentityProvider {
     return this.nextReply(endpoint, 'the client credentials grant');
   }
 
+  async tokenExchange(endpoint: string, request: TokenExchangeRequest): Promise<TokenResponse> {
+    this.tokenCalls.push({ grant: 'token_exchange', endpoint, request });
+    return this.nextReply(endpoint, 'the token exchange', [request.subjectToken]);
+  }
+
   async revoke(endpoint: string, token: string): Promise<void> {
     this.revocations.push({ endpoint, token });
   }
@@ -74,12 +82,13 @@ export class FakeIdentityProvider implements IdentityProvider {
     return this.tokenCalls.filter((c) => c.grant === 'refresh_token').length;
   }
 
-  private nextReply(endpoint: string, what: string): TokenResponse {
+  /** A failure's body has `secrets` redacted, as the HTTP adapter's (the contract test checks both). */
+  private nextReply(endpoint: string, what: string, secrets: readonly string[] = []): TokenResponse {
     const reply = this.tokenReplies.shift();
     if (reply === undefined) throw new Error('FakeIdentityProvider: no token reply configured');
     if (typeof reply === 'number') {
       throw new IdentityError(
-        `the identity provider at ${new URL(endpoint).host} refused ${what}: HTTP ${reply}: ${this.failureBody}`,
+        `the identity provider at ${new URL(endpoint).host} refused ${what}: HTTP ${reply}: ${redact(this.failureBody, [...secrets])}`,
         'OIDC.TOKEN_STATUS',
       );
     }

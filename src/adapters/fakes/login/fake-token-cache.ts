@@ -1,12 +1,16 @@
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
-import { TokenStore } from '../../../domain/login/auth/token-store';
+import { TokenStore, TokenStoreKind } from '../../../domain/login/auth/token-store';
 import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
 import { cacheFileName } from '../../../domain/login/auth/safe-domain';
 import { TokenCache } from '../../../application/login/ports/token-cache.port';
 
-/** The token cache in memory; a domain can be marked corrupt like an unparsable file. */
+/**
+ * The token cache in memory; a domain can be marked corrupt like an unparsable file. It
+ * remembers the store each record was written to (`keyring` reports as such, `file` as memory).
+ */
 export class FakeTokenCache implements TokenCache {
   readonly records = new Map<string, AuthTokens>();
+  readonly stores = new Map<string, TokenStoreKind>();
   private readonly corrupt = new Set<string>();
   writes = 0;
 
@@ -15,7 +19,7 @@ export class FakeTokenCache implements TokenCache {
   }
 
   store(domain: string): TokenStore {
-    return { kind: 'memory', path: this.location(domain) };
+    return { kind: this.stores.get(domain) === 'keyring' ? 'keyring' : 'memory', path: this.location(domain) };
   }
 
   async read(domain: string): Promise<AuthTokens | undefined> {
@@ -25,8 +29,9 @@ export class FakeTokenCache implements TokenCache {
     return this.records.get(domain);
   }
 
-  async write(domain: string, tokens: AuthTokens): Promise<void> {
+  async write(domain: string, tokens: AuthTokens, store: TokenStoreKind = 'file'): Promise<void> {
     this.writes += 1;
+    this.stores.set(domain, store);
     this.corrupt.delete(domain);
     this.records.set(domain, tokens);
   }
@@ -34,6 +39,7 @@ export class FakeTokenCache implements TokenCache {
   async remove(domain: string): Promise<boolean> {
     const existed = this.records.has(domain) || this.corrupt.has(domain);
     this.records.delete(domain);
+    this.stores.delete(domain);
     this.corrupt.delete(domain);
     return existed;
   }

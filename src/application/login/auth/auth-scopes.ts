@@ -1,5 +1,6 @@
 import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { TokenStoreKind } from '../../../domain/login/auth/token-store';
 import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
 import { resolveDomain } from '../../../domain/login/auth/domain-resolution';
 import { Context, overridesFor, selectContext } from '../../../domain/login/contexts/contexts';
@@ -16,6 +17,8 @@ export interface AuthScope {
   /** --domain, else the active context's domain, else '' (the file default.json). */
   readonly cacheDomain: string;
   readonly flagDomain?: string;
+  /** Where the context keeps its tokens' secrets (`file` without a context or a setting). */
+  readonly tokenStore: TokenStoreKind;
 }
 
 /** A cache read that tells an absent record from an unusable file. */
@@ -37,7 +40,12 @@ export class AuthScopes {
 
   async scope(target: AuthTarget): Promise<AuthScope> {
     const context = selectContext(await this.config.load(), target.context);
-    return { context, cacheDomain: target.domain || context?.domain || '', flagDomain: target.domain || undefined };
+    return {
+      context,
+      cacheDomain: target.domain || context?.domain || '',
+      flagDomain: target.domain || undefined,
+      tokenStore: context?.tokenStore ?? 'file',
+    };
   }
 
   async readCache(scope: AuthScope): Promise<CacheRead> {

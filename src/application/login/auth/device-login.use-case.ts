@@ -60,7 +60,7 @@ export class DeviceLogin {
     const reply = await this.awaitApproval(metadata.tokenEndpoint, code);
     // No nonce in the device grant (RFC 8628 has no authorization request to carry one).
     const claims = await this.idTokens.received(reply, metadata);
-    await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()));
+    await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()), scope.tokenStore);
     return { domain, email: claims?.email };
   }
 

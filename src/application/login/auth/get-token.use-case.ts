@@ -1,9 +1,10 @@
 import { inject, injectable } from 'inversify';
-import { AuthTokens, RobotClient } from '../../../domain/login/auth/auth-tokens';
-import { notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
+import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { cacheUnusable, notLoggedIn, sessionExpired } from '../../../domain/login/auth/auth-errors';
 import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
 import { TokenDetails, tokenDetails } from '../../../domain/login/auth/token-details';
 import { readableSubject } from '../../../domain/login/auth/id-token';
+import { TokenResponse } from '../../../domain/login/auth/token-response';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
@@ -13,6 +14,7 @@ import { AuthScope, AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 import { ClientCredentialsGrant } from './client-credentials-grant';
 import { IdTokenCheck } from './id-token-check';
+import { TokenExchangeGrant } from './token-exchange-grant';
 
 /**
  * get_token (docs/login-contract.md, "Sign-in states"): a valid access token from the
@@ -32,6 +34,7 @@ export class GetToken {
     @inject(NOTIFIER) private readonly notifier: Notifier,
     @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
     @inject(ClientCredentialsGrant) private readonly robots: ClientCredentialsGrant,
+    @inject(TokenExchangeGrant) private readonly exchanges: TokenExchangeGrant,
   ) {}
 
   async execute(target: AuthTarget): Promise<string> {
@@ -53,7 +56,10 @@ export class GetToken {
       const current = await this.usable(scope);
       if (current.freshness(this.clock.now()) === 'valid') return current;
       const robot = current.robotClient();
-      if (robot !== undefined) return this.obtainAgain(scope, current, robot);
+      if (robot !== undefined) return this.obtainAgain(scope, current, (issuer) => this.robots.obtain(issuer, robot));
+      const subject = current.exchangeSubject();
+      if (subject !== undefined)
+        return this.obtainAgain(scope, current, (issuer) => this.exchanges.obtain(issuer, subject));
       if (!current.canRefresh()) throw sessionExpired();
       return this.refresh(scope, current);
     });
@@ -61,21 +67,26 @@ export class GetToken {
 
   private async usable(scope: AuthScope): Promise<AuthTokens> {
     const { tokens, problem } = await this.scopes.readCache(scope);
-    if (problem !== undefined) throw notLoggedIn(problem.message);
+    if (problem !== undefined) throw cacheUnusable(problem);
     if (tokens !== undefined) return tokens;
     await this.scopes.assertDomainKnown(scope);
     throw notLoggedIn();
   }
 
   /**
-   * A robot's token obtained again with the client credentials grant (it has no refresh
-   * token); a failure is the grant's own error, one line (an unreadable secret file, a
-   * refused client), and the cache is left as it was.
+   * A robot's token obtained again with its grant, client credentials or token exchange (it
+   * has no refresh token); a failure is the grant's own error, one line (an unreadable
+   * secret or subject token file, a refused client or subject token), and the cache is
+   * left as it was.
    */
-  private async obtainAgain(scope: AuthScope, tokens: AuthTokens, robot: RobotClient): Promise<AuthTokens> {
-    const reply = await this.robots.obtain(this.scopes.urls(scope, tokens.domain).identityProvider, robot);
+  private async obtainAgain(
+    scope: AuthScope,
+    tokens: AuthTokens,
+    grant: (issuerUrl: string) => Promise<TokenResponse>,
+  ): Promise<AuthTokens> {
+    const reply = await grant(this.scopes.urls(scope, tokens.domain).identityProvider);
     const renewed = tokens.withObtainedAgain(reply, this.clock.now());
-    await this.cache.write(scope.cacheDomain, renewed);
+    await this.cache.write(scope.cacheDomain, renewed, scope.tokenStore);
     return renewed;
   }
 
@@ -93,7 +104,7 @@ export class GetToken {
       this.notifier.warn(`token refresh failed: ${err instanceof Error ? err.message : String(err)}`);
       throw sessionExpired();
     }
-    await this.cache.write(scope.cacheDomain, refreshed);
+    await this.cache.write(scope.cacheDomain, refreshed, scope.tokenStore);
     return refreshed;
   }
 }

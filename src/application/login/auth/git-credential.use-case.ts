@@ -6,6 +6,7 @@ import {
   parseGitCredentialRequest,
   requestIsFor,
 } from '../../../domain/login/git/git-credential';
+import { escapedControls } from '../../../domain/shared/quoted';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
@@ -42,11 +43,11 @@ export class GitCredential {
     if (!requestIsFor(request, gitHost)) {
       const { protocol, host } = gitHostOrigin(gitHost);
       this.notifier.info(
-        `skiff: no credential for ${request.protocol ?? '?'}://${request.host ?? '?'}: ` +
+        `skiff: no credential for ${escapedControls(`${request.protocol ?? '?'}://${request.host ?? '?'}`)}: ` +
           `skiff answers for ${protocol}://${host} only`,
       );
       return '';
     }
-    return gitCredentialReply(request, await this.gitToken.execute(input.target));
+    return gitCredentialReply(request, await this.gitToken.inScope(scope));
   }
 }

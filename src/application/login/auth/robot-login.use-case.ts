@@ -47,6 +47,7 @@ export class RobotLogin {
     await this.cache.write(
       scope.cacheDomain,
       AuthTokens.fromClientCredentials(reply, domain, this.clock.now(), client),
+      scope.tokenStore,
     );
     return { domain, clientId: input.clientId };
   }

@@ -45,7 +45,7 @@ export class SetGiteaToken {
     const { tokens, problem } = await this.scopes.readCache(scope);
     if (problem !== undefined) this.notifier.warn(`${problem.message}; starting a new record`);
     const record = (tokens ?? AuthTokens.empty(domain, this.clock.now())).withGiteaToken(token, domain);
-    await this.cache.write(scope.cacheDomain, record);
+    await this.cache.write(scope.cacheDomain, record, scope.tokenStore);
     return { domain, login: user.login ?? 'unknown' };
   }
 }

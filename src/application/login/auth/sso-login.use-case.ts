@@ -92,7 +92,7 @@ export class SsoLogin {
       codeVerifier: pkce.verifier,
     });
     const claims = await this.idTokens.received(reply, metadata, { nonce });
-    await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()));
+    await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()), scope.tokenStore);
     return { domain, email: claims?.email };
   }
 

@@ -29,6 +29,13 @@ export interface ClientCredentialsRequest {
   readonly scope?: string;
 }
 
+/** RFC 8693 §2.1: a public client trades the subject token for an access token. */
+export interface TokenExchangeRequest {
+  readonly clientId: string;
+  readonly subjectToken: string;
+  readonly subjectTokenType: string;
+}
+
 export interface CodeExchange {
   readonly code: string;
   readonly redirectUri: string;
@@ -48,6 +55,8 @@ export interface IdentityProvider {
   refresh(tokenEndpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse>;
   /** RFC 6749 §4.4: the client credentials grant. */
   clientCredentials(tokenEndpoint: string, request: ClientCredentialsRequest): Promise<TokenResponse>;
+  /** RFC 8693: the token exchange, asking for an access token. */
+  tokenExchange(tokenEndpoint: string, request: TokenExchangeRequest): Promise<TokenResponse>;
   /** RFC 7009 revocation of a refresh token; bounded by `timeoutMs`. */
   revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void>;
 }

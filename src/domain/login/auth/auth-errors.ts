@@ -53,8 +53,17 @@ export class TokenCacheError extends ConfigurationError {
   constructor(
     readonly path: string,
     detail: string,
-    code: 'AUTH.CACHE_UNREADABLE' | 'AUTH.CACHE_UNWRITABLE',
+    code: 'AUTH.CACHE_UNREADABLE' | 'AUTH.CACHE_UNWRITABLE' | 'AUTH.KEYRING_UNAVAILABLE',
   ) {
     super(`token cache ${path}: ${detail}`, code);
   }
+}
+
+/**
+ * A cache that cannot be used where a token is needed: "not logged in" naming the problem,
+ * except a record whose keyring cannot be reached, which signing in again would not mend:
+ * that is its own line (exit 3), saying to unlock the keyring or switch to the file.
+ */
+export function cacheUnusable(problem: TokenCacheError): ConfigurationError | IdentityError {
+  return problem.code === 'AUTH.KEYRING_UNAVAILABLE' ? problem : notLoggedIn(problem.message);
 }

@@ -1,4 +1,5 @@
 import { SCOPE } from './authorization-url';
+import { ExchangeSubject } from './token-exchange';
 import { expiryOf, TokenResponse } from './token-response';
 
 /** A token counts as valid only while more than 60 seconds remain (docs/login-contract.md, "Sign-in states"). */
@@ -9,10 +10,10 @@ export type Freshness = 'valid' | 'expiring' | 'expired';
 
 /**
  * Who a record signs in, derived from the record (never stored): a person (the browser or
- * the device sign-in, and its git token) or a robot's client credentials grant, whose
- * record is the one that keeps a `client_id`.
+ * the device sign-in, and its git token), a robot's client credentials grant (the record
+ * keeps a `client_id`), or a robot's token exchange (it keeps a `subject_token_file`).
  */
-export type SignInKind = 'person' | 'client-credentials';
+export type SignInKind = 'person' | 'client-credentials' | 'token-exchange';
 
 /** A robot's client: its id, and the file its secret is read from (absent: the environment's SKIFF_CLIENT_SECRET). */
 export interface RobotClient {
@@ -37,6 +38,10 @@ export interface AuthTokenFields {
   readonly clientId?: string;
   /** client-credentials only: the path of the secret's file (never the secret). */
   readonly clientSecretFile?: string;
+  /** token-exchange only: the subject token's file, absolute (never the token). */
+  readonly subjectTokenFile?: string;
+  /** token-exchange only: the subject token's type (RFC 8693 §3). */
+  readonly subjectTokenType?: string;
 }
 
 /** The fields, read-only, on every record (declaration merging with the class below). */
@@ -51,12 +56,11 @@ export interface AuthTokens extends Readonly<AuthTokenFields> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class AuthTokens {
   constructor(fields: AuthTokenFields) {
-    const { idToken, giteaToken, clientId, clientSecretFile, ...required } = fields;
+    const { idToken, giteaToken, clientId, clientSecretFile, subjectTokenFile, subjectTokenType, ...required } = fields;
     Object.assign(this, required, { expiresAt: new Date(fields.expiresAt.getTime()) });
-    if (idToken !== undefined) Object.assign(this, { idToken });
-    if (giteaToken !== undefined) Object.assign(this, { giteaToken });
-    if (clientId !== undefined) Object.assign(this, { clientId });
-    if (clientSecretFile !== undefined) Object.assign(this, { clientSecretFile });
+    // Absent optional fields stay absent (not undefined-valued keys): records compare and encode by their keys.
+    const optional = { idToken, giteaToken, clientId, clientSecretFile, subjectTokenFile, subjectTokenType };
+    for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(this, { [key]: value });
     Object.freeze(this);
   }
 
@@ -89,6 +93,23 @@ export class AuthTokens {
     });
   }
 
+  /**
+   * A robot's record from a token exchange (RFC 8693): like the client credentials grant's,
+   * no refresh token and no id_token; the client and the subject token's file and type are
+   * kept, to exchange again (the file re-read: CI systems rotate it).
+   */
+  static fromTokenExchange(reply: TokenResponse, domain: string, now: Date, subject: ExchangeSubject): AuthTokens {
+    return new AuthTokens({
+      accessToken: reply.accessToken,
+      refreshToken: '',
+      expiresAt: expiryOf(reply, now),
+      domain,
+      clientId: subject.clientId,
+      subjectTokenFile: subject.subjectTokenFile,
+      subjectTokenType: subject.subjectTokenType,
+    });
+  }
+
   /** Git login step 4: the starting record when no cache exists yet. */
   static empty(domain: string, now: Date): AuthTokens {
     return new AuthTokens({ accessToken: '', refreshToken: '', expiresAt: now, domain });
@@ -105,8 +126,9 @@ export class AuthTokens {
     return this.expiresAt.getTime() <= now.getTime();
   }
 
-  /** A robot's record is the one with a client id; every other record is a person's. */
+  /** A subject token's file makes a token exchange's record, a client id alone a client credentials one; else a person's. */
   signInKind(): SignInKind {
+    if (this.subjectTokenFile !== undefined) return 'token-exchange';
     return this.clientId === undefined ? 'person' : 'client-credentials';
   }
 
@@ -122,17 +144,28 @@ export class AuthTokens {
     return this.refreshToken !== '';
   }
 
-  /** A new token can be obtained without a person: with the refresh token, or a robot's client credentials. */
+  /** A new token can be obtained without a person: with the refresh token, or a robot's grant again. */
   renewable(): boolean {
-    return this.canRefresh() || this.robotClient() !== undefined;
+    return this.canRefresh() || this.robotClient() !== undefined || this.exchangeSubject() !== undefined;
   }
 
-  /** A robot's record: its token is obtained again with the client credentials grant. */
+  /** A client credentials record: its token is obtained again with that grant. */
   robotClient(): RobotClient | undefined {
-    if (this.clientId === undefined) return undefined;
+    if (this.signInKind() !== 'client-credentials' || this.clientId === undefined) return undefined;
     return this.clientSecretFile === undefined
       ? { clientId: this.clientId }
       : { clientId: this.clientId, clientSecretFile: this.clientSecretFile };
+  }
+
+  /** A token exchange's record: its token is obtained by exchanging the subject token again. */
+  exchangeSubject(): ExchangeSubject | undefined {
+    if (this.subjectTokenFile === undefined || this.clientId === undefined || this.subjectTokenType === undefined)
+      return undefined;
+    return {
+      clientId: this.clientId,
+      subjectTokenFile: this.subjectTokenFile,
+      subjectTokenType: this.subjectTokenType,
+    };
   }
 
   /** A robot's token obtained again: new access token and expiry; the rest kept. */

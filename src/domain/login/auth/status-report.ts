@@ -11,7 +11,7 @@ export type StatusReport =
     }
   | {
       readonly loggedIn: true;
-      /** The id_token's e-mail claim, `client <id>` for a robot, or 'unknown'. */
+      /** The id_token's e-mail claim, `client <id>` or `subject token <file>` for a robot, or 'unknown'. */
       readonly identity: string;
       /** expired when expires_at <= now. */
       readonly expired: boolean;
@@ -23,7 +23,7 @@ export type StatusReport =
       readonly gitToken: boolean;
       /** The scopes skiff asks for in a person's sign-in; null for a robot (none known). */
       readonly scopes: string[] | null;
-      /** `person`, or `client-credentials` for a robot: derived from the record, never stored. */
+      /** `person`, or `client-credentials`/`token-exchange` for a robot: derived from the record, never stored. */
       readonly signIn: SignInKind;
       /** Where the record is kept (never its content). */
       readonly tokenStore: TokenStore;
@@ -39,8 +39,7 @@ export function statusReport(
   const expired = tokens.isExpired(now);
   return {
     loggedIn: true,
-    identity:
-      readableEmail(tokens.idToken) ?? (tokens.clientId === undefined ? 'unknown' : `client ${tokens.clientId}`),
+    identity: readableEmail(tokens.idToken) ?? robotIdentity(tokens) ?? 'unknown',
     expired,
     expiresAt: tokens.expiresAt.toISOString(),
     refreshOnNextUse: expired && tokens.renewable(),
@@ -50,6 +49,15 @@ export function statusReport(
     signIn: tokens.signInKind(),
     tokenStore: { kind: store.kind, path: store.path },
   };
+}
+
+/**
+ * Who a robot's record signs in: its client, or for a token exchange the subject token's
+ * file (the provider decides whose token it is; skiff knows the file it came from).
+ */
+function robotIdentity(tokens: AuthTokens): string | undefined {
+  if (tokens.subjectTokenFile !== undefined) return `subject token ${tokens.subjectTokenFile}`;
+  return tokens.clientId === undefined ? undefined : `client ${tokens.clientId}`;
 }
 
 /** `YYYY-MM-DD HH:MM:SS UTC`. */

@@ -8,7 +8,7 @@ export interface TokenDetails {
   readonly expiresAt: string;
   /** The scopes skiff asks for in a person's sign-in; null for a robot (none known). */
   readonly scopes: string[] | null;
-  /** `person`, or `client-credentials` for a robot: derived from the record, never stored. */
+  /** `person`, or `client-credentials`/`token-exchange` for a robot: derived from the record, never stored. */
   readonly signIn: SignInKind;
   readonly tokenStore: TokenStore;
 }

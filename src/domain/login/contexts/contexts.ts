@@ -1,13 +1,16 @@
 import { ConfigurationError } from '../../shared/errors';
+import { TokenStoreKind } from '../auth/token-store';
 import { checkServiceUrl, UrlOverrides } from './service-urls';
 
 /** The context used when neither --context nor current-context names one. */
 export const DEFAULT_CONTEXT = 'local';
 
-/** A kubectl-style context: a named domain, with optional base-URL overrides. */
+/** A kubectl-style context: a named domain, with optional base-URL overrides and token store. */
 export interface Context extends UrlOverrides {
   readonly name: string;
   readonly domain: string;
+  /** Where its tokens' secrets are kept; absent: `file`. */
+  readonly tokenStore?: TokenStoreKind;
 }
 
 export interface SkiffConfig {
@@ -66,6 +69,8 @@ function normalized(context: Context): Context {
     out.identityProviderUrl = checkServiceUrl(context.identityProviderUrl, 'the identity-provider URL');
   if (context.gitHostUrl) out.gitHostUrl = checkServiceUrl(context.gitHostUrl, 'the git-host URL');
   if (context.boardsUrl) out.boardsUrl = checkServiceUrl(context.boardsUrl, 'the boards URL');
+  // `file` is the default: stored only when it is not.
+  if (context.tokenStore === 'keyring') out.tokenStore = 'keyring';
   return out;
 }
 
@@ -82,14 +87,19 @@ export function setContext(config: SkiffConfig, name: string, changes: ContextCh
 }
 
 /**
- * `config set --host <domain>`: sets the domain of the context in use (the
- * current-context, else `local`, created when missing) and makes it current.
+ * `config set --host <domain>` and `--token-store`: change the context in use (the
+ * current-context, else `local`, created when missing) and make it current.
  */
-export function setHost(config: SkiffConfig, domain: string): { config: SkiffConfig; context: string } {
+export function setInUse(config: SkiffConfig, changes: ContextChanges): { config: SkiffConfig; context: string } {
   const name =
     config.currentContext && findContext(config, config.currentContext) ? config.currentContext : DEFAULT_CONTEXT;
-  const changed = setContext(config, name, { domain });
+  const changed = setContext(config, name, changes);
   return { config: { ...changed, currentContext: name }, context: name };
+}
+
+/** `config set --host <domain>`: sets the domain of the context in use (see setInUse). */
+export function setHost(config: SkiffConfig, domain: string): { config: SkiffConfig; context: string } {
+  return setInUse(config, { domain });
 }
 
 export function useContext(config: SkiffConfig, name: string): SkiffConfig {

@@ -1,4 +1,5 @@
-import { UsageError } from '../../shared/errors';
+import { IdentityError, UsageError } from '../../shared/errors';
+import { quoted } from '../../shared/quoted';
 
 /**
  * git's credential helper protocol (git-credential(1), "INPUT/OUTPUT FORMAT"): git
@@ -13,16 +14,21 @@ export interface GitCredentialRequest {
 export const GIT_CREDENTIAL_OPERATIONS = ['get', 'store', 'erase'] as const;
 export type GitCredentialOperation = (typeof GIT_CREDENTIAL_OPERATIONS)[number];
 
+/**
+ * Reads the request as git reads a credential (credential.c, credential_read_fp): lines up
+ * to the first empty one, a CR before the LF dropped, a line without `=` refused; a key
+ * given twice takes its last value, and an empty key is one more key skiff ignores.
+ */
 export function parseGitCredentialRequest(text: string): GitCredentialRequest {
-  const fields: Record<string, string> = {};
+  const fields: { protocol?: string; host?: string } = {};
   for (const line of text.split('\n')) {
     const clean = line.replace(/\r$/, '');
     if (clean === '') break;
     const eq = clean.indexOf('=');
-    if (eq <= 0)
-      throw new UsageError(`git credential input line "${clean.slice(0, 40)}" is not key=value`, 'GIT.BAD_INPUT');
+    if (eq < 0)
+      throw new UsageError(`git credential input line ${quoted(clean.slice(0, 40))} is not key=value`, 'GIT.BAD_INPUT');
     const key = clean.slice(0, eq);
-    if (key === 'protocol' || key === 'host') fields[key] ??= clean.slice(eq + 1);
+    if (key === 'protocol' || key === 'host') fields[key] = clean.slice(eq + 1);
   }
   return fields;
 }
@@ -41,10 +47,29 @@ export function requestIsFor(request: GitCredentialRequest, gitHostUrl: string):
 
 /**
  * The reply to `get`. Gitea takes a personal access token as the password of HTTP
- * basic authentication whatever the user name, so the name is fixed.
+ * basic authentication whatever the user name, so the name is fixed. A value holding a
+ * line break would add lines of its own to what git reads (a `host=` of another host, say),
+ * a CR or NUL would not read back as written (git's own writer refuses a line break, and
+ * from 2.48 a CR): such a reply is refused, never written.
  */
 export function gitCredentialReply(request: GitCredentialRequest, token: string): string {
-  return `protocol=${request.protocol}\nhost=${request.host}\nusername=skiff\npassword=${token}\n`;
+  const fields: Array<[string, string | undefined]> = [
+    ['protocol', request.protocol],
+    ['host', request.host],
+    ['username', 'skiff'],
+    ['password', token],
+  ];
+  for (const [key, value] of fields) {
+    if (value === undefined || /[\r\n\0]/.test(value)) {
+      throw new IdentityError(
+        key === 'password'
+          ? 'the stored git token holds a line break, CR or NUL, which git cannot take: run `skiff auth git` again'
+          : `the git credential request has no ${key} that git could read back`,
+        'GIT.BAD_REPLY',
+      );
+    }
+  }
+  return fields.map(([key, value]) => `${key}=${value}\n`).join('');
 }
 
 /** The shell words git runs a `!`-helper with: each single-quoted. */

@@ -1,5 +1,6 @@
 import { FRESHNESS_MARGIN_MS } from '../auth/auth-tokens';
 import { ConfigurationError } from '../../shared/errors';
+import { quoted } from '../../shared/quoted';
 
 /**
  * kubectl's exec credential plugin protocol (Kubernetes "client-go credential plugins"):
@@ -43,7 +44,7 @@ export function parseExecInfo(raw: string | undefined): ExecInfo {
   if (kind !== 'ExecCredential') throw badExecInfo('is not an ExecCredential');
   if (!EXEC_API_VERSIONS.includes(apiVersion as ExecApiVersion)) {
     const named = typeof apiVersion === 'string' ? apiVersion.slice(0, 80) : String(apiVersion);
-    throw badExecInfo(`asks for apiVersion ${JSON.stringify(named)}, not ${EXEC_API_VERSIONS.join(' or ')}`);
+    throw badExecInfo(`asks for apiVersion ${quoted(named)}, not ${EXEC_API_VERSIONS.join(' or ')}`);
   }
   return { apiVersion: apiVersion as ExecApiVersion };
 }

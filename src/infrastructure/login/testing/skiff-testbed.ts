@@ -19,6 +19,10 @@ import { REFRESH_LOCK } from '../../../application/login/ports/refresh-lock.port
 import { TOKEN_CACHE } from '../../../application/login/ports/token-cache.port';
 import { CLIENT_SECRETS } from '../../../application/login/ports/client-secrets.port';
 import { FakeClientSecrets } from '../../../adapters/fakes/login/fake-client-secrets';
+import { SUBJECT_TOKENS } from '../../../application/login/ports/subject-tokens.port';
+import { FakeSubjectTokens } from '../../../adapters/fakes/login/fake-subject-tokens';
+import { SECRET_STORE } from '../../../application/login/ports/secret-store.port';
+import { FakeSecretStore } from '../../../adapters/fakes/login/fake-secret-store';
 import { DEVICE_AUTHORIZATION } from '../../../application/login/ports/device-authorization.port';
 import { FakeDeviceAuthorization } from '../../../adapters/fakes/login/fake-device-authorization';
 import { CACHED_DOMAINS } from '../../../application/login/ports/cached-domains.port';
@@ -78,6 +82,8 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
     boardCredentials: new FakeBoardCredentials(),
     device: new FakeDeviceAuthorization(),
     clientSecrets: new FakeClientSecrets(),
+    subjectTokens: new FakeSubjectTokens(),
+    secretStore: new FakeSecretStore(),
   };
   const overrides = new ContainerModule(({ rebindSync }) => {
     const pairs: Array<[symbol, unknown]> = [
@@ -99,6 +105,8 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [BOARD_CREDENTIALS, fakes.boardCredentials],
       [DEVICE_AUTHORIZATION, fakes.device],
       [CLIENT_SECRETS, fakes.clientSecrets],
+      [SUBJECT_TOKENS, fakes.subjectTokens],
+      [SECRET_STORE, fakes.secretStore],
       [CACHED_DOMAINS, new FakeCachedDomains(fakes.cache)],
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);

@@ -28,6 +28,13 @@ describe('KUBERNETES_EXEC_INFO', () => {
     expect(() => parseExecInfo(raw)).toThrow(message);
     expect(() => parseExecInfo(raw)).toThrow(/skiff auth setup-kube/);
   });
+
+  it('names the version asked for on one line, whatever characters it holds', () => {
+    // Found by exec-credential.property.test.ts: U+2028 and C1 controls went into the message as they were.
+    expect(() => parseExecInfo(info('v\u2028x\u009b[2J\u007f'))).toThrow(
+      'KUBERNETES_EXEC_INFO asks for apiVersion "v\\u2028x\\u009b[2J\\u007f", not',
+    );
+  });
 });
 
 describe('the ExecCredential', () => {

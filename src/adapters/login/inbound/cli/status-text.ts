@@ -16,6 +16,10 @@ export function statusLines(report: StatusReport): string[] {
   lines.push(`Domain: ${report.domain}`, `Git token: ${report.gitToken ? 'stored' : 'not stored'}`);
   if (report.scopes !== null) lines.push(`Scopes: ${report.scopes.join(' ')}`);
   if (report.signIn === 'client-credentials') lines.push('Signed in with: client credentials');
-  lines.push(`Token store: ${report.tokenStore.kind} ${report.tokenStore.path}`);
+  if (report.signIn === 'token-exchange') lines.push('Signed in with: token exchange');
+  const { kind, path } = report.tokenStore;
+  lines.push(
+    kind === 'keyring' ? `Token store: keyring (the rest of the record in ${path})` : `Token store: ${kind} ${path}`,
+  );
   return lines;
 }

@@ -1,12 +1,41 @@
 import { Context, EMPTY_CONFIG, SkiffConfig } from '../../../../domain/login/contexts/contexts';
+import { tokenStoreKind } from '../../../../domain/login/auth/token-store';
 import { ConfigurationError } from '../../../../domain/shared/errors';
+import { escapedControls, quoted } from '../../../../domain/shared/quoted';
 import { ConfigStore } from '../../../../application/login/ports/config-store.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
 import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
 import { parsePlainYaml } from './plain-yaml';
 
-/** A contexts file is a few kilobytes. */
-const MAX_CONFIG_BYTES = 1024 * 1024;
+/**
+ * A contexts file is a few kilobytes (64 KiB is some 600 contexts). The YAML library takes
+ * seconds on a megabyte, and its duplicate-key check grows with the square of a mapping's keys.
+ */
+const MAX_CONFIG_BYTES = 64 * 1024;
+/**
+ * A contexts file nests 4 levels. The YAML library recurses once a level, and past some 800
+ * the process can die (V8 failing to compile a regular expression on a spent stack).
+ */
+const MAX_NESTING = 100;
+
+/**
+ * An upper bound of the nesting depth of a YAML text, found without parsing it: a block
+ * level takes one more column of indentation or an indicator (`- `, `? `, `: `) on its
+ * line, a flow level a bracket. Quoted brackets count too, so it may exceed the real depth.
+ */
+function nestingBound(text: string): number {
+  let flow = 0;
+  let max = 0;
+  for (const line of text.split('\n')) {
+    const block = line.length - line.trimStart().length + (line.match(/[-?:](?=\s|$)/g)?.length ?? 0);
+    for (const c of line) {
+      if (c === '[' || c === '{') max = Math.max(max, block + ++flow);
+      else if ((c === ']' || c === '}') && flow > 0) flow--;
+    }
+    max = Math.max(max, block + flow);
+  }
+  return max;
+}
 
 /** The file's context keys (kebab-case, like the flags of `config set-context`). */
 const KEYS = {
@@ -14,6 +43,7 @@ const KEYS = {
   identityProviderUrl: 'auth-url',
   gitHostUrl: 'git-url',
   boardsUrl: 'boards-url',
+  tokenStore: 'token-store',
 } as const;
 
 type Yaml = typeof import('yaml');
@@ -51,11 +81,14 @@ export class YamlConfigStore implements ConfigStore {
       throw this.unusable('read', err);
     }
     if (text === undefined) return EMPTY_CONFIG;
+    if (nestingBound(text) > MAX_NESTING) throw this.problem(`nests deeper than ${MAX_NESTING} levels`);
     let doc: unknown;
     try {
       doc = parsePlainYaml(text) ?? yaml().parse(text);
     } catch (err) {
-      throw this.problem(`is not valid YAML (${String((err as Error).message).split('\n')[0]})`);
+      // The library's first line, which may quote the file's own characters.
+      const first = String((err as Error).message).split('\n')[0];
+      throw this.problem(`is not valid YAML (${escapedControls(first.slice(0, 200))})`);
     }
     return this.decode(doc ?? {});
   }
@@ -94,12 +127,21 @@ export class YamlConfigStore implements ConfigStore {
       const item = (entry ?? {}) as Record<string, unknown>;
       if (typeof item.name !== 'string' || item.name === '') throw this.problem(`contexts[${i}] has no name`);
       const fields = (item.context ?? {}) as Record<string, unknown>;
+      if (typeof fields !== 'object' || Array.isArray(fields))
+        throw this.problem(`the context of ${quoted(item.name)} is not a mapping`);
       const context: Record<string, string> = { name: item.name, domain: '' };
       for (const [field, key] of Object.entries(KEYS)) {
         const value = fields[key];
         if (value === undefined || value === null) continue;
-        if (typeof value !== 'string') throw this.problem(`${key} of context ${item.name} is not a string`);
+        if (typeof value !== 'string') throw this.problem(`${key} of context ${quoted(item.name)} is not a string`);
         context[field] = value;
+      }
+      if (context.tokenStore !== undefined) {
+        try {
+          tokenStoreKind(context.tokenStore, `token-store of context ${quoted(item.name)}`);
+        } catch (err) {
+          throw this.problem((err as Error).message);
+        }
       }
       return context as unknown as Context;
     });

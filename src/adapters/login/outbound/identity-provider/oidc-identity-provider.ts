@@ -6,7 +6,9 @@ import {
   CodeExchange,
   IdentityProvider,
   ProviderMetadata,
+  TokenExchangeRequest,
 } from '../../../../application/login/ports/identity-provider.port';
+import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../../../domain/login/auth/token-exchange';
 import { HttpClient, hostOf, oneLine, parseJsonReply, redact } from '../../helpers/http-client';
 
 const ok = (status: number) => status >= 200 && status < 300;
@@ -64,8 +66,8 @@ export function tokenReply(body: unknown, host: string): TokenResponse {
 }
 
 /**
- * The OpenID provider over HTTP: discovery, the token endpoint (authorization code
- * and refresh grants, public client with no secret) and RFC 7009 revocation.
+ * The OpenID provider over HTTP: discovery, the token endpoint (authorization code,
+ * refresh, client credentials and token exchange grants) and RFC 7009 revocation.
  */
 export class OidcIdentityProvider implements IdentityProvider {
   constructor(private readonly http: HttpClient) {}
@@ -136,6 +138,18 @@ export class OidcIdentityProvider implements IdentityProvider {
       body.push(['client_id', request.clientId], ['client_secret', request.clientSecret]);
     }
     return this.tokenRequest(tokenEndpoint, body, 'the client credentials grant', [request.clientSecret], headers);
+  }
+
+  tokenExchange(tokenEndpoint: string, request: TokenExchangeRequest): Promise<TokenResponse> {
+    // RFC 8693 §2.1; a public client names itself with client_id (RFC 6749 §3.2.1).
+    const body: Array<[string, string]> = [
+      ['grant_type', TOKEN_EXCHANGE_GRANT],
+      ['client_id', request.clientId],
+      ['subject_token', request.subjectToken],
+      ['subject_token_type', request.subjectTokenType],
+      ['requested_token_type', ACCESS_TOKEN_TYPE],
+    ];
+    return this.tokenRequest(tokenEndpoint, body, 'the token exchange', [request.subjectToken]);
   }
 
   async revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void> {

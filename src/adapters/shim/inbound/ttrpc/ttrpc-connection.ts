@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import '../../wire/proto-string-bounds';
-import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from '../../wire/ttrpc/frame';
+import { Frame, FrameType, encodeFrame, oversizeMessage } from '../../wire/ttrpc/frame';
 import { FrameReader } from '../../wire/ttrpc/frame-reader';
 import { ttrpc } from '../../wire/proto/generated/ttrpc/request';
 import { RpcCode } from '../../wire/rpc-code';
@@ -31,13 +31,7 @@ export class TtrpcConnection {
     const reader = new FrameReader({
       frame: (frame) => this.onFrame(frame),
       oversize: (header) =>
-        this.send(
-          header.streamId,
-          statusResponse(
-            RpcCode.RESOURCE_EXHAUSTED,
-            `message length ${header.length} exceed maximum message size of ${MAX_PAYLOAD_LENGTH}`,
-          ),
-        ),
+        this.send(header.streamId, statusResponse(RpcCode.RESOURCE_EXHAUSTED, oversizeMessage(header.length))),
     });
     const push = (chunk: Buffer) => {
       try {

@@ -18,16 +18,21 @@ export function encodeControl(type: string, fields: readonly string[]): Buffer {
   return out;
 }
 
-/** Whole messages at the start of `bytes`, and what is left; 'bad' when a length breaks the protocol. */
-export function decodeControl(bytes: Buffer): { messages: ControlMessage[]; rest: Buffer } | 'bad' {
+/**
+ * Whole messages at the start of `bytes`, and what is left. `malformed`: after those messages a
+ * length or a field breaks the protocol, and the connection is to be closed; the messages before
+ * it are taken all the same, as the keeper takes its own (native/keeper/control.c).
+ */
+export function decodeControl(bytes: Buffer): { messages: ControlMessage[]; rest: Buffer; malformed: boolean } {
   const messages: ControlMessage[] = [];
   let off = 0;
   while (bytes.length - off >= 4) {
     const n = bytes.readUInt32BE(off);
-    if (n === 0 || n > CONTROL_MESSAGE_MAX) return 'bad';
+    const bad = () => ({ messages, rest: bytes.subarray(off), malformed: true });
+    if (n === 0 || n > CONTROL_MESSAGE_MAX) return bad();
     if (bytes.length - off - 4 < n) break;
     const body = bytes.subarray(off + 5, off + 4 + n);
-    if (body.length > 0 && body[body.length - 1] !== 0) return 'bad';
+    if (body.length > 0 && body[body.length - 1] !== 0) return bad();
     const text = body.toString('utf8');
     messages.push({
       type: String.fromCharCode(bytes[off + 4]),
@@ -35,5 +40,5 @@ export function decodeControl(bytes: Buffer): { messages: ControlMessage[]; rest
     });
     off += 4 + n;
   }
-  return { messages, rest: bytes.subarray(off) };
+  return { messages, rest: bytes.subarray(off), malformed: false };
 }

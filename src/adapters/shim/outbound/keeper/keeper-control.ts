@@ -163,7 +163,6 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
     if (!this.reading) return;
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
     const decoded = decodeControl(this.buffered);
-    if (decoded === 'bad') return void this.socket.destroy();
     this.buffered = decoded.rest;
     for (const { type, fields } of decoded.messages) {
       if (type === 'H') {
@@ -184,6 +183,7 @@ export class KeeperControl extends EventEmitter<KeeperControlEvents> {
         asked?.resolve(fields.slice(1));
       } else return void this.socket.destroy();
     }
+    if (decoded.malformed) this.socket.destroy();
   }
 
   private end(): void {

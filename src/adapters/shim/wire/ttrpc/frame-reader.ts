@@ -50,6 +50,11 @@ export class FrameReader {
     }
   }
 
+  /** Whether the bytes so far end inside a frame: its header or payload in part, or an oversized body being discarded. */
+  get inFrame(): boolean {
+    return this.buffered > 0 || this.header !== undefined || this.discarding > 0;
+  }
+
   /** Bytes held for a frame not yet complete. */
   get pending(): number {
     return this.buffered;

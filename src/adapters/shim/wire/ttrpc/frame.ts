@@ -8,6 +8,11 @@ export const HEADER_LENGTH = 10;
 /** The largest payload either side accepts: 4 MiB, ttrpc's messageLengthMax. */
 export const MAX_PAYLOAD_LENGTH = 4 << 20;
 
+/** What answers a frame over the limit (RESOURCE_EXHAUSTED), in ttrpc channel.go's words. */
+export function oversizeMessage(length: number): string {
+  return `message length ${length} exceed maximum message size of ${MAX_PAYLOAD_LENGTH}`;
+}
+
 export const FrameType = {
   Request: 0x1,
   Response: 0x2,

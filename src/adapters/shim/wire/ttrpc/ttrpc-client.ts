@@ -1,5 +1,5 @@
 import { connect, Socket } from 'node:net';
-import { Frame, FrameType, MAX_PAYLOAD_LENGTH, encodeFrame } from './frame';
+import { Frame, FrameType, encodeFrame, oversizeMessage } from './frame';
 import { FrameReader } from './frame-reader';
 import { ttrpc } from '../proto/generated/ttrpc/request';
 import { RpcCode } from '../rpc-code';
@@ -42,13 +42,7 @@ export class TtrpcClient {
     const reader = new FrameReader({
       frame: (frame) => this.onFrame(frame),
       oversize: (header) =>
-        this.settle(
-          header.streamId,
-          new TtrpcError(
-            RpcCode.RESOURCE_EXHAUSTED,
-            `message length ${header.length} exceed maximum message size of ${MAX_PAYLOAD_LENGTH}`,
-          ),
-        ),
+        this.settle(header.streamId, new TtrpcError(RpcCode.RESOURCE_EXHAUSTED, oversizeMessage(header.length))),
     });
     this.socket = connect(path);
     this.socket.unref();

@@ -29,6 +29,7 @@ describe('the YAML contexts file', () => {
           identityProviderUrl: 'http://127.0.0.1:5556',
           gitHostUrl: 'https://git.dev',
           boardsUrl: 'https://b.dev/api',
+          tokenStore: 'keyring' as const,
         },
       ],
     };
@@ -46,6 +47,7 @@ describe('the YAML contexts file', () => {
         '      auth-url: http://127.0.0.1:5556',
         '      git-url: https://git.dev',
         '      boards-url: https://b.dev/api',
+        '      token-store: keyring',
         '',
       ].join('\n'),
     );
@@ -59,6 +61,18 @@ describe('the YAML contexts file', () => {
     ['contexts not a list', 'contexts: 3\n'],
     ['a context without name', 'contexts:\n  - context: {domain: x}\n'],
     ['a non-string domain', 'contexts:\n  - name: a\n    context: {domain: [1]}\n'],
+    ['an unknown token store', 'contexts:\n  - name: a\n    context:\n      token-store: vault\n'],
+    // Found by yaml-config-store.property.test.ts: a context that is a scalar was read as one with no fields.
+    ['a context that is not a mapping', 'contexts:\n  - name: prod\n    context: 0\n'],
+    ['a context that is a list', 'contexts:\n  - name: prod\n    context: [example.com]\n'],
+    // ... and a name holding a line break split the message in two.
+    // ... and the YAML library's message quoted the file's control characters as they were.
+    ['a block scalar header with a line separator', '|\u2028\u0085\u001b[2J\n'],
+    ['a name holding a line break', 'contexts:\n  - name: "a\\nb"\n    context: {domain: 1}\n'],
+    [
+      'a token store of a name and a value holding line breaks',
+      'contexts:\n  - name: "a\\nb"\n    context: {token-store: "x\\u2028y"}\n',
+    ],
   ])('%s: a configuration error naming the file', async (_, text) => {
     mkdirSync(join(dir, 'skiff'), { recursive: true });
     writeFileSync(store.location(), text);
@@ -66,6 +80,44 @@ describe('the YAML contexts file', () => {
     expect(err).toBeInstanceOf(ConfigurationError);
     expect((err as Error).message).toContain(store.location());
     expect((err as Error).message.split('\n')).toHaveLength(1);
+    // eslint-disable-next-line no-control-regex -- control characters are what must not appear
+    expect((err as Error).message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/);
+  });
+});
+
+describe('files that would take the YAML library long, or down', () => {
+  let dir: string;
+  let store: YamlConfigStore;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'skiff-config-'));
+    store = new YamlConfigStore(join(dir, 'config.yaml'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Found by yaml-config-store.property.test.ts: 1,000 brackets after a file of 1,000 unclosed
+  // ones ended the process (V8: "RegExpCompiler Allocation failed"), which no catch can answer;
+  // and a megabyte of brackets took the library 10 s.
+  it.each([
+    ['1,000 unclosed brackets', '['.repeat(1000)],
+    ['1,000 nested flow sequences', `contexts: ${'['.repeat(1000)}${']'.repeat(1000)}\n`],
+    ['1,000 nested block sequences', '- '.repeat(1000)],
+    ['150 levels of indentation', Array.from({ length: 150 }, (_, i) => `${' '.repeat(i)}a${i}:`).join('\n')],
+  ])('%s: refused before the library reads it', async (_, text) => {
+    writeFileSync(store.location(), text);
+    await expect(store.load()).rejects.toThrow(`configuration file ${store.location()} nests deeper than 100 levels`);
+  });
+
+  it('a file over 64 KiB is refused; the deepest contexts file is read', async () => {
+    writeFileSync(store.location(), `# ${'x'.repeat(64 * 1024)}\n`);
+    await expect(store.load()).rejects.toThrow(/is larger than 65536 bytes/);
+    writeFileSync(
+      store.location(),
+      'current-context: a\ncontexts:\n  - name: a\n    context: {domain: "x[y]", auth-url: "https://[::1]:8443"}\n',
+    );
+    await expect(store.load()).resolves.toEqual({
+      currentContext: 'a',
+      contexts: [{ name: 'a', domain: 'x[y]', identityProviderUrl: 'https://[::1]:8443' }],
+    });
   });
 });
 

@@ -50,7 +50,15 @@ identityProviderContract('FakeIdentityProvider', async () => {
           }
         : call.grant === 'refresh_token'
           ? { grant_type: call.grant, refresh_token: call.refreshToken, client_id: call.clientId }
-          : { grant_type: call.grant };
+          : call.grant === 'token_exchange'
+            ? {
+                grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+                client_id: call.request.clientId,
+                subject_token: call.request.subjectToken,
+                subject_token_type: call.request.subjectTokenType,
+                requested_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+              }
+            : { grant_type: call.grant };
     },
     close: async () => undefined,
   };

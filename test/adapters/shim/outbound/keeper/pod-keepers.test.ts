@@ -54,7 +54,7 @@ describe('PodKeepers', () => {
     socket.on('data', (chunk: Buffer) => {
       buffered = Buffer.concat([buffered, chunk]);
       const decoded = decodeControl(buffered);
-      if (decoded === 'bad') throw new Error('bad message from the serving process');
+      if (decoded.malformed) throw new Error('bad message from the serving process');
       buffered = decoded.rest;
       for (const m of decoded.messages) got.push(`${m.type} ${m.fields.join(' ')}`);
     });

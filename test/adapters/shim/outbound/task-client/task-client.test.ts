@@ -7,6 +7,7 @@ import { PROCESS_RUNTIME } from '../../../../../src/application/shim/ports/proce
 import { TaskService } from '../../../../../src/application/shim/task/task-service';
 import { SystemClock } from '../../../../../src/adapters/shared/outbound/clock/system-clock';
 import { GrpcTaskClientFactory } from '../../../../../src/adapters/shim/outbound/task-client/grpc-task-client';
+import { RpcTaskClient } from '../../../../../src/adapters/shim/outbound/task-client/rpc-task-client';
 import { TtrpcTaskClientFactory } from '../../../../../src/adapters/shim/outbound/task-client/ttrpc-task-client';
 import { NativeRuntime } from '../../../../../src/adapters/shim/outbound/process-runtime/native/native-runtime';
 import { buildContainer } from '../../../../../src/infrastructure/shared/container';
@@ -14,6 +15,7 @@ import { taskClientContract } from '../../../../contract/shim/task-client.contra
 import { startShim } from '../../../../e2e/support/shim-process';
 import { FakeShimHost } from '../../../../../src/adapters/fakes/shim/fake-shim-host';
 import { InProcessTaskClient } from '../../../../../src/adapters/fakes/shim/in-process-task-client';
+import { grpcJsTransport } from './grpc-js-transport';
 
 taskClientContract('in-process (over a native TaskService)', async () => {
   const stateDir = mkdtempSync(join(tmpdir(), 'skiff-inproc-'));
@@ -33,9 +35,22 @@ taskClientContract('in-process (over a native TaskService)', async () => {
   };
 });
 
-taskClientContract('gRPC (over a running shim)', async () => {
+taskClientContract('gRPC on node:http2, the client of skiff (over a running shim)', async () => {
   const shim = await startShim();
   const client = new GrpcTaskClientFactory().connect(shim.socket);
+  return {
+    client,
+    close: async () => {
+      client.close();
+      await shim.stop();
+    },
+  };
+});
+
+// The same calls through grpc-js, the client skiff had before: both clients keep one wire contract.
+taskClientContract('gRPC on grpc-js (over a running shim)', async () => {
+  const shim = await startShim();
+  const client = new RpcTaskClient(grpcJsTransport(shim.socket), shim.socket);
   return {
     client,
     close: async () => {
