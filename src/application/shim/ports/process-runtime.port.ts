@@ -88,8 +88,11 @@ export interface TaskHandle extends ProcessHandle {
   stats(): Promise<TaskStats>;
   /** update: applies OCI LinuxResources; Unimplemented for what the runtime cannot apply. */
   update(resources: Record<string, unknown>): Promise<void>;
-  /** checkpoint: saves the task's state into `path`; Unimplemented where unsupported. */
-  checkpoint(path: string): Promise<void>;
+  /**
+   * checkpoint: saves the task's state into `path`, as the request's options (an Any, for the
+   * runtime to read: containerd.runc.v1.CheckpointOptions) ask; Unimplemented where unsupported.
+   */
+  checkpoint(path: string, options?: { readonly typeUrl: string; readonly value: Uint8Array }): Promise<void>;
   /**
    * adoptExec: takes over an exec a previous serving process started (`process.pid` > 0):
    * its exit is reported through onExit, at once if it is gone already. Where the runtime adopts.

@@ -44,6 +44,14 @@ export interface UpdateInput {
   readonly annotations: ReadonlyMap<string, string>;
 }
 
+export interface CheckpointInput {
+  readonly id: string;
+  /** The directory containerd made for the images. */
+  readonly path: string;
+  /** CheckpointTaskRequest.options as sent (containerd.runc.v1.CheckpointOptions from containerd's clients). */
+  readonly options?: AnyPayload;
+}
+
 export interface ExitView {
   readonly exitStatus: number;
   /** Unset until the process has exited (docs/shim-contract.md, "Exit statuses"). */

@@ -40,6 +40,7 @@ import {
   StateView,
   StatsView,
   UpdateInput,
+  CheckpointInput,
 } from './task-messages';
 
 const MAX_SIGNAL = 64;
@@ -314,7 +315,7 @@ export class TaskService {
     return { ...(await task.init.handle.stats()), runtime: this.runtime.name };
   }
 
-  async checkpoint(input: { id: string; path: string }): Promise<void> {
+  async checkpoint(input: CheckpointInput): Promise<void> {
     const init = this.task(input.id).init;
     return this.transition(init, 'checkpoint', async () => {
       if (!input.path.startsWith('/')) {
@@ -323,7 +324,7 @@ export class TaskService {
           'CHECKPOINT.PATH',
         );
       }
-      await init.handle.checkpoint(input.path);
+      await init.handle.checkpoint(input.path, input.options);
     });
   }
 

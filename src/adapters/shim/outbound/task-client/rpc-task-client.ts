@@ -12,6 +12,7 @@ import {
   StateView,
   StatsView,
   UpdateInput,
+  CheckpointInput,
 } from '../../../../application/shim/task/task-messages';
 import { MethodCodec, taskCodec, TaskMethodName } from '../../wire/codec/task-codec';
 import { fromRpcError, RpcFailure } from './from-rpc-error';
@@ -100,7 +101,7 @@ export class RpcTaskClient implements TaskClient {
     return this.call(codec.Stats, id);
   }
 
-  checkpoint(i: { id: string; path: string }): Promise<void> {
+  checkpoint(i: CheckpointInput): Promise<void> {
     return this.call(codec.Checkpoint, i);
   }
 

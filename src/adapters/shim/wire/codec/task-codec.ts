@@ -14,6 +14,7 @@ import {
   StateView,
   StatsView,
   UpdateInput,
+  CheckpointInput,
 } from '../../../../application/shim/task/task-messages';
 import { google as emptyPb } from '../proto/generated/google/protobuf/empty';
 import { task } from '../proto/generated/task/v2/shim';
@@ -281,8 +282,17 @@ function makeTaskCodec(flavour: PayloadFlavour) {
     Checkpoint: method(
       'Checkpoint',
       {
-        toMessage: (i: { id: string; path: string }) => new pb.CheckpointTaskRequest({ id: i.id, path: i.path }),
-        fromMessage: (r: task.v2.CheckpointTaskRequest) => ({ id: r.id, path: r.path }),
+        toMessage: (i: CheckpointInput) =>
+          new pb.CheckpointTaskRequest({
+            id: i.id,
+            path: i.path,
+            ...(i.options === undefined ? {} : { options: toAny(i.options) }),
+          }),
+        fromMessage: (r: task.v2.CheckpointTaskRequest): CheckpointInput => ({
+          id: r.id,
+          path: r.path,
+          options: fromAny(r.options, r.has_options),
+        }),
       },
       NOTHING,
     ),

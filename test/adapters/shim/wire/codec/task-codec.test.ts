@@ -114,6 +114,17 @@ describe('the task codec, both ways', () => {
       options: { typeUrl: 'containerd.runc.v1.Options', value: Uint8Array.of(1, 2) },
     };
     expect(codec.Create.decodeRequest(codec.Create.encodeRequest(create))).toEqual(create);
+    const checkpoint = {
+      id: 't',
+      path: '/var/lib/cp',
+      options: { typeUrl: 'containerd.runc.v1.CheckpointOptions', value: Uint8Array.of(8, 1) },
+    };
+    expect(codec.Checkpoint.decodeRequest(codec.Checkpoint.encodeRequest(checkpoint))).toEqual(checkpoint);
+    const plain = { id: 't', path: '/var/lib/cp' };
+    expect(codec.Checkpoint.decodeRequest(codec.Checkpoint.encodeRequest(plain))).toEqual({
+      ...plain,
+      options: undefined,
+    });
     expect(codec.State.decodeReply(codec.State.encodeReply(STATE))).toEqual(STATE);
     expect(codec.Stats.decodeReply(codec.Stats.encodeReply(STATS))).toEqual(STATS);
     const pids = [

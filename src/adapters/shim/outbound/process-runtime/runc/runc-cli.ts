@@ -14,6 +14,8 @@ export interface RuncCall {
   readonly stdio?: readonly [ChildStdio, ChildStdio, ChildStdio];
   /** Written to runc's stdin (`update --resources -`). */
   readonly input?: string;
+  /** Variables set in runc's environment besides its own (checkpoint, restore: criu's PATH and CRIU_CONFIG_FILE). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** runc exited non-zero; `message` is runc's own last logged error, trimmed to one line. */
@@ -70,6 +72,14 @@ export function runcEnvironment(env?: NodeJS.ProcessEnv): string[] {
   return out;
 }
 
+function withVariables(env: readonly string[], extra: Readonly<Record<string, string>>): string[] {
+  const names = new Set(Object.keys(extra));
+  return [
+    ...env.filter((entry) => !names.has(entry.slice(0, entry.indexOf('=')))),
+    ...Object.entries(extra).map(([name, value]) => `${name}=${value}`),
+  ];
+}
+
 /**
  * Runs runc with an argv array (never a shell): `runc --root <dir> --log <bundle>/log.json
  * --log-format json <args>`, started like every helper program (helpers/run-program).
@@ -101,7 +111,7 @@ export class RuncCli {
       result = await runProgram(this.binary, argv.slice(1), {
         stdio: call.stdio,
         input: call.input,
-        env: runcEnvironment(),
+        env: call.env === undefined ? runcEnvironment() : withVariables(runcEnvironment(), call.env),
       });
     } catch (err) {
       throw (err as NodeJS.ErrnoException).code === 'ENOENT'

@@ -181,10 +181,21 @@ export class RuncContainer {
   async run(
     action: RuncAction,
     args: readonly string[],
-    options: { stdio?: readonly [ChildStdio, ChildStdio, ChildStdio]; input?: string; subject?: string } = {},
+    options: {
+      stdio?: readonly [ChildStdio, ChildStdio, ChildStdio];
+      input?: string;
+      subject?: string;
+      env?: Readonly<Record<string, string>>;
+    } = {},
   ): Promise<string> {
     try {
-      return await this.cli.run({ args, bundle: this.bundle, stdio: options.stdio, input: options.input });
+      return await this.cli.run({
+        args,
+        bundle: this.bundle,
+        stdio: options.stdio,
+        input: options.input,
+        env: options.env,
+      });
     } catch (err) {
       throw fromRuncFailure(err, action, options.subject ?? this.subject);
     }

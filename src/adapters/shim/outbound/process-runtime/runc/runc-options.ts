@@ -32,6 +32,8 @@ export interface RuncOptions {
    */
   readonly ioUid?: number;
   readonly ioGid?: number;
+  /** criu's work directory for a restore (CriuWorkPath), kept afterwards; undefined = the task's own. */
+  readonly criuWorkPath?: string;
 }
 
 /**
@@ -74,6 +76,7 @@ export function readRuncOptions(
     systemdCgroup: decoded.systemd_cgroup,
     ioUid: decoded.io_uid || undefined,
     ioGid: decoded.io_gid || undefined,
+    criuWorkPath: decoded.criu_work_path || undefined,
   };
 }
 
@@ -144,7 +147,11 @@ function readTomlOptions(value: Uint8Array, subject: string, bundle: string | un
         );
       }
     }
-    return { binary, systemdCgroup: toml.SystemdCgroup ?? false };
+    return {
+      binary,
+      systemdCgroup: toml.SystemdCgroup ?? false,
+      criuWorkPath: toml.CriuWorkPath === undefined || toml.CriuWorkPath === '' ? undefined : toml.CriuWorkPath,
+    };
   } catch (err) {
     if (err instanceof InvalidArgumentError) throw new InvalidArgumentError(`${subject}: ${err.message}`, err.code);
     throw err;

@@ -33,6 +33,13 @@ import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 import { PodKeepers, podSocketOfBundle } from '../../keeper/pod-keepers';
 
+/** What a task's runtime options decide: its runc, its stdio's owner, criu's work directory for a restore. */
+interface TaskOptions {
+  readonly cli: RuncCli;
+  readonly ioOwner: StdioOwner | undefined;
+  readonly criuWorkPath?: string;
+}
+
 /**
  * Real OCI containers through runc or a runc-compatible binary (`--runtime runc`; the
  * registry, src/infrastructure/shim/runtimes.ts, names the binary). The shim becomes a child
@@ -71,7 +78,7 @@ export class RuncRuntime implements ProcessRuntime {
     checkTerminal(config, spec.stdio.terminal, spec.bundle, subject);
     checkIdMappings(config, spec.bundle, subject);
     if (spec.checkpoint !== '') checkCheckpointDir(spec.checkpoint, subject);
-    const { cli, ioOwner } = this.optionsFor(spec, config, subject);
+    const { cli, ioOwner, criuWorkPath } = this.optionsFor(spec, config, subject);
     const container = this.container(spec, config, cli);
     container.ioOwner = ioOwner;
     makeDirs(container.taskDir, 0o700);
@@ -100,6 +107,7 @@ export class RuncRuntime implements ProcessRuntime {
         configProcess,
         poststartHooks: hasPoststartHooks(config.json),
         restoreFrom: spec.checkpoint,
+        criuWorkPath,
         criu: () => this.criuStatus(),
       });
     } catch (err) {
@@ -120,7 +128,7 @@ export class RuncRuntime implements ProcessRuntime {
   async adopt(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle> {
     const subject = `task ${JSON.stringify(spec.id)}`;
     const config = readBundleConfig(spec.id, spec.bundle);
-    const { cli, ioOwner } = this.optionsForAdopted(spec, config, subject);
+    const { cli, ioOwner, criuWorkPath } = this.optionsForAdopted(spec, config, subject);
     const container = this.container(spec, config, cli);
     // Its execs' FIFOs get the owner its options name (its own were given at its Create).
     container.ioOwner = ioOwner;
@@ -148,17 +156,14 @@ export class RuncRuntime implements ProcessRuntime {
       poststartHooks: hasPoststartHooks(config.json),
       // A task restored from a checkpoint whose Start never came restores at Start still.
       restoreFrom: spec.init.pid > 0 ? '' : spec.checkpoint,
+      criuWorkPath,
       criu: () => this.criuStatus(),
       observedStatus,
     });
   }
 
   /** The runc a task's options and spec ask for, and the owner its stdio FIFOs get (IoUid, IoGid). */
-  private optionsFor(
-    spec: CreateSpec,
-    config: BundleConfig,
-    subject: string,
-  ): { cli: RuncCli; ioOwner: StdioOwner | undefined } {
+  private optionsFor(spec: CreateSpec, config: BundleConfig, subject: string): TaskOptions {
     const options = readRuncOptions(spec.options, subject, spec.bundle);
     const systemdCgroup = options.systemdCgroup || hasSystemdCgroupsPath(config.json);
     const cli =
@@ -166,7 +171,7 @@ export class RuncRuntime implements ProcessRuntime {
         ? this.cli
         : new RuncCli(options.binary ?? this.cli.binary, this.cli.root, systemdCgroup);
     const [uid, gid] = [options.ioUid ?? 0, options.ioGid ?? 0];
-    return { cli, ioOwner: uid === 0 && gid === 0 ? undefined : { uid, gid } };
+    return { cli, ioOwner: uid === 0 && gid === 0 ? undefined : { uid, gid }, criuWorkPath: options.criuWorkPath };
   }
 
   /**
@@ -174,11 +179,7 @@ export class RuncRuntime implements ProcessRuntime {
    * edited or removed since its Create), the binary that made the container, from its task dir's
    * record, still serves it, with the cgroup driver its spec implies.
    */
-  private optionsForAdopted(
-    spec: AdoptSpec,
-    config: BundleConfig,
-    subject: string,
-  ): { cli: RuncCli; ioOwner: StdioOwner | undefined } {
+  private optionsForAdopted(spec: AdoptSpec, config: BundleConfig, subject: string): TaskOptions {
     try {
       return this.optionsFor(spec, config, subject);
     } catch (err) {

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
 import {
   AdoptedProcess,
@@ -15,6 +15,9 @@ import { ContainerCgroup } from './container-cgroup';
 import { readProcStat } from '../../../os/proc-fs';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
+import { checkpointArgs, readCheckpointOptions } from './checkpoint-options';
+import { criuStdioConfig, externalStdio, readStdioRecord, writeStdioRecord } from './criu-stdio';
+import { DEFAULT_PATH } from '../../../os/find-executable';
 import { RootfsMounts } from './rootfs-mounts';
 import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE } from '../task-layout';
@@ -32,6 +35,8 @@ export interface RuncTaskHandleParts {
   readonly configProcess: Readonly<Record<string, unknown>>;
   /** A checkpoint directory to restore from at Start ('' = a fresh container made at Create). */
   readonly restoreFrom: string;
+  /** criu's work directory for that restore (runc options' CriuWorkPath), kept; undefined = the task's own. */
+  readonly criuWorkPath?: string;
   readonly criu: () => Promise<CriuStatus>;
   /** The spec has poststart hooks, which runc's own `start` runs (RuncContainer.start). */
   readonly poststartHooks: boolean;
@@ -79,15 +84,15 @@ export class RuncTaskHandle implements TaskHandle {
     }
     const criu = await this.criuBinary('restore');
     const pidFile = join(this.container.taskDir, INIT_PID_FILE);
-    const work = join(this.container.taskDir, 'restore-work');
+    const work = this.parts.criuWorkPath ?? join(this.container.taskDir, 'restore-work');
     makeDirs(work, 0o777);
+    // The stdio the dump named external comes back as this restore's own (criu-stdio.ts).
+    const env = criuEnvironment(criu, work, criuStdioConfig(readStdioRecord(this.parts.restoreFrom), 'restore'));
     try {
       const pid = await this.init.launch(pidFile, (io) =>
         this.container.run(
           'restore',
           [
-            '--criu',
-            criu,
             'restore',
             '--detach',
             '--image-path',
@@ -101,7 +106,7 @@ export class RuncTaskHandle implements TaskHandle {
             ...io.runcArgs,
             this.id,
           ],
-          { stdio: io.runcStdio },
+          { stdio: io.runcStdio, env },
         ),
       );
       this.container.cgroup = ContainerCgroup.of(pid);
@@ -218,26 +223,35 @@ export class RuncTaskHandle implements TaskHandle {
     await this.container.run('update', ['update', '--resources', '-', this.id], { input: JSON.stringify(resources) });
   }
 
-  /** `runc checkpoint --leave-running` into `path`, when criu works here; FailedPrecondition with its reason otherwise. */
-  async checkpoint(path: string): Promise<void> {
+  /**
+   * `runc checkpoint` into `path` with the request's options (checkpoint-options.ts), as
+   * containerd's runc shim (process/init.go, checkpoint), when criu works here; FailedPrecondition
+   * with its reason otherwise. The stdio criu cannot reach is named to it as external and recorded
+   * beside the images (criu-stdio.ts). A failed dump leaves the container as it was (runc thaws
+   * it; without `exit` it keeps running) and puts criu's log at <bundle>/criu-dump.log, as the runc
+   * shim does.
+   */
+  async checkpoint(path: string, options?: { readonly typeUrl: string; readonly value: Uint8Array }): Promise<void> {
+    const request = readCheckpointOptions(options, this.container.subject);
     const criu = await this.criuBinary('checkpoint');
-    const work = join(this.container.taskDir, 'checkpoint-work');
+    const work = request.workPath !== '' ? request.workPath : join(this.container.taskDir, 'checkpoint-work');
     makeDirs(path, 0o700);
     makeDirs(work, 0o777);
+    const stdio = externalStdio(this.init.pid);
     try {
-      await this.container.run('checkpoint', [
-        '--criu',
-        criu,
-        'checkpoint',
-        '--image-path',
-        path,
-        '--work-path',
-        work,
-        '--leave-running',
-        this.id,
-      ]);
+      if (stdio.length > 0) writeStdioRecord(path, stdio);
+      const env = criuEnvironment(criu, work, criuStdioConfig(stdio, 'dump'));
+      await this.container.run('checkpoint', [...checkpointArgs(request, path, work), this.id], { env });
     } catch (err) {
-      throw withCriuLog(err, join(work, 'dump.log'));
+      const log = join(this.container.bundle, 'criu-dump.log');
+      try {
+        copyFileSync(join(work, 'dump.log'), log);
+      } catch {
+        // no log: criu did not run
+      }
+      throw withCriuLog(err, log);
+    } finally {
+      if (request.workPath === '') rmSync(work, { recursive: true, force: true });
     }
   }
 
@@ -250,10 +264,30 @@ export class RuncTaskHandle implements TaskHandle {
   }
 }
 
-/** Adds criu's own last errors from its log to a failed checkpoint or restore. */
+/** Adds criu's own last errors from its log, and the log's path, to a failed checkpoint or restore. */
 function withCriuLog(err: unknown, log: string): unknown {
   const errors = criuLogErrors(log);
   if (errors.length === 0 || !(err instanceof Error)) return err;
-  err.message = `${err.message} (criu: ${errors.join('; ')})`;
+  err.message = `${err.message} (criu: ${errors.join('; ')}; log ${log})`;
   return err;
+}
+
+/**
+ * runc's environment for a checkpoint or restore: runc 1.2 and later run the `criu` of their PATH
+ * (their `--criu` is ignored, then gone), so criu's directory (Debian's /usr/sbin, which a shim's
+ * PATH may lack) is added to it; and the stdio criu is to take as external, in a configuration
+ * file that CRIU_CONFIG_FILE names.
+ */
+function criuEnvironment(criu: string, work: string, config: string): Record<string, string> {
+  const dir = dirname(criu);
+  const path = process.env.PATH ?? DEFAULT_PATH;
+  const env: Record<string, string> = {
+    PATH: path.split(':').includes(dir) ? path : `${path}:${dir}`,
+  };
+  if (config !== '') {
+    const file = join(work, 'skiff-criu.conf');
+    writeFileSync(file, config, { mode: 0o600 });
+    env.CRIU_CONFIG_FILE = file;
+  }
+  return env;
 }

@@ -26,6 +26,11 @@ describe("the runc runtime's reading of containerd.runc.v1.Options", () => {
     expect(readRuncOptions(options({ binary_name: 'sh' }), 't').binary).toMatch(/\/sh$/);
   });
 
+  it("takes criu_work_path, a restore's criu work directory (criu_image_path is containerd's own)", () => {
+    const read = readRuncOptions(options({ criu_work_path: '/var/lib/w', criu_image_path: '/i' }), 't');
+    expect(read).toEqual({ binary: undefined, systemdCgroup: false, criuWorkPath: '/var/lib/w' });
+  });
+
   it('refuses options of another type, naming the three it takes', () => {
     expect(() => readRuncOptions({ typeUrl: 'io.example.Options', value: new Uint8Array([8, 1]) }, 'task "t"')).toThrow(
       'send containerd.runc.v1.Options, runtimeoptions.v1.Options, containerd.linux.runc.CreateOptions or none',
@@ -87,10 +92,10 @@ describe("the runc runtime's reading of runtimeoptions.v1.Options (TOML with the
     expect(readRuncOptions(body(''), 't')).toEqual({ binary: undefined, systemdCgroup: false });
   });
 
-  it("accepts the options it does not act on (Root among them: containers stay under skiff's runc root)", () => {
+  it("accepts the options it does not act on (Root among them: containers stay under skiff's runc root); CriuWorkPath is a restore's", () => {
     const text =
       'Root = "/x"\nNoPivotRoot = true\nNoNewKeyring = true\nShimCgroup = "/s"\nIoUid = 1\nIoGid = 2\nCriuImagePath = "/i"\nCriuWorkPath = "/w"';
-    expect(readRuncOptions(body(text), 't')).toEqual({ binary: undefined, systemdCgroup: false });
+    expect(readRuncOptions(body(text), 't')).toEqual({ binary: undefined, systemdCgroup: false, criuWorkPath: '/w' });
   });
 
   it('reads the file config_path names (relative: to the bundle), which wins over config_body', () => {
