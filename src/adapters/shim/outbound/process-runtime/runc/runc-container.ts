@@ -29,6 +29,16 @@ const STATE_FILE = 'state.json';
 const INIT_DEAD = 'container process is already dead';
 
 /** One runc container as the shim addresses it: its id, bundle, per-task directory and runc. */
+/** What a process run under the pod keeper needs besides runc's arguments. */
+interface KeptLaunch {
+  pidFile: string;
+  /** Where the keeper binds the console socket of a terminal ('' without one). */
+  consoleSocket?: string;
+  fds: readonly LaunchFd[];
+  subject?: string;
+  onExit: KeptExitListener;
+}
+
 export class RuncContainer {
   readonly subject: string;
   /** Learnt once runc has made the init (undefined before, or when it could not be read). */
@@ -60,13 +70,7 @@ export class RuncContainer {
     action: RuncAction,
     key: string,
     args: readonly string[],
-    launch: {
-      pidFile: string;
-      /** Where the keeper binds the console socket of a terminal ('' without one). */
-      consoleSocket?: string;
-      fds: readonly LaunchFd[];
-      subject?: string;
-      onExit: KeptExitListener;
+    launch: KeptLaunch & {
       /** A `binary://` stdout's logger, started first; CONTAINER_ID is `loggerId` (the exec id for an exec, as the runc shim's). */
       logger?: { log: BinaryLog; loggerId: string };
     },
@@ -110,13 +114,7 @@ export class RuncContainer {
     action: RuncAction,
     key: string,
     args: readonly string[],
-    launch: {
-      pidFile: string;
-      consoleSocket?: string;
-      fds: readonly LaunchFd[];
-      subject?: string;
-      onExit: KeptExitListener;
-    },
+    launch: KeptLaunch,
   ): Promise<number> {
     const keeper = this.keeper as KeeperLink;
     const { argv, log } = this.cli.commandLine({ args, bundle: this.bundle });
