@@ -1,3 +1,4 @@
+import { assertGrantOffered } from './grant-offered';
 import { ConfigurationError } from '../../shared/errors';
 
 /** RFC 6749 §4.4: the grant of a confidential client acting on its own behalf (a robot). */
@@ -14,11 +15,15 @@ export const CLIENT_SECRET_ENV = 'SKIFF_CLIENT_SECRET';
  * default is authorization_code and implicit only): else a configuration error naming it.
  */
 export function assertClientCredentialsOffered(grantTypes: readonly string[] | undefined, host: string): void {
-  if (grantTypes?.includes(CLIENT_CREDENTIALS_GRANT)) return;
-  throw new ConfigurationError(
-    `the identity provider at ${host} does not offer the client credentials grant (grant_types_supported ` +
-      `${grantTypes === undefined ? 'is absent' : `lists ${grantTypes.join(', ') || 'nothing'}`}): sign in with \`skiff auth login\``,
-    'AUTH.CLIENT_CREDENTIALS_NOT_OFFERED',
+  assertGrantOffered(
+    {
+      type: CLIENT_CREDENTIALS_GRANT,
+      name: 'client credentials',
+      otherwise: 'sign in with `skiff auth login`',
+      code: 'AUTH.CLIENT_CREDENTIALS_NOT_OFFERED',
+    },
+    grantTypes,
+    host,
   );
 }
 

@@ -1,3 +1,4 @@
+import { assertGrantOffered } from './grant-offered';
 import { ConfigurationError } from '../../shared/errors';
 
 /** RFC 8693 §2.1: the grant that trades a token the caller holds for one of the provider's. */
@@ -41,11 +42,14 @@ export function subjectTokenType(type: string | undefined): string {
  * default is authorization_code and implicit only): else a configuration error naming it.
  */
 export function assertTokenExchangeOffered(grantTypes: readonly string[] | undefined, host: string): void {
-  if (grantTypes?.includes(TOKEN_EXCHANGE_GRANT)) return;
-  throw new ConfigurationError(
-    `the identity provider at ${host} does not offer the token exchange grant (grant_types_supported ` +
-      `${grantTypes === undefined ? 'is absent' : `lists ${grantTypes.join(', ') || 'nothing'}`}): ` +
-      'sign in with `skiff auth login` or `--client-id`',
-    'AUTH.TOKEN_EXCHANGE_NOT_OFFERED',
+  assertGrantOffered(
+    {
+      type: TOKEN_EXCHANGE_GRANT,
+      name: 'token exchange',
+      otherwise: 'sign in with `skiff auth login` or `--client-id`',
+      code: 'AUTH.TOKEN_EXCHANGE_NOT_OFFERED',
+    },
+    grantTypes,
+    host,
   );
 }
