@@ -70,6 +70,22 @@ function podKeeperPids(address) {
 }
 
 /**
+ * Pids of skiff's serving processes for `namespace` of the containerd at `address`
+ * (`node ... bin/containerd-daemon.js --namespace NS --address ADDRESS ...`, as the pod keeper
+ * starts them): none once the last has left after its linger time.
+ */
+function groupServerPids(namespace, address) {
+  return pids().filter((pid) => {
+    const argv = (read(`/proc/${pid}/cmdline`) ?? '').split('\0');
+    return (
+      argv.some((a) => a.endsWith('/bin/containerd-daemon.js')) &&
+      argv[argv.indexOf('--namespace') + 1] === namespace &&
+      argv[argv.indexOf('--address') + 1] === address
+    );
+  });
+}
+
+/**
  * The address containerd keeps for a task's shim, or undefined: its bundle's bootstrap.json
  * (containerd 2.x, for a shim that answered its start with bootstrap parameters, as the runc
  * shim does there) or its `address` file (`<bundles>/<ns>/<id>/address`).
@@ -145,6 +161,7 @@ module.exports = {
   servingProcesses,
   isPodKeeper,
   podKeeperPids,
+  groupServerPids,
   taskAddress,
   runtimeProcesses,
   rssBytes,
