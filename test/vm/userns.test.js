@@ -107,12 +107,12 @@ function heldMakings(pid) {
   return held;
 }
 
-/** Mounts whose path holds `.idmapped-lowers` (skiff's temporary idmapped directories), in pid 1's namespace. */
+/** Mounts on a `.idmapped-lowers` directory (skiff's temporary idmapped ones), in pid 1's namespace. */
 function idmappedLeftovers() {
   return fs
     .readFileSync('/proc/1/mountinfo', 'utf8')
     .split('\n')
-    .filter((line) => line.includes('.idmapped-lowers'));
+    .filter((line) => (line.split(' ')[4] ?? '').includes('.idmapped-lowers'));
 }
 
 const MAJOR = containerdMajor();
