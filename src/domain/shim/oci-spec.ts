@@ -129,7 +129,8 @@ export interface IdRange {
  */
 export function idRangesProblem(ranges: readonly IdRange[], field: string): string | undefined {
   const name = (i: number) => `${field}[${i}]`;
-  if (ranges.length > MAX_EXTENTS) return `${field} has ${ranges.length} ranges; the kernel takes at most ${MAX_EXTENTS}`;
+  if (ranges.length > MAX_EXTENTS)
+    return `${field} has ${ranges.length} ranges; the kernel takes at most ${MAX_EXTENTS}`;
   for (const [i, { containerID, hostID, size }] of ranges.entries()) {
     const range = `${name(i)} (containerID ${containerID}, hostID ${hostID}, size ${size})`;
     if (size === 0) return `${range} maps no id`;
