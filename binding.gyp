@@ -17,7 +17,8 @@
         "native/addon/oom.c",
         "native/addon/poll-watch.c",
         "native/addon/send-fds.c",
-        "native/addon/hand-over.c"
+        "native/addon/hand-over.c",
+        "native/addon/idmap.c"
       ]
     },
     {

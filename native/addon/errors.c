@@ -28,6 +28,10 @@ const char *skiff_errno_name(int err) {
     case EMFILE: return "EMFILE";
     case EBUSY: return "EBUSY";
     case ENODEV: return "ENODEV";
+    case ENOSPC: return "ENOSPC";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    case EROFS: return "EROFS";
+    case EOVERFLOW: return "EOVERFLOW";
     default: return "EUNKNOWN";
   }
 }

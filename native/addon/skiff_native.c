@@ -18,6 +18,8 @@
  *   watchOom(dir, callback)     cgroup v1 OOM notifications of a memory cgroup (oom.c)
  *   sendWithFds(fd, data, fds)  data on a unix socket with descriptors attached (send-fds.c)
  *   shutdownRead(fd), dupFd(fd) a hand-over to a new serving process (hand-over.c)
+ *   userNamespace(uidMap, gidMap), idmapMount(source, target, usernsFd, recursive, readOnly)
+ *                               idmapped rootfs mounts for user-namespaced pods (idmap.c)
  *
  * Every function throws a JS Error with `code` set to the errno name on failure.
  * The process functions are Linux-only; elsewhere they throw ENOSYS.
@@ -348,6 +350,7 @@ void skiff_register_spawn(napi_env env, napi_value exports);
 void skiff_register_oom(napi_env env, napi_value exports);
 void skiff_register_send_fds(napi_env env, napi_value exports);
 void skiff_register_hand_over(napi_env env, napi_value exports);
+void skiff_register_idmap(napi_env env, napi_value exports);
 
 static void export_function(napi_env env, napi_value exports, const char *name, napi_callback fn) {
   napi_value value;
@@ -371,6 +374,7 @@ NAPI_MODULE_INIT() {
   skiff_register_oom(env, exports);
   skiff_register_send_fds(env, exports);
   skiff_register_hand_over(env, exports);
+  skiff_register_idmap(env, exports);
   napi_value version;
   napi_create_string_utf8(env, SKIFF_VERSION, NAPI_AUTO_LENGTH, &version);
   napi_set_named_property(env, exports, "version", version);

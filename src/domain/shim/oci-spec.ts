@@ -102,26 +102,47 @@ export function idMappingProblem(linux: unknown): string | undefined {
     const value = linux[field];
     if (value === undefined) continue;
     if (!Array.isArray(value)) return `linux.${field} must be a list`;
-    if (value.length > MAX_EXTENTS)
-      return `linux.${field} has ${value.length} ranges; the kernel takes at most ${MAX_EXTENTS}`;
-    const ranges: Array<{ containerID: number; hostID: number; size: number }> = [];
+    const ranges: IdRange[] = [];
     for (const [i, entry] of value.entries()) {
-      const at = `linux.${field}[${i}]`;
       const numbers = isRecord(entry) ? [entry.containerID, entry.hostID, entry.size] : [];
       if (numbers.length !== 3 || numbers.some((n) => !Number.isInteger(n) || (n as number) < 0))
-        return `${at} must hold containerID, hostID and size as whole numbers`;
+        return `linux.${field}[${i}] must hold containerID, hostID and size as whole numbers`;
       const [containerID, hostID, size] = numbers as number[];
-      const range = `${at} (containerID ${containerID}, hostID ${hostID}, size ${size})`;
-      if (size === 0) return `${range} maps no id`;
-      if (containerID + size > ID_LIMIT || hostID + size > ID_LIMIT) return `${range} goes past id ${ID_LIMIT - 1}`;
-      const clash = ranges.findIndex(
+      ranges.push({ containerID, hostID, size });
+    }
+    const problem = idRangesProblem(ranges, `linux.${field}`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** One range of a uid or gid mapping, as the OCI spec's linux.uidMappings holds it. */
+export interface IdRange {
+  readonly containerID: number;
+  readonly hostID: number;
+  readonly size: number;
+}
+
+/**
+ * Why the kernel would refuse these ranges as one uid_map or gid_map (idMappingProblem's
+ * rules), each range named `<field>[index]`; undefined when it would take them.
+ */
+export function idRangesProblem(ranges: readonly IdRange[], field: string): string | undefined {
+  const name = (i: number) => `${field}[${i}]`;
+  if (ranges.length > MAX_EXTENTS)
+    return `${field} has ${ranges.length} ranges; the kernel takes at most ${MAX_EXTENTS}`;
+  for (const [i, { containerID, hostID, size }] of ranges.entries()) {
+    const range = `${name(i)} (containerID ${containerID}, hostID ${hostID}, size ${size})`;
+    if (size === 0) return `${range} maps no id`;
+    if (containerID + size > ID_LIMIT || hostID + size > ID_LIMIT) return `${range} goes past id ${ID_LIMIT - 1}`;
+    const clash = ranges
+      .slice(0, i)
+      .findIndex(
         (other) =>
           (containerID < other.containerID + other.size && other.containerID < containerID + size) ||
           (hostID < other.hostID + other.size && other.hostID < hostID + size),
       );
-      if (clash >= 0) return `${range} overlaps linux.${field}[${clash}]`;
-      ranges.push({ containerID, hostID, size });
-    }
+    if (clash >= 0) return `${range} overlaps ${name(clash)}`;
   }
   return undefined;
 }

@@ -70,6 +70,18 @@ export interface NativeAddon {
   mount(source: string, target: string, fstype: string, flags: number, data: string): void;
   /** umount2(2). */
   unmount(target: string, flags: number): void;
+  /**
+   * A user namespace with these mappings (uid_map and gid_map text, `inside outside count\n`
+   * per range), made by a short-lived clone(CLONE_NEWUSER) helper reaped before this returns
+   * (native/addon/idmap.c). Returns its descriptor, close-on-exec: the caller closes it.
+   */
+  userNamespace(uidMap: string, gidMap: string): number;
+  /**
+   * open_tree(OPEN_TREE_CLONE) of `source` (AT_RECURSIVE when `recursive`), made idmapped
+   * through the user namespace `usernsFd` (and read-only when asked), then moved onto
+   * `target`; nothing is mounted unless all three calls succeed.
+   */
+  idmapMount(source: string, target: string, usernsFd: number, recursive: boolean, readOnly: boolean): void;
   /** Calls back on each OOM kill in a cgroup v1 memory cgroup (its directory); ends when the cgroup is removed. */
   watchOom(memoryCgroupDir: string, onOom: () => void): void;
   /** A new pseudo-terminal of the given size: [master (non-blocking), slave], both close-on-exec. */
