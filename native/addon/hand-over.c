@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 #include "errors.h"
+#include "export.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -44,9 +45,6 @@ static napi_value DupFd(napi_env env, napi_callback_info info) {
 }
 
 void skiff_register_hand_over(napi_env env, napi_value exports) {
-  napi_value value;
-  napi_create_function(env, "shutdownRead", NAPI_AUTO_LENGTH, ShutdownRead, NULL, &value);
-  napi_set_named_property(env, exports, "shutdownRead", value);
-  napi_create_function(env, "dupFd", NAPI_AUTO_LENGTH, DupFd, NULL, &value);
-  napi_set_named_property(env, exports, "dupFd", value);
+  skiff_export(env, exports, "shutdownRead", ShutdownRead, NULL);
+  skiff_export(env, exports, "dupFd", DupFd, NULL);
 }

@@ -24,6 +24,7 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 #include "errors.h"
+#include "export.h"
 #include "raw-syscall.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -227,9 +228,6 @@ static napi_value IdmapMount(napi_env env, napi_callback_info info) {
 #endif
 
 void skiff_register_idmap(napi_env env, napi_value exports) {
-  napi_value value;
-  napi_create_function(env, "userNamespace", NAPI_AUTO_LENGTH, UserNamespace, NULL, &value);
-  napi_set_named_property(env, exports, "userNamespace", value);
-  napi_create_function(env, "idmapMount", NAPI_AUTO_LENGTH, IdmapMount, NULL, &value);
-  napi_set_named_property(env, exports, "idmapMount", value);
+  skiff_export(env, exports, "userNamespace", UserNamespace, NULL);
+  skiff_export(env, exports, "idmapMount", IdmapMount, NULL);
 }

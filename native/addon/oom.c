@@ -28,6 +28,7 @@
 #endif
 
 #include "errors.h"
+#include "export.h"
 #include "poll-watch.h"
 
 #ifdef __linux__
@@ -116,7 +117,5 @@ static napi_value WatchOom(napi_env env, napi_callback_info info) {
 }
 
 void skiff_register_oom(napi_env env, napi_value exports) {
-  napi_value fn;
-  napi_create_function(env, "watchOom", NAPI_AUTO_LENGTH, WatchOom, NULL, &fn);
-  napi_set_named_property(env, exports, "watchOom", fn);
+  skiff_export(env, exports, "watchOom", WatchOom, NULL);
 }

@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 #include "errors.h"
+#include "export.h"
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
@@ -82,7 +83,5 @@ static napi_value SendWithFds(napi_env env, napi_callback_info info) {
 }
 
 void skiff_register_send_fds(napi_env env, napi_value exports) {
-  napi_value fn;
-  napi_create_function(env, "sendWithFds", NAPI_AUTO_LENGTH, SendWithFds, NULL, &fn);
-  napi_set_named_property(env, exports, "sendWithFds", fn);
+  skiff_export(env, exports, "sendWithFds", SendWithFds, NULL);
 }

@@ -27,6 +27,7 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 #include "errors.h"
+#include "export.h"
 #include "poll-watch.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -352,24 +353,18 @@ void skiff_register_send_fds(napi_env env, napi_value exports);
 void skiff_register_hand_over(napi_env env, napi_value exports);
 void skiff_register_idmap(napi_env env, napi_value exports);
 
-static void export_function(napi_env env, napi_value exports, const char *name, napi_callback fn) {
-  napi_value value;
-  napi_create_function(env, name, NAPI_AUTO_LENGTH, fn, NULL, &value);
-  napi_set_named_property(env, exports, name, value);
-}
-
 NAPI_MODULE_INIT() {
-  export_function(env, exports, "fionread", Fionread);
-  export_function(env, exports, "mkfifo", Mkfifo);
-  export_function(env, exports, "setChildSubreaper", SetChildSubreaper);
-  export_function(env, exports, "watchExit", WatchExit);
-  export_function(env, exports, "reap", Reap);
-  export_function(env, exports, "exitedChild", ExitedChild);
-  export_function(env, exports, "listenUnix", ListenUnix);
-  export_function(env, exports, "receiveFd", ReceiveFd);
-  export_function(env, exports, "setWindowSize", SetWindowSize);
-  export_function(env, exports, "mount", Mount);
-  export_function(env, exports, "unmount", Unmount);
+  skiff_export(env, exports, "fionread", Fionread, NULL);
+  skiff_export(env, exports, "mkfifo", Mkfifo, NULL);
+  skiff_export(env, exports, "setChildSubreaper", SetChildSubreaper, NULL);
+  skiff_export(env, exports, "watchExit", WatchExit, NULL);
+  skiff_export(env, exports, "reap", Reap, NULL);
+  skiff_export(env, exports, "exitedChild", ExitedChild, NULL);
+  skiff_export(env, exports, "listenUnix", ListenUnix, NULL);
+  skiff_export(env, exports, "receiveFd", ReceiveFd, NULL);
+  skiff_export(env, exports, "setWindowSize", SetWindowSize, NULL);
+  skiff_export(env, exports, "mount", Mount, NULL);
+  skiff_export(env, exports, "unmount", Unmount, NULL);
   skiff_register_spawn(env, exports);
   skiff_register_oom(env, exports);
   skiff_register_send_fds(env, exports);

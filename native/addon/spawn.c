@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "errors.h"
+#include "export.h"
 #include "launch.h"
 
 /* A JS array of strings as a NULL-terminated C array (freed with free_strings). */
@@ -209,18 +210,11 @@ static napi_value OpenPty(napi_env env, napi_callback_info info) {
 }
 
 void skiff_register_spawn(napi_env env, napi_value exports) {
-  napi_value fn;
   static int no_wait = 1;
-  napi_create_function(env, "spawn", NAPI_AUTO_LENGTH, Spawn, NULL, &fn);
-  napi_set_named_property(env, exports, "spawn", fn);
-  napi_create_function(env, "spawnNoWait", NAPI_AUTO_LENGTH, Spawn, &no_wait, &fn);
-  napi_set_named_property(env, exports, "spawnNoWait", fn);
-  napi_create_function(env, "launchPending", NAPI_AUTO_LENGTH, LaunchPending, NULL, &fn);
-  napi_set_named_property(env, exports, "launchPending", fn);
-  napi_create_function(env, "launchesHeld", NAPI_AUTO_LENGTH, LaunchesHeld, NULL, &fn);
-  napi_set_named_property(env, exports, "launchesHeld", fn);
-  napi_create_function(env, "pipe", NAPI_AUTO_LENGTH, Pipe, NULL, &fn);
-  napi_set_named_property(env, exports, "pipe", fn);
-  napi_create_function(env, "openPty", NAPI_AUTO_LENGTH, OpenPty, NULL, &fn);
-  napi_set_named_property(env, exports, "openPty", fn);
+  skiff_export(env, exports, "spawn", Spawn, NULL);
+  skiff_export(env, exports, "spawnNoWait", Spawn, &no_wait);
+  skiff_export(env, exports, "launchPending", LaunchPending, NULL);
+  skiff_export(env, exports, "launchesHeld", LaunchesHeld, NULL);
+  skiff_export(env, exports, "pipe", Pipe, NULL);
+  skiff_export(env, exports, "openPty", OpenPty, NULL);
 }
