@@ -103,7 +103,7 @@ function write(fd: 1 | 2, text: string): void {
 /**
  * Runs the call and sets its kind's exit code; output matches the oclif
  * commands', and so does the guard against work left pending on an empty loop.
- * `exit` (bin/run.js): the process ends as soon as the answer is written (see endsAtOnce).
+ * `exit` (bin/run.js): the process ends as soon as the answer is written (see watchStreams).
  */
 export async function runAuth(call: FastAuthCall, options: { readonly exit?: boolean } = {}): Promise<void> {
   const streams = options.exit === true ? watchStreams() : undefined;
