@@ -35,7 +35,7 @@ if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
   const auth = require('./bundle-loader').loadBundle('auth');
   const call = auth.parseAuthArgs(argv.slice(1));
   if (call !== undefined) {
-    auth.runAuth(call);
+    auth.runAuth(call, { exit: true });
     return;
   }
 }

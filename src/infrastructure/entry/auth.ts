@@ -2,17 +2,17 @@
 // copy of the polyfill, not two.
 import 'reflect-metadata/lite';
 import { writeSync } from 'node:fs';
-import { GetToken } from '../../application/login/auth/get-token.use-case';
-import { GitCredential } from '../../application/login/auth/git-credential.use-case';
+import type * as GetTokenModule from '../../application/login/auth/get-token.use-case';
+import type * as GitCredentialModule from '../../application/login/auth/git-credential.use-case';
 import { GIT_CREDENTIAL_OPERATIONS, type GitCredentialOperation } from '../../domain/login/git/git-credential';
-import { KubeCredential } from '../../application/login/auth/kube-credential.use-case';
-import { Status } from '../../application/login/auth/status.use-case';
-import { StatusAll } from '../../application/login/auth/status-all.use-case';
-import { readGitCredentialRequest } from '../../adapters/login/inbound/cli/git-credential-input';
-import { statusListLines } from '../../adapters/login/inbound/cli/status-list-text';
+import type * as KubeCredentialModule from '../../application/login/auth/kube-credential.use-case';
+import type * as StatusModule from '../../application/login/auth/status.use-case';
+import type * as StatusAllModule from '../../application/login/auth/status-all.use-case';
+import type * as GitInput from '../../adapters/login/inbound/cli/git-credential-input';
+import type * as StatusListText from '../../adapters/login/inbound/cli/status-list-text';
 import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
-import { statusLines } from '../../adapters/login/inbound/cli/status-text';
+import type * as StatusText from '../../adapters/login/inbound/cli/status-text';
 import { TARGET_FLAGS } from '../../adapters/login/inbound/cli/target-flags';
 import { parseFastArgv } from '../../adapters/shared/inbound/cli/fast-argv';
 import { FlagSpecs, JSON_FLAG } from '../../adapters/shared/inbound/cli/flag-specs';
@@ -103,31 +103,76 @@ function write(fd: 1 | 2, text: string): void {
 /**
  * Runs the call and sets its kind's exit code; output matches the oclif
  * commands', and so does the guard against work left pending on an empty loop.
+ * `exit` (bin/run.js): the process ends as soon as the answer is written (see watchStreams).
  */
-export function runAuth(call: FastAuthCall): Promise<void> {
-  return runGuarded(`auth ${call.verb}`, () => answer(call));
+export async function runAuth(call: FastAuthCall, options: { readonly exit?: boolean } = {}): Promise<void> {
+  const streams = options.exit === true ? watchStreams() : undefined;
+  await runGuarded(`auth ${call.verb}`, () => answer(call));
+  if (streams !== undefined && !streams.made()) process.exit();
 }
 
+/**
+ * After the last callback Node still runs what V8 scheduled (a young-generation
+ * collection, as a task) and tears the heap down: about 3 ms of a ~50 ms command
+ * (docs/performance.md, "The login flow"). process.exit skips both. It would also cut
+ * short a write still queued in process.stdout or process.stderr (a pipe's writes are
+ * asynchronous), so it is taken only when neither stream was made: the answer went
+ * out with writeSync. Node makes the two on first access, through getters on process;
+ * these notice that access.
+ */
+function watchStreams(): { made(): boolean } {
+  let made = false;
+  for (const name of ['stdout', 'stderr'] as const) {
+    const node = Object.getOwnPropertyDescriptor(process, name);
+    if (node?.get === undefined) {
+      made = true; // already a value: treat it as in use
+      continue;
+    }
+    const get = node.get;
+    Object.defineProperty(process, name, {
+      ...node,
+      get() {
+        made = true;
+        return get.call(process);
+      },
+    });
+  }
+  return { made: () => made };
+}
+
+// Each verb loads only its own use case (and what that imports): the bundle's other modules
+// are never run.
 async function answer(call: FastAuthCall): Promise<void> {
   const target = { domain: call.domain, context: call.context };
   try {
     const container = buildContainer({ login: authPaths() });
-    if (call.verb === 'token' && call.json) {
-      print(1, [JSON.stringify(await container.get(GetToken).details(target), null, 2)]);
-    } else if (call.verb === 'token') {
-      print(1, [await container.get(GetToken).execute(target)]);
+    if (call.verb === 'token') {
+      const { GetToken } = require('../../application/login/auth/get-token.use-case') as typeof GetTokenModule;
+      const getToken = container.get(GetToken);
+      if (call.json) print(1, [JSON.stringify(await getToken.details(target), null, 2)]);
+      else print(1, [await getToken.execute(target)]);
     } else if (call.verb === 'git-credential') {
+      const { GitCredential } =
+        require('../../application/login/auth/git-credential.use-case') as typeof GitCredentialModule;
+      const { readGitCredentialRequest } =
+        require('../../adapters/login/inbound/cli/git-credential-input') as typeof GitInput;
       const reply = await container
         .get(GitCredential)
         .execute({ target, operation: call.operation, request: await readGitCredentialRequest() });
       if (reply !== '') write(1, reply);
     } else if (call.verb === 'kube-credential') {
+      const { KubeCredential } =
+        require('../../application/login/auth/kube-credential.use-case') as typeof KubeCredentialModule;
       const execInfo = process.env.KUBERNETES_EXEC_INFO;
       print(1, [JSON.stringify(await container.get(KubeCredential).execute({ target, execInfo }))]);
     } else if (call.domain === undefined) {
+      const { StatusAll } = require('../../application/login/auth/status-all.use-case') as typeof StatusAllModule;
+      const { statusListLines } = require('../../adapters/login/inbound/cli/status-list-text') as typeof StatusListText;
       const list = await container.get(StatusAll).execute(target);
       print(1, call.json ? [JSON.stringify(list, null, 2)] : statusListLines(list));
     } else {
+      const { Status } = require('../../application/login/auth/status.use-case') as typeof StatusModule;
+      const { statusLines } = require('../../adapters/login/inbound/cli/status-text') as typeof StatusText;
       const report = await container.get(Status).execute(target);
       print(1, call.json ? [JSON.stringify(report, null, 2)] : statusLines(report));
     }

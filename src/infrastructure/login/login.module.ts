@@ -8,7 +8,7 @@ import { CLUSTER_DISCOVERY } from '../../application/login/ports/cluster-discove
 import { CONFIG_STORE } from '../../application/login/ports/config-store.port';
 import { GIT_HOST } from '../../application/login/ports/git-host.port';
 import { HASHER } from '../../application/login/ports/hasher.port';
-import { IDENTITY_PROVIDER } from '../../application/login/ports/identity-provider.port';
+import { IDENTITY_PROVIDER, type IdentityProvider } from '../../application/login/ports/identity-provider.port';
 import { NOTIFIER } from '../../application/login/ports/notifier.port';
 import { PROMPT } from '../../application/login/ports/prompt.port';
 import { RANDOM } from '../../application/login/ports/random.port';
@@ -73,12 +73,22 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
     let http: Http.HttpClient | undefined;
     const httpClient = () =>
       (http ??= new (require('../../adapters/login/helpers/http-client') as typeof Http).HttpClient());
-    bind(IDENTITY_PROVIDER).toDynamicValue(
-      () =>
-        new (
-          require('../../adapters/login/outbound/identity-provider/oidc-identity-provider') as typeof Oidc
-        ).OidcIdentityProvider(httpClient()),
-    );
+    // Every use case that can refresh or obtain a token injects the provider, `auth token`
+    // too: it is loaded on the first call to it, which a valid cache never makes.
+    let oidc: IdentityProvider | undefined;
+    const provider = () =>
+      (oidc ??= new (
+        require('../../adapters/login/outbound/identity-provider/oidc-identity-provider') as typeof Oidc
+      ).OidcIdentityProvider(httpClient()));
+    const lazyProvider: IdentityProvider = {
+      discover: (...args) => provider().discover(...args),
+      exchangeCode: (...args) => provider().exchangeCode(...args),
+      refresh: (...args) => provider().refresh(...args),
+      clientCredentials: (...args) => provider().clientCredentials(...args),
+      tokenExchange: (...args) => provider().tokenExchange(...args),
+      revoke: (...args) => provider().revoke(...args),
+    };
+    bind(IDENTITY_PROVIDER).toConstantValue(lazyProvider);
     // jose is loaded with its adapter on the first id_token received, never to read the cache.
     // One verifier per process: it keeps the provider's JWK Set in memory.
     let verifier: IdTokenVerifier | undefined;
