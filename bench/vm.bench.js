@@ -41,8 +41,17 @@ async function run() {
     return;
   }
   const images = (process.env.SKIFF_VM_IMAGES || Object.keys(IMAGES).join(',')).split(',').filter(Boolean);
+  const failed = [];
   for (const image of images) {
-    const f = await runImage(image);
+    let f;
+    try {
+      f = await runImage(image);
+    } catch (err) {
+      // The next image's figures are worth having all the same; the run fails at the end.
+      console.log(`--- ${image}: ${err.message} ---`);
+      failed.push(image);
+      continue;
+    }
     console.log(`--- ${image} (containerd ${f.containerd}, emulated) ---`);
     const { runc, skiff } = f.ctrRun;
     report(
@@ -86,6 +95,7 @@ async function run() {
       `${image} SIGKILL of the serving process to the next call served: ${ms(f.crash.median)} (one call: ${ms(f.crash.callMs)})`,
     );
   }
+  if (failed.length > 0) throw new Error(`the benchmark failed in ${failed.join(', ')} (its output above)`);
 }
 
 module.exports = { run };
