@@ -232,6 +232,41 @@ describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30
     return { ...started, id: started.containerIds[0], logDirectory };
   };
 
+  /**
+   * CreateContainer with the handler's archive as its image (containerd's CRImportCheckpoint),
+   * then StartContainer (the restore), in the pod given; resolves what it showed.
+   */
+  const restore = async (handler, { podSandboxId, sandboxConfig, logDirectory, attempt }) => {
+    const { archive, atCheckpoint } = checkpointed[handler];
+    const config = containerConfig({ name: 'counter', attempt, command, image: archive });
+    const { containerId } = await cri.runtime('CreateContainer', { podSandboxId, config, sandboxConfig });
+    await cri.runtime('StartContainer', { containerId });
+    const status = await state(containerId);
+    assert.equal(status.state, 'CONTAINER_RUNNING');
+    assert.equal(status.annotations.restored, 'true');
+    // The same shell, from its memory (its start time), counting on (two readings apart) from
+    // the count it had at the dump (the rootfs diff brought /tmp/count back).
+    const first = await waitFor('the restored counter', () => count(containerId));
+    const after = await waitFor('the restored counter to go on', async () => {
+      const now = await count(containerId);
+      return now !== undefined && now.n > first.n ? now : undefined;
+    });
+    assert.equal(after.start, atCheckpoint.start, 'the restored shell is the checkpointed one');
+    assert.ok(after.n > atCheckpoint.n, `${after.n} > ${atCheckpoint.n}`);
+    // Its stdout reaches the CRI log, which begins with the checkpointed container's (container.log in the archive).
+    const log = path.join(logDirectory, config.logPath);
+    const logged = await waitFor('the restored counter in its log', () => {
+      const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n') : [];
+      const counts = lines
+        .map((l) => / stdout F (\S+) (\d+)$/.exec(l))
+        .filter((m) => m !== null && m[1] === atCheckpoint.start)
+        .map((m) => Number(m[2]));
+      return counts.some((n) => n > after.n) ? counts : undefined;
+    });
+    assert.equal(logged[0], 1, 'the log carried over from the checkpointed container');
+    return { sameShell: true, countsOn: true, logged: true, annotated: status.annotations.restored };
+  };
+
   for (const handler of ['runc', 'skiff']) {
     if (MAJOR < 2) {
       it(`answers CheckpointContainer Unimplemented through the ${handler} handler, the container running on`, async () => {
@@ -279,41 +314,19 @@ describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30
       shown[handler] = { checkpoint: 'archive' };
     });
 
-    it(`restores the ${handler} handler's archive (CreateContainer with it as the image), the count going on`, async () => {
-      const { podSandboxId, sandboxConfig, archive, atCheckpoint, logDirectory } = checkpointed[handler];
-      // As kubelet would ask: the pod's container spec, the archive as its image, in the same pod.
-      const config = containerConfig({ name: 'counter', attempt: 1, command, image: archive });
-      const { containerId } = await cri.runtime('CreateContainer', { podSandboxId, config, sandboxConfig });
-      await cri.runtime('StartContainer', { containerId });
-      const status = await state(containerId);
-      assert.equal(status.state, 'CONTAINER_RUNNING');
-      assert.equal(status.annotations.restored, 'true');
-      // The same shell, from its memory (its start time), counting on (two readings apart) from
-      // the count it had at the dump (the rootfs diff brought /tmp/count back).
-      const first = await waitFor('the restored counter', () => count(containerId));
-      const after = await waitFor('the restored counter to go on', async () => {
-        const now = await count(containerId);
-        return now !== undefined && now.n > first.n ? now : undefined;
-      });
-      assert.equal(after.start, atCheckpoint.start, 'the restored shell is the checkpointed one');
-      assert.ok(after.n > atCheckpoint.n, `${after.n} > ${atCheckpoint.n}`);
-      // Its stdout reaches the CRI log, which begins with the checkpointed container's (container.log in the archive).
-      const log = path.join(logDirectory, config.logPath);
-      const logged = await waitFor('the restored counter in its log', () => {
-        const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n') : [];
-        const counts = lines
-          .map((l) => / stdout F (\S+) (\d+)$/.exec(l))
-          .filter((m) => m !== null && m[1] === atCheckpoint.start)
-          .map((m) => Number(m[2]));
-        return counts.some((n) => n > after.n) ? counts : undefined;
-      });
-      assert.equal(logged[0], 1, 'the log carried over from the checkpointed container');
-      shown[handler].restore = {
-        sameShell: true,
-        countsOn: true,
-        logged: true,
-        annotated: status.annotations.restored,
-      };
+    it(`restores the ${handler} handler's archive in its pod (CreateContainer with it as the image), the count going on`, async () => {
+      const { podSandboxId, sandboxConfig, logDirectory } = checkpointed[handler];
+      // As kubelet would ask after a restart of the container: its spec, the next attempt.
+      shown[handler].restore = await restore(handler, { podSandboxId, sandboxConfig, logDirectory, attempt: 1 });
+    });
+
+    it(`restores the ${handler} handler's archive in a new pod, the count going on`, async () => {
+      const logDirectory = path.join(logs, `${handler}-restored`);
+      fs.mkdirSync(logDirectory);
+      const pod = { name: `restored-${handler}`, uid: `restored-${handler}-${process.pid}`, logDirectory };
+      const { podSandboxId, sandboxConfig } = await startPod(cri, { handler, pod, containers: [] });
+      pods.push(podSandboxId);
+      shown[handler].newPod = await restore(handler, { podSandboxId, sandboxConfig, logDirectory, attempt: 0 });
     });
   }
 
