@@ -29,14 +29,16 @@ function podConfig({
 }
 
 /**
- * A busybox container config running `command` (on a terminal when `tty`, reading an Attach's
- * stdin when `stdin`), with its log at
+ * A container config running `command` in `image` (the imported busybox unless named; a
+ * checkpoint archive's path asks the CRI plugin for a restore), on a terminal when `tty`,
+ * reading an Attach's stdin when `stdin`, with its log at
  * `logPath` (relative to the pod's log directory) and its own pid namespace, as kubelet asks
  * for v1 pods.
  */
 function containerConfig({
   name,
   command,
+  image = BUSYBOX_IMAGE,
   attempt = 0,
   logPath = `${name}_${attempt}.log`,
   resources,
@@ -46,7 +48,7 @@ function containerConfig({
 }) {
   return {
     metadata: { name, attempt },
-    image: { image: BUSYBOX_IMAGE },
+    image: { image },
     command,
     logPath,
     labels,

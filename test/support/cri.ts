@@ -50,6 +50,8 @@ export interface PodSpec {
 export interface ContainerSpec {
   readonly name: string;
   readonly command: readonly string[];
+  /** The imported busybox unless named; a checkpoint archive's path asks for a restore. */
+  readonly image?: string;
   readonly attempt?: number;
   readonly logPath?: string;
   readonly resources?: Record<string, unknown>;

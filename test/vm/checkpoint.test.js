@@ -2,17 +2,20 @@
 // Checkpoint and restore with criu, through containerd's runc shim and through skiff side by
 // side: `ctr container checkpoint --task` of a running counter and `ctr container restore
 // --live` of it (the count goes on), the CheckpointTaskRequest options ctr sends (`exit`,
-// `work_path`), a dump criu refuses (one error, the container running on), and CRI's
-// CheckpointContainer writing kubelet's archive (containerd 2.x: 1.7's CRI answers Unimplemented).
-// Restoring from that archive is CRI's CreateContainer with the archive as its image (ctr restores
-// only checkpoint images), which containerd 2.1 does after pulling the base image from its
-// registry (CRImportCheckpoint): not in the bed, which has no network (docs/cri.md).
+// `work_path`; containerd 1.7's ctr sends them to runc's runtime types alone), a dump criu
+// refuses (one error, the container running on), and CRI's CheckpointContainer writing
+// kubelet's archive, then CreateContainer with that archive as its image restoring it
+// (containerd 2.x; 1.7's CRI answers CheckpointContainer Unimplemented). containerd 2.1's CRI
+// restore first pulls the checkpoint's base image by its NAME@DIGEST (CRImportCheckpoint), so
+// the pod's image comes from the registry stand-in on 127.0.0.1 (the guests have no network;
+// docs/cri.md).
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
+const { status: grpcStatus } = require('@grpc/grpc-js');
 const { criClient } = require('../../scripts/containerd/cri-client');
-const { removePod, startPod } = require('../../scripts/containerd/cri-pods');
+const { containerConfig, removePod, startPod } = require('../../scripts/containerd/cri-pods');
 const {
   ADDRESS,
   IMAGE,
@@ -23,6 +26,7 @@ const {
   ctrOk,
   importImage,
   namespaceFor,
+  registryStandIn,
   sh,
   waitFor,
 } = require('./support');
@@ -104,11 +108,14 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       await remove(id);
     });
 
-    // containerd 1.7's ctr puts --exit and --work-path in the request for runc's runtime types alone.
-    const optionsSkip = name === 'skiff' && MAJOR < 2 && "containerd 1.7's ctr sends these options to runc alone";
+    // containerd 1.7's ctr puts --exit and --work-path in the request for runc's runtime types
+    // alone (its withCheckpointOpts): skiff is then asked for a plain dump, which leaves the task
+    // running and keeps no criu work files. 2.x's ctr sends them to any runtime.
+    const optionsSent = !(name === 'skiff' && MAJOR < 2);
     it(
-      'takes ctr task checkpoint --exit and --work-path: the task stops, criu work files kept',
-      { skip: optionsSkip },
+      optionsSent
+        ? 'takes ctr task checkpoint --exit and --work-path: the task stops, criu work files kept'
+        : "is sent neither --exit nor --work-path by containerd 1.7's ctr task checkpoint: the task runs on",
       async () => {
         const id = `exit-${name}`;
         await ctrOk(ns, ['run', '-d', '--runtime', runtime, IMAGE, id, ...COUNTER]);
@@ -116,11 +123,20 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
         const work = path.join(dir, 'work');
         const checkpointed = await ctr(ns, ['task', 'checkpoint', '--exit', '--work-path', work, id]);
         assert.equal(checkpointed.status, 0, checkpointed.stderr);
-        await waitFor(`${id} to stop`, async () => (await status(id)) === 'STOPPED');
-        assert.ok(fs.existsSync(path.join(work, 'dump.log')), `criu's dump.log in ${work}`);
-        seen[name].exit = 'STOPPED';
-        await ctrOk(ns, ['task', 'delete', id]);
-        await ctrOk(ns, ['container', 'delete', id]);
+        if (optionsSent) {
+          await waitFor(`${id} to stop`, async () => (await status(id)) === 'STOPPED');
+          assert.ok(fs.existsSync(path.join(work, 'dump.log')), `criu's dump.log in ${work}`);
+          seen[name].exit = 'STOPPED';
+          await ctrOk(ns, ['task', 'delete', id]);
+          await ctrOk(ns, ['container', 'delete', id]);
+          return;
+        }
+        assert.equal(await status(id), 'RUNNING');
+        assert.equal(fs.existsSync(path.join(work, 'dump.log')), false, `no dump.log in ${work}`);
+        const then = await count(id);
+        await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
+        seen[name].exit = 'RUNNING';
+        await remove(id);
       },
     );
 
@@ -145,67 +161,178 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
 describe('side by side', () => {
   it('skiff checkpoints, restores and refuses as the runc shim does', () => {
     const runc = { ...seen.runc };
-    if (MAJOR < 2) delete runc.exit;
+    // containerd 1.7's ctr asks skiff for a plain dump where it asks runc to stop the task.
+    if (MAJOR < 2) runc.exit = 'RUNNING';
     assert.deepEqual(seen.skiff, runc);
   });
 });
 
-// Kubernetes' forensic checkpoint: kubelet's CheckpointContainer through the CRI plugin (2.x).
-const CRI_SKIP = MAJOR < 2 && "containerd 1.7's CRI answers CheckpointContainer with Unimplemented";
-
-describe('CRI CheckpointContainer', { timeout: 20 * SLOW_MS, skip: CRI_SKIP }, () => {
+// Kubernetes' forensic checkpoint and its restore, through the CRI plugin as kubelet drives it:
+// CheckpointContainer writes kubelet's archive; CreateContainer with that archive as its image,
+// then StartContainer, restores it (containerd 2.x's CRImportCheckpoint). containerd 1.7's CRI
+// answers CheckpointContainer Unimplemented (its pkg/cri/server and sbserver alike).
+describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30 * SLOW_MS }, () => {
   const cri = criClient(ADDRESS, { deadlineMs: SLOW_MS });
   const dir = fs.mkdtempSync('/var/lib/vm-checkpoint-cri-');
-  const logDirectory = fs.mkdtempSync('/var/log/vm-checkpoint-cri-');
+  const logs = fs.mkdtempSync('/var/log/vm-checkpoint-cri-');
   const pods = [];
+  /** Each handler's archive entries, and what its checkpoint and restore showed. */
   const entries = {};
+  const shown = {};
+  /** What a restore needs of each handler's checkpoint. */
+  const checkpointed = {};
+  let registry;
+  let image = IMAGE;
+
+  before(async () => {
+    if (MAJOR < 2) return;
+    // The restore pulls the base image by the repo digest the checkpoint recorded (its
+    // config.dump's rootfsImageRef): an image pulled through CRI has one, an imported one not.
+    registry = await registryStandIn(dir);
+    image = `localhost:${registry.port}/skiff-busybox:latest`;
+    await cri.image('PullImage', { image: { image } });
+    const { image: pulled } = await cri.image('ImageStatus', { image: { image } });
+    assert.ok(
+      pulled.repoDigests.some((d) => d.startsWith(`localhost:${registry.port}/skiff-busybox@sha256:`)),
+      `a repo digest: ${pulled.repoDigests.join(' ')}`,
+    );
+  });
 
   after(async () => {
     for (const id of pods) await removePod(cri, id).catch(() => undefined);
     cri.close();
+    await registry?.stop();
+    // Only the stand-in's names: CRI's RemoveImage would take the imported busybox (the same image) too.
+    if (registry !== undefined) {
+      const names = (await ctr('k8s.io', ['images', 'ls', '-q'])).stdout.split('\n');
+      for (const name of names.filter((n) => n.startsWith(`localhost:${registry.port}/`)))
+        await ctr('k8s.io', ['images', 'rm', name]);
+    }
     fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(logs, { recursive: true, force: true });
   });
 
+  /** The counter's "<start> <count>" as an ExecSync reads it, or undefined while there is none. */
+  const count = async (containerId) => {
+    const read = await cri.runtime('ExecSync', { containerId, cmd: ['cat', '/tmp/count'], timeout: 60 });
+    const [start, n] = read.stdout.toString().trim().split(' ');
+    return read.exitCode === 0 && n !== undefined ? { start, n: Number(n) } : undefined;
+  };
+  const state = async (containerId) => (await cri.runtime('ContainerStatus', { containerId })).status;
+  // The counter logs too: its stdout is CRI's log, through the FIFOs containerd reads.
+  const command = ['sh', '-c', COUNTER[2].replace('echo "$start $i" >', 'echo "$start $i"; echo "$start $i" >')];
+
+  /** A pod of the handler running the counter, its logs in a directory of its own, as kubelet gives each pod. */
+  const counterPod = async (handler) => {
+    const logDirectory = path.join(logs, handler);
+    fs.mkdirSync(logDirectory);
+    const pod = { name: `ckpt-${handler}`, uid: `ckpt-${handler}-${process.pid}`, logDirectory };
+    const started = await startPod(cri, { handler, pod, containers: [{ name: 'counter', command, image }] });
+    pods.push(started.podSandboxId);
+    return { ...started, id: started.containerIds[0], logDirectory };
+  };
+
+  /**
+   * CreateContainer with the handler's archive as its image (containerd's CRImportCheckpoint),
+   * then StartContainer (the restore), in the pod given; resolves what it showed.
+   */
+  const restore = async (handler, { podSandboxId, sandboxConfig, logDirectory, attempt }) => {
+    const { archive, atCheckpoint } = checkpointed[handler];
+    const config = containerConfig({ name: 'counter', attempt, command, image: archive });
+    const { containerId } = await cri.runtime('CreateContainer', { podSandboxId, config, sandboxConfig });
+    await cri.runtime('StartContainer', { containerId });
+    const status = await state(containerId);
+    assert.equal(status.state, 'CONTAINER_RUNNING');
+    assert.equal(status.annotations.restored, 'true');
+    // The same shell, from its memory (its start time), counting on (two readings apart) from
+    // the count it had at the dump (the rootfs diff brought /tmp/count back).
+    const first = await waitFor('the restored counter', () => count(containerId));
+    const after = await waitFor('the restored counter to go on', async () => {
+      const now = await count(containerId);
+      return now !== undefined && now.n > first.n ? now : undefined;
+    });
+    assert.equal(after.start, atCheckpoint.start, 'the restored shell is the checkpointed one');
+    assert.ok(after.n > atCheckpoint.n, `${after.n} > ${atCheckpoint.n}`);
+    // Its stdout reaches the CRI log, which begins with the checkpointed container's (container.log in the archive).
+    const log = path.join(logDirectory, config.logPath);
+    const logged = await waitFor('the restored counter in its log', () => {
+      const lines = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n') : [];
+      const counts = lines
+        .map((l) => / stdout F (\S+) (\d+)$/.exec(l))
+        .filter((m) => m !== null && m[1] === atCheckpoint.start)
+        .map((m) => Number(m[2]));
+      return counts.some((n) => n > after.n) ? counts : undefined;
+    });
+    assert.equal(logged[0], 1, 'the log carried over from the checkpointed container');
+    return { sameShell: true, countsOn: true, logged: true, annotated: status.annotations.restored };
+  };
+
   for (const handler of ['runc', 'skiff']) {
-    it(`writes kubelet's archive through the ${handler} handler, the container running on`, async () => {
-      const pod = { name: `ckpt-${handler}`, uid: `ckpt-${handler}-${process.pid}`, logDirectory };
-      // The counter logs too: its stdout is CRI's log, through the FIFOs containerd reads.
-      const command = ['sh', '-c', COUNTER[2].replace('echo "$start $i" >', 'echo "$start $i"; echo "$start $i" >')];
-      const { podSandboxId, containerIds } = await startPod(cri, {
-        handler,
-        pod,
-        containers: [{ name: 'counter', command }],
+    if (MAJOR < 2) {
+      it(`answers CheckpointContainer Unimplemented through the ${handler} handler, the container running on`, async () => {
+        const { id } = await counterPod(handler);
+        await waitFor('the counter', () => count(id));
+        const archive = path.join(dir, `${handler}.tar`);
+        await assert.rejects(cri.runtime('CheckpointContainer', { containerId: id, location: archive }), (err) => {
+          assert.equal(err.code, grpcStatus.UNIMPLEMENTED, err.message);
+          return true;
+        });
+        shown[handler] = { checkpoint: 'Unimplemented' };
+        assert.equal(fs.existsSync(archive), false);
+        assert.equal((await state(id)).state, 'CONTAINER_RUNNING');
+        const then = await count(id);
+        await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
       });
-      pods.push(podSandboxId);
-      const [id] = containerIds;
-      const count = async (containerId) => {
-        const read = await cri.runtime('ExecSync', { containerId, cmd: ['cat', '/tmp/count'], timeout: 60 });
-        const [start, n] = read.stdout.toString().trim().split(' ');
-        return read.exitCode === 0 && n !== undefined ? { start, n: Number(n) } : undefined;
-      };
-      await waitFor('the counter at 3', async () => (await count(id))?.n >= 3);
+      continue;
+    }
+
+    it(`writes kubelet's archive through the ${handler} handler, the container running on`, async () => {
+      const { podSandboxId, sandboxConfig, id, logDirectory } = await counterPod(handler);
+      const atCheckpoint = await waitFor('the counter at 3', async () => {
+        const now = await count(id);
+        return now?.n >= 3 ? now : undefined;
+      });
       const archive = path.join(dir, `${handler}.tar`);
       await cri.runtime('CheckpointContainer', { containerId: id, location: archive });
       const listed = sh(`tar -tf ${archive}`);
       assert.equal(listed.status, 0, listed.stderr);
-      const names = listed.stdout
-        .split('\n')
-        .filter(Boolean)
-        .map((n) => n.replace(/^\.\//, ''));
+      const raw = listed.stdout.split('\n').filter(Boolean);
+      const names = raw.map((n) => n.replace(/^\.\//, ''));
       entries[handler] = names;
       for (const file of ['config.dump', 'spec.dump', 'status.dump', 'checkpoint/inventory.img'])
         assert.ok(names.includes(file), `${file} in the archive: ${names.join(' ')}`);
       if (handler === 'skiff') assert.ok(names.includes('checkpoint/skiff-stdio.json'), names.join(' '));
-      const { status } = await cri.runtime('ContainerStatus', { containerId: id });
-      assert.equal(status.state, 'CONTAINER_RUNNING');
+      // The base image the restore will pull: the stand-in's, by digest.
+      const config = JSON.parse(sh(`tar -xOf ${archive} ${raw[names.indexOf('config.dump')]}`).stdout);
+      assert.match(config.rootfsImageRef, new RegExp(`^localhost:${registry.port}/skiff-busybox@sha256:`));
+      assert.equal((await state(id)).state, 'CONTAINER_RUNNING');
       const then = await count(id);
       await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
       await cri.runtime('StopContainer', { containerId: id, timeout: 2 });
       await cri.runtime('RemoveContainer', { containerId: id });
+      checkpointed[handler] = { podSandboxId, sandboxConfig, archive, atCheckpoint, logDirectory };
+      shown[handler] = { checkpoint: 'archive' };
+    });
+
+    it(`restores the ${handler} handler's archive in its pod (CreateContainer with it as the image), the count going on`, async () => {
+      const { podSandboxId, sandboxConfig, logDirectory } = checkpointed[handler];
+      // As kubelet would ask after a restart of the container: its spec, the next attempt.
+      shown[handler].restore = await restore(handler, { podSandboxId, sandboxConfig, logDirectory, attempt: 1 });
+    });
+
+    it(`restores the ${handler} handler's archive in a new pod, the count going on`, async () => {
+      const logDirectory = path.join(logs, `${handler}-restored`);
+      fs.mkdirSync(logDirectory);
+      const pod = { name: `restored-${handler}`, uid: `restored-${handler}-${process.pid}`, logDirectory };
+      const { podSandboxId, sandboxConfig } = await startPod(cri, { handler, pod, containers: [] });
+      pods.push(podSandboxId);
+      shown[handler].newPod = await restore(handler, { podSandboxId, sandboxConfig, logDirectory, attempt: 0 });
     });
   }
 
-  it('the skiff handler writes what the runc handler writes', () => {
+  it('skiff checkpoints and restores through CRI as the runc handler does', () => {
+    assert.deepEqual(shown.skiff, shown.runc);
+    if (MAJOR < 2) return;
     // CRI gives the runc handler alone a criu work directory in the archive (dump.log,
     // stats-dump); skiff adds its record of the stdio criu took as external.
     const runcOnly = new Set(['dump.log', 'stats-dump']);

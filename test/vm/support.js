@@ -3,8 +3,9 @@
 // as root, against the node's own containerd as its systemd unit runs it, with skiff installed
 // from the packed tarball and configured as `skiff containerd config` printed. Each check runs
 // through containerd's runc shim and through skiff, side by side.
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const path = require('node:path');
 const { ctr: ctrAt } = require('../../scripts/containerd/ctr');
 const { taskAddress } = require('../../scripts/containerd/runtime-processes');
 
@@ -73,6 +74,37 @@ async function waitFor(what, check, ms = SLOW_MS) {
   }
 }
 
+/**
+ * The registry stand-in (scripts/registry-stand-in.js) serving the guest's busybox and pause
+ * images, unpacked into `dir`, from a process of its own (a suite's spawnSync calls would stall
+ * a server in the suite's own event loop). Resolves { port, stop() } once it listens.
+ */
+async function registryStandIn(dir) {
+  const layout = path.join(dir, 'layout');
+  fs.mkdirSync(layout, { recursive: true });
+  const unpacked = sh(`tar -xf /run/skiff-vm/busybox.tar -C ${layout}`);
+  if (unpacked.status !== 0) throw new Error(`unpacking the image archive: ${unpacked.stderr}`);
+  const child = spawn(process.execPath, [path.join(__dirname, '../../scripts/registry-stand-in.js'), layout], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (out += chunk));
+  const port = await waitFor('the registry stand-in to listen', () => {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the registry stand-in ended (${child.exitCode ?? child.signalCode})`);
+    const listening = /listening on 127\.0\.0\.1:(\d+)/.exec(out);
+    return listening === null ? undefined : Number(listening[1]);
+  });
+  return {
+    port,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
 function sh(command) {
   return spawnSync('sh', ['-c', command], { encoding: 'utf8' });
 }
@@ -87,6 +119,7 @@ module.exports = {
   ctrOk,
   importImage,
   namespaceFor,
+  registryStandIn,
   sh,
   shimAddress,
   waitFor,
