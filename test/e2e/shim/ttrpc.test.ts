@@ -132,7 +132,7 @@ describe('the shim over ttrpc, on the wire (native)', () => {
     wire.close();
   });
 
-  it('answers at once a string whose length runs past the end of its message, in the Request or in its payload', async () => {
+  it('answers at once a field whose length runs past the end of its message, in the Request or in its payload', async () => {
     // A 4 GiB length: google-protobuf alone read it byte by byte for minutes, answering no one.
     const huge = [0xff, 0xff, 0xff, 0xff, 0x0f];
     const wire = await WireConnection.open(shim.socket);
@@ -149,9 +149,16 @@ describe('the shim over ttrpc, on the wire (native)', () => {
       code: Code.INVALID_ARGUMENT,
       message: 'malformed State request: a string field runs past the end of the message (6 bytes)',
     });
+    // An embedded message (Update's resources) 2^63 bytes long: decoded as zeros for ever.
+    wire.write(requestFrame(5, 'Update', Buffer.from([0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f])));
+    expect(await wire.next()).toMatchObject({
+      streamId: 5,
+      code: Code.INVALID_ARGUMENT,
+      message: 'malformed Update request: an embedded message field runs past the end of the message (10 bytes)',
+    });
     expect(Date.now() - started).toBeLessThan(1000);
-    wire.write(requestFrame(5, 'State', state('ghost')));
-    expect(await wire.next()).toMatchObject({ streamId: 5, code: Code.NOT_FOUND });
+    wire.write(requestFrame(7, 'State', state('ghost')));
+    expect(await wire.next()).toMatchObject({ streamId: 7, code: Code.NOT_FOUND });
     wire.close();
   });
 

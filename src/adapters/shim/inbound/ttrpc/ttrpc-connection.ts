@@ -1,5 +1,5 @@
 import { Socket } from 'node:net';
-import '../../wire/proto-string-bounds';
+import '../../wire/proto-length-bounds';
 import { Frame, FrameType, encodeFrame, oversizeMessage } from '../../wire/ttrpc/frame';
 import { FrameReader } from '../../wire/ttrpc/frame-reader';
 import { ttrpc } from '../../wire/proto/generated/ttrpc/request';

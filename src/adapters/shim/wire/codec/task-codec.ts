@@ -1,5 +1,5 @@
 import type * as pb_1 from 'google-protobuf';
-import '../proto-string-bounds';
+import '../proto-length-bounds';
 import {
   ConnectView,
   CreateTaskInput,
