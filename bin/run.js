@@ -1,7 +1,38 @@
 #!/usr/bin/env node
 'use strict';
 
+// Required as a module (bin/bundle-loader.js), this file only gives its bundle loader, which
+// lives here because one more module to load costs `auth token` about 1 ms of the 5 ms it
+// may spend over Node's own start (docs/performance.md, "The login flow").
+if (require.main !== module) {
+  module.exports = { loadBundle, compileBundle };
+  return;
+}
+
 const argv = process.argv.slice(2);
+
+// `skiff auth token`, `auth kube-credential` (kubectl), `auth git-credential` (git, for
+// every fetch and push) and `auth status` are called often: the same treatment with the
+// auth bundle (no oclif; HTTP code only when a refresh is due). `auth token` and
+// `auth kube-credential` with a valid cache are answered before that by a smaller bundle
+// still, with no container (src/infrastructure/entry/auth-read.ts), and first of all: it
+// never reads stdin, so the guard below (a module to load) waits for the other paths.
+const FAST_AUTH = ['token', 'kube-credential', 'git-credential', 'status'];
+if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
+  const fromCache =
+    argv[1] === 'token' || argv[1] === 'kube-credential'
+      ? loadBundle('auth-read').answerFromCache(argv.slice(1), { exit: true })
+      : Promise.resolve(false);
+  fromCache.then((answered) => {
+    if (answered) return;
+    require('./stdin').guardStdin();
+    const auth = loadBundle('auth');
+    const call = auth.parseAuthArgs(argv.slice(1));
+    if (call !== undefined) auth.runAuth(call, { exit: true });
+    else runOclif();
+  });
+  return;
+}
 
 // process.stdin only when a command reads it, and on a pipe without touching the flags of
 // the description skiff shares with the pipe's other holders (see stdin.js).
@@ -12,7 +43,6 @@ require('./stdin').guardStdin();
 // first connections wait in the socket (see docs/performance.md). Anything the fast
 // path does not understand (help, bad flags) falls through to oclif.
 if (argv[0] === 'shim' && argv[1] === 'serve') {
-  const { loadBundle } = require('./bundle-loader');
   const first = loadBundle('shim-listen');
   const config = first.parseServeArgs(argv.slice(2));
   if (config !== undefined) {
@@ -27,19 +57,6 @@ if (argv[0] === 'shim' && argv[1] === 'serve') {
   }
 }
 
-// `skiff auth token`, `auth kube-credential` (kubectl), `auth git-credential` (git, for
-// every fetch and push) and `auth status` are called often: the same treatment with the
-// auth bundle (no oclif; HTTP code only when a refresh is due).
-const FAST_AUTH = ['token', 'kube-credential', 'git-credential', 'status'];
-if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
-  const auth = require('./bundle-loader').loadBundle('auth');
-  const call = auth.parseAuthArgs(argv.slice(1));
-  if (call !== undefined) {
-    auth.runAuth(call, { exit: true });
-    return;
-  }
-}
-
 // `skiff --version` (and -v) says which native parts and which containerd shim go with this
 // skiff too (docs/install.md): oclif's line, then one line for each.
 if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
@@ -47,19 +64,23 @@ if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
   return;
 }
 
-require('reflect-metadata');
-// oclif asks the ES module `wsl-utils` on every start whether this is WSL. Importing it
-// costs tens of milliseconds, and its `import process from 'node:process'` makes Node
-// read every property of process, process.stdin included, for the namespace: every
-// command would open stdin. A Linux kernel that is not WSL's answers without it.
-skipWslProbe();
-// skiff runs the compiled JavaScript of linked plugins: oclif would otherwise load the
-// TypeScript compiler on every start to read a linked plugin's tsconfig.json, and
-// ts-node or tsx when the plugin has them (docs/plugins.md).
-require('@oclif/core/settings').settings.enableAutoTranspile = false;
-// Plugins' commands import `skiff-cli/plugin`: they get this skiff (see plugin-host.ts).
-require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();
-require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));
+runOclif();
+
+function runOclif() {
+  require('reflect-metadata');
+  // oclif asks the ES module `wsl-utils` on every start whether this is WSL. Importing it
+  // costs tens of milliseconds, and its `import process from 'node:process'` makes Node
+  // read every property of process, process.stdin included, for the namespace: every
+  // command would open stdin. A Linux kernel that is not WSL's answers without it.
+  skipWslProbe();
+  // skiff runs the compiled JavaScript of linked plugins: oclif would otherwise load the
+  // TypeScript compiler on every start to read a linked plugin's tsconfig.json, and
+  // ts-node or tsx when the plugin has them (docs/plugins.md).
+  require('@oclif/core/settings').settings.enableAutoTranspile = false;
+  // Plugins' commands import `skiff-cli/plugin`: they get this skiff (see plugin-host.ts).
+  require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();
+  require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));
+}
 
 function skipWslProbe() {
   const os = require('node:os');
@@ -72,4 +93,41 @@ function skipWslProbe() {
     return;
   }
   if (typeof oclifOs.getPlatform === 'function') oclifOs.getPlatform = async () => 'linux';
+}
+
+/**
+ * Loads a bundle from dist/ (made by scripts/bundle.js) with the V8 code cache written next
+ * to it at build time, so start-up skips parsing and compiling it. A cache from another
+ * Node.js build is rejected by V8 and the bundle compiles as usual.
+ */
+function loadBundle(name) {
+  return compile(name, true).exports;
+}
+
+/** Build step (scripts/code-cache.js): the bundle compiled afresh, with the script whose compiled code it saves. */
+function compileBundle(name) {
+  return compile(name, false);
+}
+
+function compile(name, useCache) {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { Script } = require('node:vm');
+  const file = path.join(__dirname, '..', 'dist', `${name}.bundle.js`);
+  let cachedData;
+  if (useCache) {
+    try {
+      cachedData = fs.readFileSync(`${file}.cache`);
+    } catch {
+      cachedData = undefined;
+    }
+  }
+  // Wrapped as Node wraps a CommonJS module (node:module's wrap(), whose module costs 0.3 ms
+  // to load). The bundle requires only packages and builtins, which this file's own require
+  // finds as one made for dist/ would.
+  const source = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(file, 'utf8')}\n});`;
+  const script = new Script(source, { filename: file, cachedData });
+  const module = { exports: {}, filename: file, id: file, loaded: false };
+  script.runInThisContext()(module.exports, require, module, file, path.dirname(file));
+  return { script, file, exports: module.exports };
 }

@@ -30,6 +30,17 @@ const BUNDLES = {
     external: ['axios', 'https-proxy-agent', 'proxy-from-env', 'yaml', 'jose', '@napi-rs/keyring'],
     module: 'login.module',
   },
+  // `auth token` and `auth kube-credential` with a valid cache: no container, so no module of
+  // the composition root and no inversify (the build fails if anything pulls them in). Built
+  // from the TypeScript sources: as ES modules esbuild hoists them into one scope and drops
+  // the exports nothing uses, which tsc's CommonJS output does not allow (31 KB against 54).
+  // It has no decorators, whose metadata esbuild would not emit.
+  'auth-read': {
+    external: ['yaml', '@napi-rs/keyring'],
+    module: undefined,
+    forbidden: ['inversify', 'reflect-metadata'],
+    fromSource: true,
+  },
 };
 
 // inversify's ES module build, so esbuild hoists its ~150 small modules into one
@@ -39,12 +50,27 @@ const ALIAS = {
   inversify: require.resolve('inversify').replace(`${path.sep}cjs${path.sep}`, `${path.sep}esm${path.sep}`),
 };
 
+/** Fails the build when the bundle would hold one of `names` (packages, with their subpaths). */
+function forbid(names) {
+  return {
+    name: 'forbid',
+    setup(build) {
+      for (const name of names) {
+        // Package names here have no regular expression characters but `-`.
+        build.onResolve({ filter: new RegExp(`^${name}(/|$)`) }, (args) => ({
+          errors: [{ text: `${name} must stay out of this bundle (imported by ${args.importer})` }],
+        }));
+      }
+    },
+  };
+}
+
 function onlyModule(keep) {
   return {
     name: 'only-module',
     setup(build) {
       build.onResolve({ filter: /\/[a-z-]+\.module$/ }, (args) =>
-        args.path.endsWith(`/${keep}`) ? undefined : { path: args.path, external: true },
+        keep !== undefined && args.path.endsWith(`/${keep}`) ? undefined : { path: args.path, external: true },
       );
     },
   };
@@ -83,7 +109,11 @@ async function main() {
 
 async function build(name, bundle) {
   await esbuild.build({
-    entryPoints: [path.join(root, 'dist', 'infrastructure', 'entry', `${name}.js`)],
+    entryPoints: [
+      bundle.fromSource
+        ? path.join(root, 'src', 'infrastructure', 'entry', `${name}.ts`)
+        : path.join(root, 'dist', 'infrastructure', 'entry', `${name}.js`),
+    ],
     outfile: path.join(root, `dist/${name}.bundle.js`),
     bundle: true,
     platform: 'node',
@@ -94,7 +124,7 @@ async function build(name, bundle) {
     minifySyntax: true,
     external: bundle.external,
     alias: ALIAS,
-    plugins: [onlyModule(bundle.module)],
+    plugins: [onlyModule(bundle.module), forbid(bundle.forbidden ?? [])],
     logLevel: 'warning',
   });
 }

@@ -22,15 +22,12 @@ import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
 import { DEVICE_AUTHORIZATION } from '../../application/login/ports/device-authorization.port';
 import { CACHED_DOMAINS } from '../../application/login/ports/cached-domains.port';
 import { ID_TOKEN_VERIFIER, type IdTokenVerifier } from '../../application/login/ports/id-token-verifier.port';
+import { FsClientSecrets } from '../../adapters/login/outbound/client-secrets/fs-client-secrets';
+import { FsSubjectTokens } from '../../adapters/login/outbound/subject-tokens/fs-subject-tokens';
 import { FsCachedDomains } from '../../adapters/login/outbound/cached-domains/fs-cached-domains';
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
-import { FsClientSecrets } from '../../adapters/login/outbound/client-secrets/fs-client-secrets';
-import { FsSubjectTokens } from '../../adapters/login/outbound/subject-tokens/fs-subject-tokens';
-import { FsTokenCache } from '../../adapters/login/outbound/token-cache/fs-token-cache';
-import { OsKeyringSecretStore } from '../../adapters/login/outbound/secret-store/os-keyring-secret-store';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
-import { YamlConfigStore } from '../../adapters/login/outbound/config-store/yaml-config-store';
 import { NoClusterDiscovery } from '../../adapters/login/outbound/cluster-discovery/no-cluster-discovery';
 import { StderrNotifier } from '../../adapters/login/outbound/notifier/stderr-notifier';
 import type * as Browser from '../../adapters/login/outbound/browser/system-browser';
@@ -48,6 +45,7 @@ import type * as GitConfig from '../../adapters/login/outbound/git-config/git-cl
 import type * as KubeConfig from '../../adapters/login/outbound/kube-config/yaml-kube-config';
 import { AuthPaths } from './auth-paths';
 import { kubeConfigFiles } from './kube-paths';
+import { tokenFiles } from './token-files';
 
 export type LoginModuleConfig = AuthPaths;
 
@@ -58,14 +56,13 @@ export type LoginModuleConfig = AuthPaths;
  */
 export function loginModule(paths: LoginModuleConfig): ContainerModule {
   return new ContainerModule(({ bind, isBound }) => {
-    // The keyring adapter loads its native module on first use: only a `keyring` store pays for it.
-    const keyring = new OsKeyringSecretStore();
-    bind(SECRET_STORE).toConstantValue(keyring);
-    bind(TOKEN_CACHE).toConstantValue(new FsTokenCache(paths.authDir, keyring));
+    const files = tokenFiles(paths);
+    bind(SECRET_STORE).toConstantValue(files.keyring);
+    bind(TOKEN_CACHE).toConstantValue(files.tokenCache);
+    bind(CONFIG_STORE).toConstantValue(files.configStore);
     bind(CACHED_DOMAINS).toConstantValue(new FsCachedDomains(paths.authDir));
     bind(REFRESH_LOCK).toConstantValue(new FsRefreshLock(paths.authDir));
     bind(BOARD_CREDENTIALS).toConstantValue(new FsBoardCredentials(paths.authDir));
-    bind(CONFIG_STORE).toConstantValue(new YamlConfigStore(paths.configFile));
     bind(CLIENT_SECRETS).toConstantValue(new FsClientSecrets(process.env));
     bind(SUBJECT_TOKENS).toConstantValue(new FsSubjectTokens());
     // Loaded on first use, with the node: modules they need (child_process, net,

@@ -3,7 +3,7 @@ import AuthKubeCredential from '../../../src/adapters/commands/auth/kube-credent
 import AuthStatus from '../../../src/adapters/commands/auth/status';
 import AuthToken from '../../../src/adapters/commands/auth/token';
 import { FlagSpecs } from '../../../src/adapters/shared/inbound/cli/flag-specs';
-import { FAST_AUTH_FLAGS } from '../../../src/infrastructure/entry/auth';
+import { FAST_AUTH_FLAGS } from '../../../src/adapters/login/inbound/cli/fast-auth-args';
 
 type OclifFlag = { type: string; options?: readonly string[] };
 type CommandClass = {

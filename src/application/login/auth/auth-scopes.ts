@@ -1,25 +1,17 @@
 import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
-import { TokenStoreKind } from '../../../domain/login/auth/token-store';
 import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
 import { resolveDomain } from '../../../domain/login/auth/domain-resolution';
-import { Context, overridesFor, selectContext } from '../../../domain/login/contexts/contexts';
+import { overridesFor } from '../../../domain/login/contexts/contexts';
 import { ServiceUrls, serviceUrls } from '../../../domain/login/contexts/service-urls';
 import { CLUSTER_DISCOVERY, type ClusterDiscovery } from '../ports/cluster-discovery.port';
 import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
+import { AuthScope, scopeOf } from './auth-scope';
 import { AuthTarget } from './auth-target';
 
-/** The active context and the domain whose cache file the command uses. */
-export interface AuthScope {
-  readonly context?: Context;
-  /** --domain, else the active context's domain, else '' (the file default.json). */
-  readonly cacheDomain: string;
-  readonly flagDomain?: string;
-  /** Where the context keeps its tokens' secrets (`file` without a context or a setting). */
-  readonly tokenStore: TokenStoreKind;
-}
+export type { AuthScope } from './auth-scope';
 
 /** A cache read that tells an absent record from an unusable file. */
 export type CacheRead = { readonly tokens?: AuthTokens; readonly problem?: TokenCacheError };
@@ -39,13 +31,7 @@ export class AuthScopes {
   ) {}
 
   async scope(target: AuthTarget): Promise<AuthScope> {
-    const context = selectContext(await this.config.load(), target.context);
-    return {
-      context,
-      cacheDomain: target.domain || context?.domain || '',
-      flagDomain: target.domain || undefined,
-      tokenStore: context?.tokenStore ?? 'file',
-    };
+    return scopeOf(await this.config.load(), target);
   }
 
   async readCache(scope: AuthScope): Promise<CacheRead> {
