@@ -43,9 +43,9 @@ export async function answerFromCache(
   argv: readonly string[],
   options: { readonly exit?: boolean } = {},
 ): Promise<boolean> {
-  const streams = options.exit === true ? watchStreams() : undefined;
   const lines = await cachedAnswer(argv, process.env);
   if (lines === undefined) return false;
+  const streams = options.exit === true ? watchStreams() : undefined;
   print(1, lines);
   if (streams !== undefined && !streams.made()) process.exit();
   return true;
