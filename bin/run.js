@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 
-// Required as a module (bin/bundle-loader.js), this file only gives its bundle loader, which
-// lives here because one more module to load costs `auth token` about 1 ms of the 5 ms it
-// may spend over Node's own start (docs/performance.md, "The login flow").
+// Required as a module (bin/containerd-daemon.js, scripts/code-cache.js), this file only gives
+// its bundle loader, which lives here because one more module to load costs `auth token`
+// about 1 ms of the 5 ms it may spend over Node's own start (docs/performance.md, "The login flow").
 if (require.main !== module) {
   module.exports = { loadBundle, compileBundle };
   return;

@@ -2,7 +2,7 @@
 // Build step: bundle the fast paths into dist/<name>.bundle.js and write their V8
 // code caches. One file with a code cache starts ~40% faster than the same code
 // loaded module by module (docs/performance.md). bin/run.js loads them with
-// bin/bundle-loader.js for `skiff shim serve` and `skiff auth token|status`.
+// bin/run.js's loadBundle for `skiff shim serve` and `skiff auth token|status`.
 const esbuild = require('esbuild');
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');

@@ -296,7 +296,7 @@ static void choose_node(const char *pkg, const char *bundle, char *out, size_t s
 /* What the serving process and the keeper run, besides node: its script and what that loads
  * from the package (a file that is not there is not judged: it runs nothing). */
 static const char *const PACKAGE_CODE[] = {
-    "bin/containerd-daemon.js", "bin/bundle-loader.js",           "dist/containerd.bundle.js", "dist/node-path",
+    "bin/containerd-daemon.js", "bin/run.js",           "dist/containerd.bundle.js", "dist/node-path",
     "build/Release/skiff_native.node", "prebuilds/linux-x64/skiff_native.node", "prebuilds/linux-arm64/skiff_native.node",
 };
 

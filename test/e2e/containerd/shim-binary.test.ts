@@ -214,16 +214,21 @@ if (LINUX)
           }
         });
 
-        it("the package's script: a bin/containerd-daemon.js another user owns is refused, node never run", () => {
-          const l = layout('n6', 'c1');
+        // bin/run.js holds the bundle loader the daemon script uses.
+        it.each([
+          ['bin/containerd-daemon.js', 'n6'],
+          ['bin/run.js', 'n7'],
+        ])("the package's code: a %s another user owns is refused, node never run", (file, ns) => {
+          const l = layout(ns, 'c1');
           made.push(l.root);
           const pkg = join(l.root, 'pkg');
           mkdirSync(join(pkg, 'build/Release'), { recursive: true });
           mkdirSync(join(pkg, 'bin'));
           copyFileSync(BUILT, join(pkg, 'build/Release/containerd-shim-skiff-v2'));
           chmodSync(join(pkg, 'build/Release/containerd-shim-skiff-v2'), 0o755);
-          const script = join(pkg, 'bin/containerd-daemon.js');
-          writeFileSync(script, '// stand-in\n');
+          for (const code of ['bin/containerd-daemon.js', 'bin/run.js'])
+            writeFileSync(join(pkg, code), '// stand-in\n');
+          const script = join(pkg, file);
           chownSync(script, USER, USER);
           const mark = join(l.root, 'node-ran');
           const node = join(l.root, 'node');
