@@ -1,5 +1,6 @@
 import { parseAuthArgs } from '../../adapters/login/inbound/cli/fast-auth-args';
 import { print, watchStreams } from '../../adapters/shared/inbound/cli/fd-output';
+import type * as FailureOutput from '../../adapters/shared/inbound/cli/failure-output';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { validCachedTokens } from '../../application/login/auth/cached-token';
 import { tokenDetails } from '../../domain/login/auth/token-details';
@@ -46,7 +47,19 @@ export async function answerFromCache(
   const lines = await cachedAnswer(argv, process.env);
   if (lines === undefined) return false;
   const streams = options.exit === true ? watchStreams() : undefined;
-  print(1, lines);
+  try {
+    print(1, lines);
+  } catch (err) {
+    // The answer did not get out (a closed pipe: EPIPE): one line on stderr, as the auth bundle
+    // says it, loaded only now (it brings node:util).
+    const { printFailure } = require('../../adapters/shared/inbound/cli/failure-output') as typeof FailureOutput;
+    process.exitCode = 1;
+    try {
+      printFailure(err, false);
+    } catch {
+      // stderr is gone too: the exit code says it
+    }
+  }
   if (streams !== undefined && !streams.made()) process.exit();
   return true;
 }

@@ -8,7 +8,7 @@ import type * as StatusModule from '../../application/login/auth/status.use-case
 import type * as StatusAllModule from '../../application/login/auth/status-all.use-case';
 import type * as GitInput from '../../adapters/login/inbound/cli/git-credential-input';
 import type * as StatusListText from '../../adapters/login/inbound/cli/status-list-text';
-import { errorReport } from '../../adapters/shared/inbound/cli/error-report';
+import { printFailure } from '../../adapters/shared/inbound/cli/failure-output';
 import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import type * as StatusText from '../../adapters/login/inbound/cli/status-text';
 import { type FastAuthCall } from '../../adapters/login/inbound/cli/fast-auth-args';
@@ -66,9 +66,6 @@ async function answer(call: FastAuthCall): Promise<void> {
       print(1, call.json ? [JSON.stringify(report, null, 2)] : statusLines(report));
     }
   } catch (err) {
-    const report = errorReport(err);
-    if (call.json) print(1, [JSON.stringify({ error: report }, null, 2)]);
-    else print(2, [`skiff: ${report.message}`]);
-    process.exitCode = report.exitCode;
+    printFailure(err, call.json);
   }
 }

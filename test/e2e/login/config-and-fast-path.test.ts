@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,6 +161,26 @@ describe('the fast path of auth token and auth status answers exactly as the ocl
       ['b.test', false, true],
     ]);
     expect(text.stdout).not.toContain('"r"');
+  });
+
+  it('a token it cannot write (a pipe closed before the answer) is one line on stderr and exit 1, never a stack trace', async () => {
+    writeFileSync(
+      home.cacheFile('fast.test'),
+      JSON.stringify({
+        access_token: 'fast-access',
+        refresh_token: '',
+        expires_at: '2099-01-01T00:00:00Z',
+        domain: 'fast.test',
+      }),
+    );
+    for (const verb of ['token', 'kube-credential']) {
+      const child = spawn(process.execPath, ['bin/run.js', 'auth', verb], { env: home.env, cwd: ROOT });
+      child.stdout.destroy(); // long before Node has started: its write meets EPIPE
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect({ verb, code, stderr }).toEqual({ verb, code: 1, stderr: 'skiff: EPIPE: broken pipe, write\n' });
+    }
   });
 
   it('errors with --json', async () => {
