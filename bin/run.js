@@ -13,22 +13,22 @@ const argv = process.argv.slice(2);
 
 // `skiff auth token`, `auth kube-credential` (kubectl), `auth git-credential` (git, for
 // every fetch and push) and `auth status` are called often: the same treatment with the
-// auth bundle (no oclif; HTTP code only when a refresh is due). `auth token` and
-// `auth kube-credential` with a valid cache are answered before that by a smaller bundle
-// still, with no container (src/infrastructure/entry/auth-read.ts), and first of all: it
-// never reads stdin, so the guard below (a module to load) waits for the other paths.
+// auth bundle (no oclif; HTTP code only when a refresh is due). All but status are
+// answered before that, when the cache holds what they need, by a smaller bundle still with
+// no container (src/infrastructure/entry/auth-read.ts), and first of all: `auth token` and
+// `auth kube-credential` never read stdin, so the guard below (a module to load) waits.
 const FAST_AUTH = ['token', 'kube-credential', 'git-credential', 'status'];
 if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
+  // git-credential reads git's request, through process.stdin when the pipe is non-blocking.
+  if (argv[1] === 'git-credential') require('./stdin').guardStdin();
   const fromCache =
-    argv[1] === 'token' || argv[1] === 'kube-credential'
-      ? loadBundle('auth-read').answerFromCache(argv.slice(1), { exit: true })
-      : Promise.resolve(false);
-  fromCache.then((answered) => {
-    if (answered) return;
-    require('./stdin').guardStdin();
+    argv[1] === 'status' ? Promise.resolve({}) : loadBundle('auth-read').answerFromCache(argv.slice(1), { exit: true });
+  fromCache.then((handOver) => {
+    if (handOver === undefined) return; // answered
+    if (argv[1] !== 'git-credential') require('./stdin').guardStdin();
     const auth = loadBundle('auth');
     const call = auth.parseAuthArgs(argv.slice(1));
-    if (call !== undefined) auth.runAuth(call, { exit: true });
+    if (call !== undefined) auth.runAuth(call, { exit: true, gitRequest: handOver.gitRequest });
     else runOclif();
   });
   return;

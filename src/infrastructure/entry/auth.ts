@@ -22,16 +22,20 @@ import { buildContainer } from '../shared/container';
  * Runs the call and sets its kind's exit code; output matches the oclif
  * commands', and so does the guard against work left pending on an empty loop.
  * `exit` (bin/run.js): the process ends as soon as the answer is written (see watchStreams).
+ * `gitRequest`: git's request, when the read path (auth-read.ts) has read it from stdin already.
  */
-export async function runAuth(call: FastAuthCall, options: { readonly exit?: boolean } = {}): Promise<void> {
+export async function runAuth(
+  call: FastAuthCall,
+  options: { readonly exit?: boolean; readonly gitRequest?: string } = {},
+): Promise<void> {
   const streams = options.exit === true ? watchStreams() : undefined;
-  await runGuarded(`auth ${call.verb}`, () => answer(call));
+  await runGuarded(`auth ${call.verb}`, () => answer(call, options.gitRequest));
   if (streams !== undefined && !streams.made()) process.exit();
 }
 
 // Each verb loads only its own use case (and what that imports): the bundle's other modules
 // are never run.
-async function answer(call: FastAuthCall): Promise<void> {
+async function answer(call: FastAuthCall, gitRequest: string | undefined): Promise<void> {
   const target = { domain: call.domain, context: call.context };
   try {
     const container = buildContainer({ login: authPaths() });
@@ -47,7 +51,7 @@ async function answer(call: FastAuthCall): Promise<void> {
         require('../../adapters/login/inbound/cli/git-credential-input') as typeof GitInput;
       const reply = await container
         .get(GitCredential)
-        .execute({ target, operation: call.operation, request: await readGitCredentialRequest() });
+        .execute({ target, operation: call.operation, request: gitRequest ?? (await readGitCredentialRequest()) });
       if (reply !== '') write(1, reply);
     } else if (call.verb === 'kube-credential') {
       const { KubeCredential } =

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { cachedAnswer } from '../../../src/infrastructure/entry/auth-read';
 
 /**
- * The read path of `auth token` and `auth kube-credential` (entry/auth-read.ts) answers only
- * from a token valid now, and leaves every other case to the auth bundle, whose answers
- * (errors included) test/e2e/login/config-and-fast-path.test.ts holds to the oclif commands'.
+ * The read path of `auth token`, `auth kube-credential` and `auth git-credential`
+ * (entry/auth-read.ts) answers only from what the cache holds now, and leaves every other
+ * case to the auth bundle, whose answers (errors and notices included)
+ * test/e2e/login/config-and-fast-path.test.ts and git-credential.test.ts hold to the oclif commands'.
  */
-describe('auth token and kube-credential from the cache alone', () => {
+describe('auth token, kube-credential and git-credential from the cache alone', () => {
   let home: string;
   let env: NodeJS.ProcessEnv;
   const authDir = () => join(home, 'data', 'skiff', 'auth');
@@ -41,14 +42,15 @@ describe('auth token and kube-credential from the cache alone', () => {
   afterEach(() => rmSync(home, { recursive: true, force: true }));
 
   it('the token of the active context, of --context, of --domain', async () => {
-    expect(await cachedAnswer(['token'], env)).toEqual(['prod.test-access']);
-    expect(await cachedAnswer(['token', '--context', 'dev'], env)).toEqual(['dev.test-access']);
-    expect(await cachedAnswer(['token', '--domain=dev.test'], env)).toEqual(['dev.test-access']);
+    expect(await cachedAnswer(['token'], env)).toBe('prod.test-access\n');
+    expect(await cachedAnswer(['token', '--context', 'dev'], env)).toBe('dev.test-access\n');
+    expect(await cachedAnswer(['token', '--domain=dev.test'], env)).toBe('dev.test-access\n');
   });
 
   it('--json as `auth token --json` prints it', async () => {
-    const [json] = (await cachedAnswer(['token', '--json'], env)) ?? [];
-    expect(JSON.parse(json)).toEqual({
+    const json = await cachedAnswer(['token', '--json'], env);
+    expect(json?.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(json ?? '')).toEqual({
       token: 'prod.test-access',
       expiresAt: '2099-01-01T00:00:00.000Z',
       scopes: ['openid', 'email', 'profile', 'offline_access'],
@@ -63,15 +65,14 @@ describe('auth token and kube-credential from the cache alone', () => {
       apiVersion: 'client.authentication.k8s.io/v1',
       spec: { interactive: false },
     };
-    const [v1] =
-      (await cachedAnswer(['kube-credential'], { ...env, KUBERNETES_EXEC_INFO: JSON.stringify(info) })) ?? [];
+    const v1 = (await cachedAnswer(['kube-credential'], { ...env, KUBERNETES_EXEC_INFO: JSON.stringify(info) })) ?? '';
     expect(JSON.parse(v1)).toEqual({
       kind: 'ExecCredential',
       apiVersion: 'client.authentication.k8s.io/v1',
       spec: { interactive: false },
       status: { token: 'prod.test-access', expirationTimestamp: '2098-12-31T23:59:00Z' },
     });
-    const [beta] = (await cachedAnswer(['kube-credential'], env)) ?? [];
+    const beta = (await cachedAnswer(['kube-credential'], env)) ?? '';
     expect(JSON.parse(beta).apiVersion).toBe('client.authentication.k8s.io/v1beta1');
   });
 
@@ -107,6 +108,35 @@ describe('auth token and kube-credential from the cache alone', () => {
   ])('leaves %s to the full path, which says what is wrong', async (_, arrange, argv, envOf) => {
     arrange();
     expect(await cachedAnswer(argv, envOf(env))).toBeUndefined();
+  });
+
+  const request = (host: string) => `protocol=https\nhost=${host}\npath=team/app.git\n\n`;
+  it("git-credential get: the git token, for the git host of the flag's or the context's domain only", async () => {
+    record('prod.test', { gitea_token: 'prod-git' });
+    record('dev.test', { gitea_token: 'dev-git' });
+    const get = (argv: string[], host: string) => cachedAnswer(['git-credential', ...argv, 'get'], env, request(host));
+    expect(await get([], 'src.prod.test')).toBe(
+      'protocol=https\nhost=src.prod.test\nusername=skiff\npassword=prod-git\n',
+    );
+    expect(await get(['--context', 'dev'], 'src.dev.test')).toContain('password=dev-git\n');
+    expect(await get(['--domain', 'dev.test'], 'src.dev.test')).toContain('password=dev-git\n');
+    // Another host is GitCredential's to refuse, with its notice; so is a record without a git token.
+    expect(await get([], 'evil.example.com')).toBeUndefined();
+    record('prod.test');
+    expect(await get([], 'src.prod.test')).toBeUndefined();
+  });
+
+  it('git-credential store and erase: nothing to say, once the request reads as git writes it', async () => {
+    for (const operation of ['store', 'erase']) {
+      expect(await cachedAnswer(['git-credential', operation], env, request('src.prod.test'))).toBe('');
+      expect(await cachedAnswer(['git-credential', operation], env, 'nonsense\n')).toBeUndefined();
+    }
+  });
+
+  it('git-credential get leaves a domain it would read from the cache (with a notice) to the full path', async () => {
+    writeFileSync(configFile(), 'contexts: []\n');
+    record('', { gitea_token: 'g' });
+    expect(await cachedAnswer(['git-credential', 'get'], env, request('src.prod.test'))).toBeUndefined();
   });
 
   it('answers no other call: other verbs, help, flags it does not know', async () => {
