@@ -15,14 +15,20 @@ const argv = process.argv.slice(2);
 // every fetch and push) and `auth status` are called often: the same treatment with the
 // auth bundle (no oclif; HTTP code only when a refresh is due). All but status are
 // answered before that, when the cache holds what they need, by a smaller bundle still with
-// no container (src/infrastructure/entry/auth-read.ts), and first of all: `auth token` and
+// no container (src/infrastructure/entry/auth-read.ts, git-credential-read.ts), and first of all: `auth token` and
 // `auth kube-credential` never read stdin, so the guard below (a module to load) waits.
 const FAST_AUTH = ['token', 'kube-credential', 'git-credential', 'status'];
 if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
   // git-credential reads git's request, through process.stdin when the pipe is non-blocking.
   if (argv[1] === 'git-credential') require('./stdin').guardStdin();
   const fromCache =
-    argv[1] === 'status' ? Promise.resolve({}) : loadBundle('auth-read').answerFromCache(argv.slice(1), { exit: true });
+    argv[1] === 'status'
+      ? Promise.resolve({})
+      : argv[1] === 'git-credential'
+        ? loadBundle('git-credential-read').answerFromCache(argv.slice(1), { exit: true })
+        : loadBundle('auth-read')
+            .answerFromCache(argv.slice(1), { exit: true })
+            .then((answered) => (answered ? undefined : {}));
   fromCache.then((handOver) => {
     if (handOver === undefined) return; // answered
     if (argv[1] !== 'git-credential') require('./stdin').guardStdin();

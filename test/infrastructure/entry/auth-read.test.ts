@@ -1,45 +1,21 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cachedAnswer } from '../../../src/infrastructure/entry/auth-read';
+import { ReadPathHome } from '../../support/read-path-home';
 
 /**
- * The read path of `auth token`, `auth kube-credential` and `auth git-credential`
- * (entry/auth-read.ts) answers only from what the cache holds now, and leaves every other
- * case to the auth bundle, whose answers (errors and notices included)
- * test/e2e/login/config-and-fast-path.test.ts and git-credential.test.ts hold to the oclif commands'.
+ * The read path of `auth token` and `auth kube-credential` (entry/auth-read.ts) answers only
+ * from a token valid now, and leaves every other case to the auth bundle, whose answers
+ * (errors included) test/e2e/login/config-and-fast-path.test.ts holds to the oclif commands'.
  */
-describe('auth token, kube-credential and git-credential from the cache alone', () => {
-  let home: string;
+describe('auth token and kube-credential from the cache alone', () => {
+  let home: ReadPathHome;
   let env: NodeJS.ProcessEnv;
-  const authDir = () => join(home, 'data', 'skiff', 'auth');
-  const configFile = () => join(home, 'config', 'skiff', 'config.yaml');
-  const record = (domain: string, fields: Record<string, string> = {}) =>
-    writeFileSync(
-      join(authDir(), `${domain}.json`),
-      JSON.stringify({
-        access_token: `${domain}-access`,
-        refresh_token: 'r',
-        expires_at: '2099-01-01T00:00:00Z',
-        domain,
-        ...fields,
-      }),
-      { mode: 0o600 },
-    );
-
   beforeEach(() => {
-    home = mkdtempSync(join(tmpdir(), 'skiff-auth-read-'));
-    env = { HOME: home, XDG_DATA_HOME: join(home, 'data'), XDG_CONFIG_HOME: join(home, 'config') };
-    mkdirSync(authDir(), { recursive: true, mode: 0o700 });
-    mkdirSync(join(home, 'config', 'skiff'), { recursive: true, mode: 0o700 });
-    writeFileSync(
-      configFile(),
-      'current-context: prod\ncontexts:\n  - name: prod\n    context:\n      domain: prod.test\n  - name: dev\n    context:\n      domain: dev.test\n',
-    );
-    record('prod.test');
-    record('dev.test');
+    home = new ReadPathHome();
+    env = home.env;
   });
-  afterEach(() => rmSync(home, { recursive: true, force: true }));
+  afterEach(() => home.remove());
 
   it('the token of the active context, of --context, of --domain', async () => {
     expect(await cachedAnswer(['token'], env)).toBe('prod.test-access\n');
@@ -55,7 +31,7 @@ describe('auth token, kube-credential and git-credential from the cache alone', 
       expiresAt: '2099-01-01T00:00:00.000Z',
       scopes: ['openid', 'email', 'profile', 'offline_access'],
       signIn: 'person',
-      tokenStore: { kind: 'file', path: join(authDir(), 'prod.test.json') },
+      tokenStore: { kind: 'file', path: join(home.authDir, 'prod.test.json') },
     });
   });
 
@@ -77,27 +53,32 @@ describe('auth token, kube-credential and git-credential from the cache alone', 
   });
 
   it('leaves to the full path a token that expires within a minute, or has, so that it is refreshed', async () => {
-    record('prod.test', { expires_at: new Date(Date.now() + 30_000).toISOString() });
+    home.record('prod.test', { expires_at: new Date(Date.now() + 30_000).toISOString() });
     expect(await cachedAnswer(['token'], env)).toBeUndefined();
-    record('prod.test', { expires_at: '2020-01-01T00:00:00Z' });
+    home.record('prod.test', { expires_at: '2020-01-01T00:00:00Z' });
     expect(await cachedAnswer(['kube-credential'], env)).toBeUndefined();
   });
 
-  const unlink = (domain: string) => rmSync(join(authDir(), `${domain}.json`));
+  const unlink = (domain: string) => rmSync(join(home.authDir, `${domain}.json`));
   it.each<[string, () => void, string[], (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv]>([
     ['no record', () => unlink('prod.test'), ['token'], (e) => e],
-    ['an unreadable record', () => writeFileSync(join(authDir(), 'prod.test.json'), '{not json'), ['token'], (e) => e],
+    [
+      'an unreadable record',
+      () => writeFileSync(join(home.authDir, 'prod.test.json'), '{not json'),
+      ['token'],
+      (e) => e,
+    ],
     [
       'a record through a link',
       () => {
         unlink('prod.test');
-        symlinkSync(join(authDir(), 'dev.test.json'), join(authDir(), 'prod.test.json'));
+        symlinkSync(join(home.authDir, 'dev.test.json'), join(home.authDir, 'prod.test.json'));
       },
       ['token'],
       (e) => e,
     ],
     ['an unknown context', () => undefined, ['token', '--context', 'nope'], (e) => e],
-    ['a broken contexts file', () => writeFileSync(configFile(), 'contexts: 3\n'), ['token'], (e) => e],
+    ['a broken contexts file', () => writeFileSync(home.configFile, 'contexts: 3\n'), ['token'], (e) => e],
     ['no HOME', () => undefined, ['token'], () => ({})],
     [
       'a request kubectl cannot have made',
@@ -108,35 +89,6 @@ describe('auth token, kube-credential and git-credential from the cache alone', 
   ])('leaves %s to the full path, which says what is wrong', async (_, arrange, argv, envOf) => {
     arrange();
     expect(await cachedAnswer(argv, envOf(env))).toBeUndefined();
-  });
-
-  const request = (host: string) => `protocol=https\nhost=${host}\npath=team/app.git\n\n`;
-  it("git-credential get: the git token, for the git host of the flag's or the context's domain only", async () => {
-    record('prod.test', { gitea_token: 'prod-git' });
-    record('dev.test', { gitea_token: 'dev-git' });
-    const get = (argv: string[], host: string) => cachedAnswer(['git-credential', ...argv, 'get'], env, request(host));
-    expect(await get([], 'src.prod.test')).toBe(
-      'protocol=https\nhost=src.prod.test\nusername=skiff\npassword=prod-git\n',
-    );
-    expect(await get(['--context', 'dev'], 'src.dev.test')).toContain('password=dev-git\n');
-    expect(await get(['--domain', 'dev.test'], 'src.dev.test')).toContain('password=dev-git\n');
-    // Another host is GitCredential's to refuse, with its notice; so is a record without a git token.
-    expect(await get([], 'evil.example.com')).toBeUndefined();
-    record('prod.test');
-    expect(await get([], 'src.prod.test')).toBeUndefined();
-  });
-
-  it('git-credential store and erase: nothing to say, once the request reads as git writes it', async () => {
-    for (const operation of ['store', 'erase']) {
-      expect(await cachedAnswer(['git-credential', operation], env, request('src.prod.test'))).toBe('');
-      expect(await cachedAnswer(['git-credential', operation], env, 'nonsense\n')).toBeUndefined();
-    }
-  });
-
-  it('git-credential get leaves a domain it would read from the cache (with a notice) to the full path', async () => {
-    writeFileSync(configFile(), 'contexts: []\n');
-    record('', { gitea_token: 'g' });
-    expect(await cachedAnswer(['git-credential', 'get'], env, request('src.prod.test'))).toBeUndefined();
   });
 
   it('answers no other call: other verbs, help, flags it does not know', async () => {

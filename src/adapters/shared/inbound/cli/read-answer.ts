@@ -1,0 +1,24 @@
+import type * as FailureOutput from './failure-output';
+import { watchStreams, write } from './fd-output';
+
+/**
+ * Writes a read path's answer (entry/auth-read.ts, entry/git-credential-read.ts) to stdout
+ * and, with `exit`, ends the process at once as runAuth does (see watchStreams). An answer
+ * that does not get out (a closed pipe: EPIPE) is one line on stderr and exit 1, as the auth
+ * bundle says it; that reporting is loaded only then (it brings node:util).
+ */
+export function writeAnswer(answer: string, options: { readonly exit?: boolean }): void {
+  const streams = options.exit === true ? watchStreams() : undefined;
+  try {
+    if (answer !== '') write(1, answer);
+  } catch (err) {
+    const { printFailure } = require('./failure-output') as typeof FailureOutput;
+    process.exitCode = 1;
+    try {
+      printFailure(err, false);
+    } catch {
+      // stderr is gone too: the exit code says it
+    }
+  }
+  if (streams !== undefined && !streams.made()) process.exit();
+}
