@@ -13,25 +13,21 @@ const argv = process.argv.slice(2);
 
 // `skiff auth token`, `auth kube-credential` (kubectl), `auth git-credential` (git, for
 // every fetch and push) and `auth status` are called often: the same treatment with the
-// auth bundle (no oclif; HTTP code only when a refresh is due). All but status are
-// answered before that, when the cache holds what they need, by a smaller bundle still with
-// no container (src/infrastructure/entry/auth-read.ts, git-credential-read.ts), and first of all: `auth token` and
-// `auth kube-credential` never read stdin, so the guard below (a module to load) waits.
+// auth bundle (no oclif; HTTP code only when a refresh is due). All but status are answered
+// before that, when the cache holds what they need, by a read path: a smaller bundle still,
+// with no container (src/infrastructure/entry/auth-read.ts, git-credential-read.ts).
 const FAST_AUTH = ['token', 'kube-credential', 'git-credential', 'status'];
+const READ_PATHS = { token: 'auth-read', 'kube-credential': 'auth-read', 'git-credential': 'git-credential-read' };
 if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
-  // git-credential reads git's request, through process.stdin when the pipe is non-blocking.
+  // git-credential reads git's request (through process.stdin on a non-blocking pipe), so
+  // stdin is guarded first; `auth token` never reads it and skips loading the guard's module.
   if (argv[1] === 'git-credential') require('./stdin').guardStdin();
+  const readPath = READ_PATHS[argv[1]];
   const fromCache =
-    argv[1] === 'status'
-      ? Promise.resolve({})
-      : argv[1] === 'git-credential'
-        ? loadBundle('git-credential-read').answerFromCache(argv.slice(1), { exit: true })
-        : loadBundle('auth-read')
-            .answerFromCache(argv.slice(1), { exit: true })
-            .then((answered) => (answered ? undefined : {}));
+    readPath === undefined ? Promise.resolve({}) : loadBundle(readPath).answerFromCache(argv.slice(1), { exit: true });
   fromCache.then((handOver) => {
     if (handOver === undefined) return; // answered
-    if (argv[1] !== 'git-credential') require('./stdin').guardStdin();
+    require('./stdin').guardStdin();
     const auth = loadBundle('auth');
     const call = auth.parseAuthArgs(argv.slice(1));
     if (call !== undefined) auth.runAuth(call, { exit: true, gitRequest: handOver.gitRequest });

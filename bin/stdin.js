@@ -47,8 +47,12 @@ function privatePipeStdin() {
   return stdin;
 }
 
-/** Replaces Node's process.stdin getter with one that makes the stdin above. */
+let guarded = false;
+
+/** Replaces Node's process.stdin getter with one that makes the stdin above; once per process. */
 function guardStdin() {
+  if (guarded) return;
+  guarded = true;
   const node = Object.getOwnPropertyDescriptor(process, 'stdin');
   if (node === undefined || typeof node.get !== 'function') return;
   let stdin;

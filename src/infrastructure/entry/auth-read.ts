@@ -1,5 +1,6 @@
 import { parseAuthArgs } from '../../adapters/login/inbound/cli/fast-auth-args';
-import { writeAnswer } from '../../adapters/shared/inbound/cli/read-answer';
+import { HandOver, writeAnswer } from '../../adapters/shared/inbound/cli/read-answer';
+import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { validCachedTokens } from '../../application/login/auth/cached-token';
 import { tokenDetails } from '../../domain/login/auth/token-details';
@@ -36,13 +37,16 @@ export async function cachedAnswer(argv: readonly string[], env: NodeJS.ProcessE
   }
 }
 
-/** bin/run.js's call: writes the answer (and, with `exit`, ends the process), or resolves false for the auth bundle. */
+/**
+ * bin/run.js's call: writes the answer (and, with `exit`, ends the process), or resolves the
+ * hand-over to the auth bundle. Guarded as runAuth is: work left pending is exit 1, not a silent 0.
+ */
 export async function answerFromCache(
   argv: readonly string[],
   options: { readonly exit?: boolean } = {},
-): Promise<boolean> {
-  const answer = await cachedAnswer(argv, process.env);
-  if (answer === undefined) return false;
+): Promise<HandOver | undefined> {
+  const answer = await runGuarded(`auth ${argv[0]}`, () => cachedAnswer(argv, process.env));
+  if (answer === undefined) return {};
   writeAnswer(answer, options);
-  return true;
+  return undefined;
 }

@@ -1,9 +1,12 @@
-import { parseAuthArgs } from '../../adapters/login/inbound/cli/fast-auth-args';
+import { type FastAuthCall, parseAuthArgs } from '../../adapters/login/inbound/cli/fast-auth-args';
 import { readGitCredentialRequest } from '../../adapters/login/inbound/cli/git-credential-input';
-import { writeAnswer } from '../../adapters/shared/inbound/cli/read-answer';
+import { HandOver, writeAnswer } from '../../adapters/shared/inbound/cli/read-answer';
+import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
 import { cachedGitCredential } from '../../application/login/auth/cached-git-credential';
 import { authPaths } from '../login/auth-paths';
 import { tokenFiles } from '../login/token-files';
+
+type GitCredentialCall = Extract<FastAuthCall, { verb: 'git-credential' }>;
 
 /**
  * The read path of `skiff auth git-credential get|store|erase` (bundled as
@@ -19,7 +22,14 @@ export async function cachedAnswer(
   request: string,
 ): Promise<string | undefined> {
   const call = parseAuthArgs(argv);
-  if (call?.verb !== 'git-credential') return undefined;
+  return call?.verb === 'git-credential' ? answerFor(call, env, request) : undefined;
+}
+
+async function answerFor(
+  call: GitCredentialCall,
+  env: NodeJS.ProcessEnv,
+  request: string,
+): Promise<string | undefined> {
   try {
     const files = tokenFiles(authPaths(env));
     const target = { domain: call.domain, context: call.context };
@@ -32,29 +42,29 @@ export async function cachedAnswer(
   }
 }
 
-/** What the auth bundle needs to answer a call this path could not: git's request, when it was read. */
-export interface HandOver {
-  readonly gitRequest?: string;
-}
-
 /**
  * bin/run.js's call: reads git's request, then writes the answer (and, with `exit`, ends the
- * process), or resolves the request for the auth bundle to answer instead.
+ * process), or resolves the hand-over to the auth bundle, with the request when it was read.
+ * Guarded as runAuth is: work left pending is exit 1, not a silent 0.
  */
 export async function answerFromCache(
   argv: readonly string[],
   options: { readonly exit?: boolean } = {},
 ): Promise<HandOver | undefined> {
+  const call = parseAuthArgs(argv);
   // Only for a call this path understands: help or a mistake goes to oclif, which reads nothing.
-  if (parseAuthArgs(argv)?.verb !== 'git-credential') return {};
-  let gitRequest: string;
-  try {
-    gitRequest = await readGitCredentialRequest();
-  } catch {
-    return {}; // the auth bundle reads it again, and says what is wrong
-  }
-  const answer = await cachedAnswer(argv, process.env, gitRequest);
-  if (answer === undefined) return { gitRequest };
-  writeAnswer(answer, options);
+  if (call?.verb !== 'git-credential') return {};
+  const answered = await runGuarded('auth git-credential', async () => {
+    let gitRequest: string;
+    try {
+      gitRequest = await readGitCredentialRequest();
+    } catch {
+      return { handOver: {} }; // the auth bundle reads it again, and says what is wrong
+    }
+    const answer = await answerFor(call, process.env, gitRequest);
+    return answer === undefined ? { handOver: { gitRequest } } : { answer };
+  });
+  if (answered.answer === undefined) return answered.handOver;
+  writeAnswer(answered.answer, options);
   return undefined;
 }

@@ -1,6 +1,11 @@
 import type * as FailureOutput from './failure-output';
 import { watchStreams, write } from './fd-output';
 
+/** What the auth bundle needs to answer a call a read path could not: git's request, when one was read. */
+export interface HandOver {
+  readonly gitRequest?: string;
+}
+
 /**
  * Writes a read path's answer (entry/auth-read.ts, entry/git-credential-read.ts) to stdout
  * and, with `exit`, ends the process at once as runAuth does (see watchStreams). An answer
