@@ -5,7 +5,8 @@
 // The checkout is shared read-only... as /mnt/src; the package is packed once for every image.
 //
 // Without qemu or mmdebstrap the suites are left out with one line and exit 0, unless
-// SKIFF_VM_TESTS=1 (CI), which makes that a failure. SKIFF_VM_IMAGES picks images (trixie,sid).
+// SKIFF_VM_TESTS=1 (CI), which makes that a failure. SKIFF_VM_IMAGES picks images (trixie,sid),
+// SKIFF_VM_SUITES suites (checkpoint,userns).
 const fs = require('node:fs');
 const path = require('node:path');
 const { missingTools } = require('./commands');
@@ -15,11 +16,15 @@ const { vm } = require('./run');
 
 const log = (line) => process.stderr.write(`test:vm: ${line}\n`);
 
+/** test/vm/*.test.js, or those SKIFF_VM_SUITES names (`checkpoint,userns`), as the guest sees them. */
 function suites() {
   const dir = path.join(ROOT, 'test', 'vm');
-  return fs
-    .readdirSync(dir)
-    .filter((f) => f.endsWith('.test.js'))
+  const wanted = (process.env.SKIFF_VM_SUITES ?? '').split(',').filter(Boolean);
+  const all = fs.readdirSync(dir).filter((f) => f.endsWith('.test.js'));
+  const unknown = wanted.filter((name) => !all.includes(`${name}.test.js`));
+  if (unknown.length > 0) throw new Error(`SKIFF_VM_SUITES names no suite ${unknown.join(', ')} of test/vm/`);
+  return all
+    .filter((f) => wanted.length === 0 || wanted.includes(f.slice(0, -'.test.js'.length)))
     .sort()
     .map((f) => `/mnt/src/test/vm/${f}`);
 }

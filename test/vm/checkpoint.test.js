@@ -39,6 +39,22 @@ const COUNTER = [
 ];
 
 /** containerd's major version, as `ctr version` prints the server's. */
+/**
+ * The restored shell is the checkpointed one, from its memory (its start time), counting on
+ * (two readings apart) past `atCheckpoint`, the reading taken at the checkpoint; resolves the
+ * last reading. `read` gives a reading.
+ */
+async function assertCountsOn(read, atCheckpoint) {
+  const first = await waitFor('the restored counter', read);
+  const now = await waitFor('the restored counter to go on', async () => {
+    const reading = await read();
+    return reading !== undefined && reading.n > first.n ? reading : undefined;
+  });
+  assert.equal(now.start, atCheckpoint.start, 'the restored shell is the checkpointed one');
+  assert.ok(now.n > atCheckpoint.n, `${now.n} > ${atCheckpoint.n}`);
+  return now;
+}
+
 function containerdMajor() {
   const server = sh('ctr version').stdout.split('Server:')[1] ?? '';
   return Number(/Version:\s*v?(\d+)/.exec(server)?.[1] ?? 0);
@@ -96,15 +112,8 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       seen[name].restore = restored.status;
       assert.equal(restored.status, 0, restored.stderr);
       assert.equal(await status(id), 'RUNNING');
-      // The same shell, from its memory, counting on (the rw layer came back with /tmp/count:
-      // two readings apart show it counts): its start time, a count past the one read before.
-      const first = await waitFor('the restored counter', () => count(id));
-      const after = await waitFor('the restored counter to go on', async () => {
-        const now = await count(id);
-        return now !== undefined && now.n > first.n ? now : undefined;
-      });
-      assert.equal(after.start, before.start, 'the restored shell is the checkpointed one');
-      assert.ok(after.n > before.n, `${after.n} > ${before.n}`);
+      // The rw layer came back with /tmp/count.
+      await assertCountsOn(() => count(id), before);
       await remove(id);
     });
 
@@ -244,15 +253,8 @@ describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30
     const status = await state(containerId);
     assert.equal(status.state, 'CONTAINER_RUNNING');
     assert.equal(status.annotations.restored, 'true');
-    // The same shell, from its memory (its start time), counting on (two readings apart) from
-    // the count it had at the dump (the rootfs diff brought /tmp/count back).
-    const first = await waitFor('the restored counter', () => count(containerId));
-    const after = await waitFor('the restored counter to go on', async () => {
-      const now = await count(containerId);
-      return now !== undefined && now.n > first.n ? now : undefined;
-    });
-    assert.equal(after.start, atCheckpoint.start, 'the restored shell is the checkpointed one');
-    assert.ok(after.n > atCheckpoint.n, `${after.n} > ${atCheckpoint.n}`);
+    // The rootfs diff brought /tmp/count back.
+    const restored = await assertCountsOn(() => count(containerId), atCheckpoint);
     // Its stdout reaches the CRI log, which begins with the checkpointed container's (container.log in the archive).
     const log = path.join(logDirectory, config.logPath);
     const logged = await waitFor('the restored counter in its log', () => {
@@ -261,7 +263,7 @@ describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30
         .map((l) => / stdout F (\S+) (\d+)$/.exec(l))
         .filter((m) => m !== null && m[1] === atCheckpoint.start)
         .map((m) => Number(m[2]));
-      return counts.some((n) => n > after.n) ? counts : undefined;
+      return counts.some((n) => n > restored.n) ? counts : undefined;
     });
     assert.equal(logged[0], 1, 'the log carried over from the checkpointed container');
     return { sameShell: true, countsOn: true, logged: true, annotated: status.annotations.restored };
