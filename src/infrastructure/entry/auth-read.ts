@@ -1,6 +1,5 @@
 import { parseAuthArgs } from '../../adapters/login/inbound/cli/fast-auth-args';
-import { HandOver, writeAnswer } from '../../adapters/shared/inbound/cli/read-answer';
-import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
+import { answerOrHandOver, HandOver } from '../../adapters/shared/inbound/cli/read-answer';
 import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { validCachedTokens } from '../../application/login/auth/cached-token';
 import { tokenDetails } from '../../domain/login/auth/token-details';
@@ -37,16 +36,13 @@ export async function cachedAnswer(argv: readonly string[], env: NodeJS.ProcessE
   }
 }
 
-/**
- * bin/run.js's call: writes the answer (and, with `exit`, ends the process), or resolves the
- * hand-over to the auth bundle. Guarded as runAuth is: work left pending is exit 1, not a silent 0.
- */
-export async function answerFromCache(
+/** bin/run.js's call: writes the answer (and, with `exit`, ends the process), or hands the call over. */
+export function answerFromCache(
   argv: readonly string[],
   options: { readonly exit?: boolean } = {},
 ): Promise<HandOver | undefined> {
-  const answer = await runGuarded(`auth ${argv[0]}`, () => cachedAnswer(argv, process.env));
-  if (answer === undefined) return {};
-  writeAnswer(answer, options);
-  return undefined;
+  return answerOrHandOver(`auth ${argv[0]}`, options, async () => {
+    const answer = await cachedAnswer(argv, process.env);
+    return answer === undefined ? { handOver: {} } : { answer };
+  });
 }

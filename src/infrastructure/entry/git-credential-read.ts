@@ -1,7 +1,6 @@
 import { type FastAuthCall, parseAuthArgs } from '../../adapters/login/inbound/cli/fast-auth-args';
 import { readGitCredentialRequest } from '../../adapters/login/inbound/cli/git-credential-input';
-import { HandOver, writeAnswer } from '../../adapters/shared/inbound/cli/read-answer';
-import { runGuarded } from '../../adapters/shared/inbound/cli/unfinished-work';
+import { answerOrHandOver, HandOver } from '../../adapters/shared/inbound/cli/read-answer';
 import { cachedGitCredential } from '../../application/login/auth/cached-git-credential';
 import { authPaths } from '../login/auth-paths';
 import { tokenFiles } from '../login/token-files';
@@ -44,8 +43,7 @@ async function answerFor(
 
 /**
  * bin/run.js's call: reads git's request, then writes the answer (and, with `exit`, ends the
- * process), or resolves the hand-over to the auth bundle, with the request when it was read.
- * Guarded as runAuth is: work left pending is exit 1, not a silent 0.
+ * process), or hands the call over, with the request when it was read.
  */
 export async function answerFromCache(
   argv: readonly string[],
@@ -54,7 +52,7 @@ export async function answerFromCache(
   const call = parseAuthArgs(argv);
   // Only for a call this path understands: help or a mistake goes to oclif, which reads nothing.
   if (call?.verb !== 'git-credential') return {};
-  const answered = await runGuarded('auth git-credential', async () => {
+  return answerOrHandOver('auth git-credential', options, async () => {
     let gitRequest: string;
     try {
       gitRequest = await readGitCredentialRequest();
@@ -64,7 +62,4 @@ export async function answerFromCache(
     const answer = await answerFor(call, process.env, gitRequest);
     return answer === undefined ? { handOver: { gitRequest } } : { answer };
   });
-  if (answered.answer === undefined) return answered.handOver;
-  writeAnswer(answered.answer, options);
-  return undefined;
 }

@@ -1,5 +1,6 @@
 import type * as FailureOutput from './failure-output';
 import { watchStreams, write } from './fd-output';
+import { runGuarded } from './unfinished-work';
 
 /** What the auth bundle needs to answer a call a read path could not: git's request, when one was read. */
 export interface HandOver {
@@ -12,7 +13,7 @@ export interface HandOver {
  * that does not get out (a closed pipe: EPIPE) is one line on stderr and exit 1, as the auth
  * bundle says it; that reporting is loaded only then (it brings node:util).
  */
-export function writeAnswer(answer: string, options: { readonly exit?: boolean }): void {
+function writeAnswer(answer: string, options: { readonly exit?: boolean }): void {
   const streams = options.exit === true ? watchStreams() : undefined;
   try {
     if (answer !== '') write(1, answer);
@@ -26,4 +27,23 @@ export function writeAnswer(answer: string, options: { readonly exit?: boolean }
     }
   }
   if (streams !== undefined && !streams.made()) process.exit();
+}
+
+/** What a read path's work comes to: the answer, or what the auth bundle needs to give it instead. */
+export type ReadOutcome = { readonly answer: string } | { readonly handOver: HandOver };
+
+/**
+ * A read path's call from bin/run.js: `work` runs guarded as runAuth's does (work left pending
+ * is exit 1 and one line, not a silent exit 0); its answer is written (and, with `exit`, the
+ * process ends), or its hand-over resolved for the auth bundle.
+ */
+export async function answerOrHandOver(
+  command: string,
+  options: { readonly exit?: boolean },
+  work: () => Promise<ReadOutcome>,
+): Promise<HandOver | undefined> {
+  const outcome = await runGuarded(command, work);
+  if ('handOver' in outcome) return outcome.handOver;
+  writeAnswer(outcome.answer, options);
+  return undefined;
 }
