@@ -93,8 +93,9 @@ function readText(file) {
 }
 
 /**
- * Boots once. Resolves { status } with the command's exit status, { panicked } when the kernel
- * panicked, or rejects with a one-line reason (a failed set-up, a timeout, qemu's own error).
+ * Boots once. Resolves { status } with the command's exit status, { panicked, booted } when the
+ * kernel panicked (the console's lines up to the panic; whether the guest had come up), or
+ * rejects with a one-line reason (a failed set-up, a timeout, qemu's own error).
  */
 function bootOnce(image, control, shares, options) {
   const log = options.log;
@@ -154,7 +155,12 @@ function bootOnce(image, control, shares, options) {
         return reject(new Error(`the guest's set-up of skiff failed:\n${tail}`));
       }
       if (/^\d+$/.test(status)) return resolve({ status: Number(status) });
-      if (PANIC.test(text)) return resolve({ panicked: true });
+      // The console's lines up to the panic line: what the kernel said about it.
+      if (PANIC.test(text)) {
+        const lines = text.split('\n');
+        const at = lines.findIndex((line) => PANIC.test(line));
+        return resolve({ panicked: lines.slice(Math.max(0, at - 24), at + 1).join('\n'), booted });
+      }
       const tail = text.trim().split('\n').slice(-5).join('\n');
       reject(
         new Error(
@@ -177,9 +183,10 @@ async function runInGuest(image, command, { shares = [], control, log, ...rest }
   fs.writeFileSync(path.join(control, 'command.sh'), `${command.map(shellQuote).join(' ')}\n`);
   for (let attempt = 1; ; attempt++) {
     const result = await bootOnce(image, control, shares, options);
-    if (!result.panicked) return result.status;
-    if (attempt === 2) throw new Error('the guest kernel panicked twice while booting');
-    log('the guest kernel panicked while booting: trying once more');
+    if (result.panicked === undefined) return result.status;
+    const when = result.booted ? 'once up' : 'while booting';
+    if (attempt === 2) throw new Error(`the guest kernel panicked twice, ${when} the second time:\n${result.panicked}`);
+    log(`the guest kernel panicked ${when}: trying once more; the console:\n${result.panicked}`);
   }
 }
 
