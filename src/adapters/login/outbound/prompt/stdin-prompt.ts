@@ -24,11 +24,16 @@ function readAll(stream: NodeJS.ReadStream): Promise<string> {
   });
 }
 
-/** One line typed without echo; Ctrl-C ends the program as it would have (exit 130). */
-function readHidden(input: NodeJS.ReadStream, output: NodeJS.WriteStream): Promise<string> {
+/**
+ * One line typed without echo after `question`; Ctrl-C ends the program as it would have (exit
+ * 130). Echo goes off before the question is shown: someone who types (or pastes) as soon as
+ * they see it, while this process has not run on yet, would otherwise see the secret echoed.
+ */
+function readHidden(input: NodeJS.ReadStream, output: NodeJS.WriteStream, question: string): Promise<string> {
   return new Promise((resolve) => {
     let line = '';
     input.setRawMode(true);
+    output.write(question);
     input.setEncoding('utf8');
     input.resume();
     const finish = () => {
@@ -67,10 +72,7 @@ export class StdinPrompt implements Prompt {
   ) {}
 
   async secret(question: string): Promise<string> {
-    if (this.input.isTTY) {
-      this.output.write(question);
-      return readHidden(this.input, this.output);
-    }
+    if (this.input.isTTY) return readHidden(this.input, this.output, question);
     return firstLine(await readAll(this.input));
   }
 }
