@@ -114,37 +114,53 @@ for (const handler of HANDLERS) {
       seen[handler].limits = limits();
     });
 
+    // containerd's runc shim (the reference here, not what is tested) starts its memory.events
+    // watch at Start and reads it apart from the exit, so a container killed at once is at times
+    // reported Error (docs/vm.md, "The runc handler's OOM race"): its cases get three tries, each
+    // miss printed. skiff watches from Create and tells the OOM before the exit: one try.
+    const tries = handler === 'runc' ? 3 : 1;
+    const oomKilled = async (what, run) => {
+      for (let attempt = 1; ; attempt += 1) {
+        const containerId = await run(attempt);
+        const s = await waitFor(`the OOM kill ${what}`, async () => {
+          const c = await status(containerId);
+          return c.state === 'CONTAINER_EXITED' ? c : undefined;
+        });
+        if (s.reason === 'OOMKilled' || attempt === tries) return [s.reason, s.exitCode];
+        console.log(`# ${handler} handler, OOM kill ${what}, try ${attempt}: reason ${s.reason}, exit ${s.exitCode}`);
+      }
+    };
+
     it('reports an OOM kill as OOMKilled, also under a pod-level limit', async () => {
       const bomb = ['sh', '-c', 'x=0123456789abcdef; while :; do x=$x$x; done'];
-      const { containerIds } = await pod('oom', [
-        { name: 'bomb', command: bomb, resources: { memoryLimitInBytes: String(32 * 1024 * 1024) } },
-      ]);
-      const ended = await waitFor('the OOM kill', async () => {
-        const s = await status(containerIds[0]);
-        return s.state === 'CONTAINER_EXITED' ? s : undefined;
+      const underItsLimit = await oomKilled('under its limit', async (attempt) => {
+        const { containerIds } = await pod(`oom${attempt}`, [
+          { name: 'bomb', command: bomb, resources: { memoryLimitInBytes: String(32 * 1024 * 1024) } },
+        ]);
+        return containerIds[0];
       });
-      assert.deepEqual([ended.reason, ended.exitCode], ['OOMKilled', 137]);
-      seen[handler].oom = ended.reason;
+      assert.deepEqual(underItsLimit, ['OOMKilled', 137]);
+      seen[handler].oom = underItsLimit[0];
 
       // kubelet makes the pod's cgroup, with the pod's limit, and names it as the sandbox's parent.
-      const parent = `/vm-pod-oom-${handler}-${process.pid}`;
-      fs.mkdirSync(path.join('/sys/fs/cgroup', parent));
-      fs.writeFileSync(path.join('/sys/fs/cgroup', parent, 'memory.max'), String(48 * 1024 * 1024));
-      const base = podConfig({ name: `pod-oom-${handler}`, uid: `pod-oom-${handler}-${process.pid}`, logDirectory });
-      const sandboxConfig = { ...base, linux: { ...base.linux, cgroupParent: parent } };
-      const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
-      pods.push(podSandboxId);
-      const { containerId } = await cri.runtime('CreateContainer', {
-        podSandboxId,
-        config: containerConfig({ name: 'bomb', command: bomb }),
-        sandboxConfig,
+      const underThePods = await oomKilled('under the pod limit', async (attempt) => {
+        const parent = `/vm-pod-oom-${handler}-${process.pid}-${attempt}`;
+        fs.mkdirSync(path.join('/sys/fs/cgroup', parent));
+        fs.writeFileSync(path.join('/sys/fs/cgroup', parent, 'memory.max'), String(48 * 1024 * 1024));
+        const uid = `pod-oom-${handler}-${process.pid}-${attempt}`;
+        const base = podConfig({ name: `pod-oom${attempt}-${handler}`, uid, logDirectory });
+        const sandboxConfig = { ...base, linux: { ...base.linux, cgroupParent: parent } };
+        const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
+        pods.push(podSandboxId);
+        const { containerId } = await cri.runtime('CreateContainer', {
+          podSandboxId,
+          config: containerConfig({ name: 'bomb', command: bomb }),
+          sandboxConfig,
+        });
+        await cri.runtime('StartContainer', { containerId });
+        return containerId;
       });
-      await cri.runtime('StartContainer', { containerId });
-      const podEnded = await waitFor('the OOM kill under the pod limit', async () => {
-        const s = await status(containerId);
-        return s.state === 'CONTAINER_EXITED' ? s : undefined;
-      });
-      assert.deepEqual([podEnded.reason, podEnded.exitCode], ['OOMKilled', 137]);
+      assert.deepEqual(underThePods, ['OOMKilled', 137]);
     });
 
     it('keeps a container that ignores SIGTERM for its grace period, then kills it', async () => {
