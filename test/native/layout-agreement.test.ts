@@ -54,7 +54,7 @@ describe('the on-disk layout in C and in TypeScript', () => {
         writeFileSync(runtime, `#!/bin/sh\nprintf '%s\\n' "$@" > "$0.args"\n`);
         chmodSync(runtime, 0o755);
         const root = layout.runtimeRoot(stateDir, 'crun');
-        layout.writeOciRuntimeRecord(dir, { binary: runtime, root });
+        layout.writeOciRuntimeRecord(dir, { binary: runtime, root, bundle });
         writeFileSync(join(dir, layout.INIT_PID_FILE), '4321');
 
         const result = spawnSync(

@@ -274,6 +274,13 @@ export class FakeProcessRuntime implements ProcessRuntime {
     return task;
   }
 
+  /** Ids whose Create a crash cut short, leaving a container (test hook); removeLeftover takes them off. */
+  readonly leftovers = new Set<string>();
+
+  async removeLeftover(id: string): Promise<boolean> {
+    return this.leftovers.delete(id);
+  }
+
   /** The kernel's OOM killer struck in the task (test hook). */
   reportOom(id: string): void {
     this.oomListeners.get(id)?.();

@@ -152,4 +152,10 @@ export interface ProcessRuntime {
    * runtime cannot take tasks over.
    */
   adopt?(spec: AdoptSpec, watch: TaskWatch): Promise<TaskHandle>;
+  /**
+   * removeLeftover: removes what a Create cut short by the death of the serving process, before
+   * its record was written, left of task `id` (a created container, its files); false when
+   * nothing is left. Where the runtime adopts.
+   */
+  removeLeftover?(id: string): Promise<boolean>;
 }

@@ -167,6 +167,10 @@ export class TaskService {
   }
 
   async delete(ref: ProcessRef): Promise<DeleteView> {
+    // containerd deletes a task whose Create failed (docs/failure-domains.md, "A Create cut
+    // short"): one cut short by a crash may have left a container no record names.
+    if (ref.execId === '' && !this.tasks.has(ref.id) && (await this.runtime.removeLeftover?.(ref.id)))
+      this.host.warn(`task ${JSON.stringify(ref.id)}: removed what its Create, cut short by a crash, left`);
     const task = this.task(ref.id);
     const process = task.process(ref.execId);
     return this.transition(process, 'delete', async () => {

@@ -289,6 +289,25 @@ describe('TaskService.recover: a new serving process takes over what the last on
     expect(() => service.state(init('made-by-native'))).toThrow(/not found/);
   });
 
+  it("removes what a Create cut short by the crash left at containerd's Delete of it, which still finds no task", async () => {
+    const { journal } = await previousServer();
+    const runtime = new FakeProcessRuntime();
+    runtime.leftovers.add('half');
+    const { service, host } = shimWithFakes(journal, runtime);
+    await service.recover();
+    await expect(service.delete(init('half'))).rejects.toThrow('task "half" not found');
+    expect([...runtime.leftovers]).toEqual([]);
+    expect(host.warnings).toEqual(['task "half": removed what its Create, cut short by a crash, left']);
+    // A task being made now is not a leftover: its Create goes on.
+    runtime.leftovers.add('making');
+    const making = service.create(createInput('making', ['sleep', '100']));
+    await expect(service.delete(init('making'))).rejects.toThrow('task "making" not found');
+    await making;
+    expect([...runtime.leftovers]).toEqual(['making']);
+    await expect(service.delete({ id: 'half', execId: 'e1' })).rejects.toThrow('task "half" not found');
+    expect(host.warnings).toHaveLength(1);
+  });
+
   it('refuses what its state rules refuse, as if it had made the task', async () => {
     const { journal } = await previousServer();
     const { service } = shimWithFakes(journal, new FakeProcessRuntime());

@@ -37,12 +37,18 @@ export function taskRecordTempWriter(name: string): number | undefined {
 /** In the task dir: the OCI runtime that made the task's container, written before it does. */
 export const OCI_RUNTIME_FILE = 'oci-runtime.json';
 
-/** The content of OCI_RUNTIME_FILE: what containerd-shim-skiff-v2 `delete` runs `delete --force` with. */
+/**
+ * The content of OCI_RUNTIME_FILE: what containerd-shim-skiff-v2 `delete` runs `delete --force`
+ * with, and where the serving process finds the bundle of a Create a crash cut short before its
+ * record was written (RuncRuntime.removeLeftover).
+ */
 export interface OciRuntimeRecord {
   /** The runtime's binary, absolute. */
   readonly binary: string;
   /** Its --root, absolute. */
   readonly root: string;
+  /** The task's bundle, absolute (absent from records written before 2026-11-28). */
+  readonly bundle?: string;
 }
 
 /** <containerd state>/skiff/<namespace>: the --state-dir of a namespace's serving processes. */
@@ -64,18 +70,25 @@ export function runtimeRoot(stateDir: string, runtimeName: string): string {
   return join(stateDir, runtimeName);
 }
 
-/** The binary the task dir's OCI_RUNTIME_FILE names, undefined when it cannot be read. */
-export function recordedOciRuntimeBinary(dir: string): string | undefined {
+/** The task dir's OCI_RUNTIME_FILE, undefined when it cannot be read or names no absolute binary and root. */
+export function readOciRuntimeRecord(dir: string): OciRuntimeRecord | undefined {
+  let record: Partial<Record<keyof OciRuntimeRecord, unknown>>;
   try {
-    const record = JSON.parse(readFileSync(join(dir, OCI_RUNTIME_FILE), 'utf8')) as Partial<OciRuntimeRecord>;
-    return typeof record.binary === 'string' && record.binary.startsWith('/') ? record.binary : undefined;
+    record = JSON.parse(readFileSync(join(dir, OCI_RUNTIME_FILE), 'utf8')) as typeof record;
   } catch {
     return undefined;
   }
+  const absolute = (value: unknown): value is string => typeof value === 'string' && value.startsWith('/');
+  if (!absolute(record.binary) || !absolute(record.root)) return undefined;
+  return { binary: record.binary, root: record.root, ...(absolute(record.bundle) ? { bundle: record.bundle } : {}) };
 }
 
 /** Writes the task dir's OCI_RUNTIME_FILE; before the container exists, so a container always has one. */
-export function writeOciRuntimeRecord(dir: string, record: OciRuntimeRecord): void {
-  const text = JSON.stringify({ binary: resolve(record.binary), root: resolve(record.root) });
+export function writeOciRuntimeRecord(dir: string, record: Required<OciRuntimeRecord>): void {
+  const text = JSON.stringify({
+    binary: resolve(record.binary),
+    root: resolve(record.root),
+    bundle: resolve(record.bundle),
+  });
   writeFileSync(join(dir, OCI_RUNTIME_FILE), text, { mode: 0o600 });
 }

@@ -164,7 +164,8 @@ function ignoreGone(err: NodeJS.ErrnoException): void {
 
 function describe(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
-  if (code === 'ENOENT') return 'no record in the task directory (a task made before records, or cut short at Create)';
+  if (code === 'ENOENT')
+    return 'no record in the task directory (a Create cut short: removed when containerd deletes the task)';
   if (code === 'ELOOP') return 'a symbolic link, not a record';
   return err instanceof Error ? err.message : String(err);
 }

@@ -99,7 +99,7 @@ describe('FsTaskJournal on disk', () => {
     const { records, problems } = await journal.readAll();
     expect(records.map((r) => r.id)).toEqual(['good']);
     expect(problems).toEqual([
-      `skipped ${join(dir, 'bare', RECORD_FILE)}: no record in the task directory (a task made before records, or cut short at Create)`,
+      `skipped ${join(dir, 'bare', RECORD_FILE)}: no record in the task directory (a Create cut short: removed when containerd deletes the task)`,
       `skipped ${join(dir, 'empty', RECORD_FILE)}: the file is empty`,
       `skipped ${join(dir, 'future', RECORD_FILE)}: version 2 is not 1`,
       `skipped ${join(dir, 'partial', RECORD_FILE)}: not JSON (a partial or corrupt write)`,

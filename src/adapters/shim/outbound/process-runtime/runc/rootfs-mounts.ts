@@ -12,6 +12,8 @@ const MS_BIND = 0x1000;
 const MS_REC = 0x4000;
 const MS_REMOUNT = 0x20;
 const MS_RDONLY = 0x1;
+/** More mounts than any Create stacks on a rootfs, and what `delete` unmounts at most (16). */
+const MOST_STACKED = 16;
 
 /**
  * How many mounts one rootfs mount stacks on the target: two for an idmapped mount of a type
@@ -53,6 +55,22 @@ export class RootfsMounts {
     const stack = new RootfsMounts(join(bundle, 'rootfs'));
     stack.mounted = mounts.reduce((n, m) => n + stackedMounts(m), 0);
     return stack;
+  }
+
+  /**
+   * Takes off whatever is mounted on <bundle>/rootfs when nobody recorded how many mounts there
+   * are (a Create cut short by a crash), as `delete` does (native/containerd-shim): detached
+   * lazily until the path is no mount point, at most `MOST_STACKED` times.
+   */
+  static unmountAllAt(bundle: string): void {
+    const target = join(bundle, 'rootfs');
+    for (let i = 0; i < MOST_STACKED; i++) {
+      try {
+        nativeAddon().unmount(target, MNT_DETACH);
+      } catch {
+        return;
+      }
+    }
   }
 
   /** Unmounts what was mounted, newest first; a busy mount is detached lazily so none is left behind. */

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { idMappingProblem } from '../../../../../domain/shim/oci-spec';
@@ -21,8 +21,10 @@ import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
 import {
   INIT_PID_FILE,
-  recordedOciRuntimeBinary,
+  OCI_RUNTIME_FILE,
+  readOciRuntimeRecord,
   runtimeRoot,
+  TASK_RECORD_FILE,
   taskDir as taskDirOf,
   writeOciRuntimeRecord,
 } from '../task-layout';
@@ -31,7 +33,7 @@ import { watchOom } from './oom-watch';
 import { isSameLiveProcess } from './adopted-exit';
 import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
-import { PodKeepers, podSocketOfBundle } from '../../keeper/pod-keepers';
+import { loggerKey, PodKeepers, podSocketOfBundle } from '../../keeper/pod-keepers';
 
 /** What a task's runtime options decide: its runc, its stdio's owner, criu's work directory for a restore. */
 interface TaskOptions {
@@ -82,7 +84,7 @@ export class RuncRuntime implements ProcessRuntime {
     const container = this.container(spec, config, cli);
     container.ioOwner = ioOwner;
     makeDirs(container.taskDir, 0o700);
-    writeOciRuntimeRecord(container.taskDir, { binary: cli.binary, root: cli.root });
+    writeOciRuntimeRecord(container.taskDir, { binary: cli.binary, root: cli.root, bundle: spec.bundle });
     let mounts: RootfsMounts | undefined;
     let init: ContainerProcess | undefined;
     try {
@@ -162,6 +164,34 @@ export class RuncRuntime implements ProcessRuntime {
     });
   }
 
+  /**
+   * What a Create cut short by the death of the serving process left of task `id`
+   * (docs/failure-domains.md, "A Create cut short"): its task directory, which has no record,
+   * and maybe a created container, and its logger, that the pod keeper holds. Removed as
+   * containerd-shim-skiff-v2 `delete` removes a task: the keeper's keys released, `<binary>
+   * delete --force` with the binary and root the directory names, the rootfs unmounted, the
+   * directory removed. False when there is no such directory.
+   */
+  async removeLeftover(id: string): Promise<boolean> {
+    const dir = taskDirOf(this.stateDir, id);
+    if (!existsSync(dir) || existsSync(join(dir, TASK_RECORD_FILE))) return false;
+    const made = readOciRuntimeRecord(dir);
+    if (made?.bundle !== undefined) {
+      const pod = this.keepers && podSocketOfBundle(made.bundle);
+      const keeper = pod === undefined || this.keepers === undefined ? undefined : { keepers: this.keepers, pod };
+      const cli = new RuncCli(made.binary, made.root);
+      const container = new RuncContainer(id, made.bundle, dir, false, cli, this.reaper, keeper);
+      // The keys first: the keeper then lets the init go unreported when `delete --force` kills it.
+      if (keeper !== undefined) for (const key of [id, loggerKey(id)]) await keeper.keepers.release(keeper.pod, key);
+      await container.remove();
+      RootfsMounts.unmountAllAt(made.bundle);
+    } else if (existsSync(join(dir, OCI_RUNTIME_FILE))) {
+      return false; // unreadable, or written before records named the bundle: `delete` reads it
+    }
+    rmSync(dir, { recursive: true, force: true });
+    return true;
+  }
+
   /** The runc a task's options and spec ask for, and the owner its stdio FIFOs get (IoUid, IoGid). */
   private optionsFor(spec: CreateSpec, config: BundleConfig, subject: string): TaskOptions {
     const options = readRuncOptions(spec.options, subject, spec.bundle);
@@ -183,7 +213,7 @@ export class RuncRuntime implements ProcessRuntime {
     try {
       return this.optionsFor(spec, config, subject);
     } catch (err) {
-      const recorded = recordedOciRuntimeBinary(taskDirOf(this.stateDir, spec.id));
+      const recorded = readOciRuntimeRecord(taskDirOf(this.stateDir, spec.id))?.binary;
       if (!(err instanceof InvalidArgumentError) || recorded === undefined) throw err;
       return { cli: new RuncCli(recorded, this.cli.root, hasSystemdCgroupsPath(config.json)), ioOwner: undefined };
     }
