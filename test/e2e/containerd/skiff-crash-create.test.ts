@@ -1,5 +1,4 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -11,7 +10,7 @@ import {
 } from '../../support/containerd';
 import { findInPath } from '../../../src/adapters/shim/os/find-executable';
 import { ok, processRuns, taskList, waitForStatus } from './support';
-import { groupServers, mountedAt, SKIFF } from './skiff-support';
+import { groupServers, mountedAt, SKIFF, skiffRuncContainers, skiffTaskDirs } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 
 /**
@@ -74,18 +73,6 @@ exit $rc
       rmSync(dir, { recursive: true, force: true });
     });
 
-    const skiffTasks = () => {
-      const tasks = join(env.paths.state, 'skiff', ns, 'tasks');
-      return existsSync(tasks) ? readdirSync(tasks).sort() : [];
-    };
-    const runcContainers = () => {
-      const root = join(env.paths.state, 'skiff', ns, 'runc');
-      if (!existsSync(root)) return [];
-      return execFileSync('runc', ['--root', root, 'list', '-q'], { encoding: 'utf8' })
-        .split('\n')
-        .filter((id) => id !== '')
-        .sort();
-    };
     const run = (id: string, extra: readonly string[] = []) =>
       env.ctr(ns, ['run', '-d', ...SKIFF, ...extra, BUSYBOX_IMAGE, id, 'sleep', '1000']);
 
@@ -114,8 +101,8 @@ exit $rc
       await waitFor('its logger to be gone', () => !processRuns(Number(readFileSync(`${logger}.pid`, 'utf8'))));
       await waitFor('its keeper to be gone', () => !processRuns(Number(keeper)));
       expect((await taskList(env, ns)).has('half')).toBe(false);
-      expect(skiffTasks()).toEqual(['base']);
-      expect(runcContainers()).toEqual(['base']);
+      expect(skiffTaskDirs(env, ns)).toEqual(['base']);
+      expect(skiffRuncContainers(env, ns)).toEqual(['base']);
       expect(mountedAt(join(env.paths.state, 'io.containerd.runtime.v2.task', ns, 'half', 'rootfs'))).toBeUndefined();
 
       // The base task was served through the crash, and the id can be used again.
@@ -130,7 +117,7 @@ exit $rc
         await ok(env, ns, ['tasks', 'rm', id]);
         await ok(env, ns, ['containers', 'rm', id]);
       }
-      expect(skiffTasks()).toEqual([]);
-      expect(runcContainers()).toEqual([]);
+      expect(skiffTaskDirs(env, ns)).toEqual([]);
+      expect(skiffRuncContainers(env, ns)).toEqual([]);
     }, 40_000);
   });

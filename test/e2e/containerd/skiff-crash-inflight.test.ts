@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -11,7 +11,7 @@ import {
   uniqueNamespace,
 } from '../../support/containerd';
 import { ok, processRuns, taskList, TaskRow, waitForStatus } from './support';
-import { COUNTER, groupServers, runCounter, SKIFF } from './skiff-support';
+import { COUNTER, groupServers, runCounter, SKIFF, skiffRuncContainers, skiffTaskDirs } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 import { argvOf, parentOf } from '../../support/procs';
 
@@ -56,21 +56,6 @@ if (containerdTestsEnabled())
       await env?.stop();
       rmSync(logDir, { recursive: true, force: true });
     });
-
-    /** The task directories skiff's serving process keeps for this namespace (docs/keeper-protocol.md, "The task directory"). */
-    const skiffTasks = () => {
-      const dir = join(env.paths.state, 'skiff', ns, 'tasks');
-      return existsSync(dir) ? readdirSync(dir).sort() : [];
-    };
-    /** The containers runc knows under skiff's root for this namespace: none made twice, none half-made and lost. */
-    const runcContainers = () => {
-      const root = join(env.paths.state, 'skiff', ns, 'runc');
-      if (!existsSync(root)) return [];
-      return execFileSync('runc', ['--root', root, 'list', '-q'], { encoding: 'utf8' })
-        .split('\n')
-        .filter((id) => id !== '')
-        .sort();
-    };
 
     it('are done right or refused naming the restart, never answered wrong; every task is whole and deletable', async () => {
       const log = join(logDir, 'counter.log');
@@ -180,8 +165,8 @@ if (containerdTestsEnabled())
       }
       for (const id of tasks.keys())
         if (!made.has(id)) expect(['counter', 'base', 'talker', ...uncertain]).toContain(id);
-      expect(skiffTasks()).toEqual([...tasks.keys()].sort());
-      expect(runcContainers()).toEqual([...tasks.keys()].sort());
+      expect(skiffTaskDirs(env, ns)).toEqual([...tasks.keys()].sort());
+      expect(skiffRuncContainers(env, ns)).toEqual([...tasks.keys()].sort());
       // Each status is runc's own: a Start refused with the restart may have started the container.
       const root = join(env.paths.state, 'skiff', ns, 'runc');
       for (const [id, row] of tasks) {
@@ -220,8 +205,8 @@ if (containerdTestsEnabled())
       }
       await ok(env, ns, ['containers', 'rm', ...containers]);
       expect((await taskList(env, ns)).size).toBe(0);
-      expect(skiffTasks()).toEqual([]);
-      expect(runcContainers()).toEqual([]);
+      expect(skiffTaskDirs(env, ns)).toEqual([]);
+      expect(skiffRuncContainers(env, ns)).toEqual([]);
       await waitFor('no process of the tasks left', () => pids.every((pid) => !processRuns(pid)));
     }, 55_000);
   });

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { BUSYBOX_IMAGE, PrivateContainerd } from '../../support/containerd';
 import { argAfter, argvOf, parentOf, pids } from '../../support/procs';
 import { ok } from './support';
@@ -93,4 +95,20 @@ export const TRAPPED = 'trap "exit 7" TERM; while true; do usleep 20000; done';
 /** `ctr run -d` of a COUNTER container through skiff, its output in the file://`log`. */
 export async function runCounter(env: PrivateContainerd, ns: string, id: string, log: string): Promise<void> {
   await ok(env, ns, ['run', '-d', ...SKIFF, '--log-uri', `file://${log}`, BUSYBOX_IMAGE, id, 'sh', '-c', COUNTER]);
+}
+
+/** The task directories skiff's serving process keeps for namespace `ns` (docs/keeper-protocol.md, "The task directory"). */
+export function skiffTaskDirs(env: PrivateContainerd, ns: string): string[] {
+  const dir = join(env.paths.state, 'skiff', ns, 'tasks');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** The containers runc knows under skiff's root for namespace `ns`: none made twice, none half-made and lost. */
+export function skiffRuncContainers(env: PrivateContainerd, ns: string): string[] {
+  const root = join(env.paths.state, 'skiff', ns, 'runc');
+  if (!existsSync(root)) return [];
+  return execFileSync('runc', ['--root', root, 'list', '-q'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((id) => id !== '')
+    .sort();
 }
