@@ -430,6 +430,12 @@ static void program_exited(struct held *e, int status) {
   }
   e->pid = pid;
   reply_launched(e->seq, status, pid, "");
+  if (e->kill_deadline > 0) {
+    /* Released while it launched: what the launch left is nobody's (held_release). */
+    if (reaped >= 0) forget(e);
+    else kill(pid, SIGKILL);
+    return;
+  }
   /* It exited before the program did, and was reaped then: that is the key's exit. */
   if (reaped >= 0) kept_exited(e, h.recent[reaped].status, &h.recent[reaped].when);
 }
@@ -547,6 +553,19 @@ void held_release(const char *key) {
     close_all(e);
     kill(e->pid, SIGTERM);
     e->kill_deadline = now_ms() + LOGGER_TERM_MS;
+    return;
+  }
+  /*
+   * A process a pid file named, or will name, is released while it runs only when nobody
+   * wants it any more: the Delete of an exec, or of a task, whose Start or Create a dead
+   * serving process left half-done (docs/failure-domains.md, "A Create cut short"). It gets
+   * SIGKILL now, or as soon as its launch ends, and its reap is nobody's exit.
+   */
+  if (e->pid_file[0] != '\0' && (e->program > 0 || (e->pid > 0 && !e->exited))) {
+    /* Its descriptors now (a start in progress ends unanswered), but a launch's at its end. */
+    if (e->program == 0) close_all(e);
+    if (e->pid > 0) kill(e->pid, SIGKILL);
+    e->kill_deadline = LONG_MAX;
     return;
   }
   forget(e);

@@ -259,6 +259,45 @@ if (LINUX)
       expect(first.exits.filter((e) => e.key === 'g2@log')).toEqual([]);
     }, 30_000);
 
+    it('D of a pid-file process that still runs, or is still launching, ends it with SIGKILL and tells no exit', async () => {
+      const first = await side.next(0);
+      const [keeper] = keeperPids(l.address);
+      const baseline = openFds(keeper);
+      // Running: an exec whose Start a dead serving process left half-done, deleted.
+      const pidFile = join(dir, 'k1.pid');
+      const out = held('k1');
+      const running = await first.control.launch({
+        key: 'k1',
+        pidFile,
+        argv: ['/bin/sh', '-c', `sleep 30 & echo $! > ${pidFile}`],
+        fds: [{ role: 'H', fd: out.fd }],
+      });
+      kept.push(running.pid);
+      expect(running.error).toBe('');
+      first.control.release('k1');
+      await waitFor('the released process to end', () => !alive(running.pid));
+      await waitFor('its descriptors to close', () => openFds(keeper) === baseline);
+      // Launching: released before the program wrote its pid file; what it leaves is ended.
+      const slowFile = join(dir, 'k2.pid');
+      const launching = first.control.launch({
+        key: 'k2',
+        pidFile: slowFile,
+        argv: ['/bin/sh', '-c', `sleep 0.3; sleep 30 & echo $! > ${slowFile}`],
+      });
+      await sleep(50);
+      first.control.release('k2');
+      const late = await launching;
+      expect(late).toEqual({ status: 0, pid: expect.any(Number), error: '' });
+      kept.push(late.pid);
+      await waitFor('the process the launch left to end', () => !alive(late.pid));
+      await sleep(100);
+      expect(first.exits.filter((e) => e.key === 'k1' || e.key === 'k2')).toEqual([]);
+      // Neither key is held: both launch again, and the keeper holds no process of them.
+      for (const key of ['k1', 'k2']) expect((await first.control.launch({ key, argv: ['/bin/true'] })).error).toBe('');
+      first.control.close();
+      expect((await side.next(1)).hellos).toEqual([[]]);
+    });
+
     it('D closes every descriptor of a key: its held FIFO, its stdin keep-alive', async () => {
       const first = await side.next(0);
       const [keeper] = keeperPids(l.address);

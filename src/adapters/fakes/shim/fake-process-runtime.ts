@@ -163,6 +163,12 @@ export class FakeTask extends FakeProcess implements TaskHandle {
   startedExec(execId: string): AdoptedProcess | undefined {
     return this.madeMeanwhile.get(execId);
   }
+  /** The execs whose Start in flight at the crash was cancelled (cancelStart), in order. */
+  readonly cancelledStarts: string[] = [];
+
+  cancelStart(execId: string): void {
+    this.cancelledStarts.push(execId);
+  }
 
   adoptExec(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle {
     const exec = adopted(

@@ -104,6 +104,13 @@ export interface TaskHandle extends ProcessHandle {
    */
   startedExec?(execId: string): AdoptedProcess | undefined;
   /**
+   * cancelStart: an exec recorded as never started that the runtime does not show made: a
+   * Start in flight at a crash may still be making it, for a client answered UNAVAILABLE.
+   * What it makes is ended, so the exec is what its record says, and can be started again.
+   * Where the runtime adopts.
+   */
+  cancelStart?(execId: string): void;
+  /**
    * observedStatus: for a task taken over whose init still runs, what the runtime itself
    * sees it as. A record written after its reply can be one change behind (a crash in
    * between), and the runtime's view is the truth. Where the runtime adopts.

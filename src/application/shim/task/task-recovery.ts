@@ -84,6 +84,7 @@ async function recoverExec(task: ShimTask, record: ExecRecord, listeners: Recove
     exec.restore('running', undefined);
     exec.attach(init.adoptExec(spec, made, onExit));
   } else if (record.pid === 0) {
+    if (record.exit === undefined) init.cancelStart?.(record.execId);
     exec.attach(await init.exec(spec, onExit));
   } else if (init.adoptExec !== undefined) {
     exec.attach(init.adoptExec(spec, { pid: record.pid, startTime: record.startTime }, onExit));

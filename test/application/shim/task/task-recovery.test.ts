@@ -259,6 +259,22 @@ describe('TaskService.recover: a new serving process takes over what the last on
     expect(await service.wait({ id: 'running', execId: 'late' })).toMatchObject({ exitStatus: 3 });
   });
 
+  it('cancels what a Start in flight at the crash may still make of an exec the runtime does not show made; it can be started again', async () => {
+    const { journal } = await previousServer();
+    const first = shimWithFakes(journal, new FakeProcessRuntime()).service;
+    await first.recover();
+    await first.exec({ id: 'running', execId: 'late', spec: spec(['sleep', '100']), ...NO_STDIO });
+    await settle();
+    const runtime = new FakeProcessRuntime();
+    const { service } = shimWithFakes(journal, runtime);
+    expect(await service.recover()).toEqual([]);
+    // Only the exec recorded as never started: `sh` was started and is taken over.
+    expect(runtime.task('running').cancelledStarts).toEqual(['late']);
+    expect(service.state({ id: 'running', execId: 'late' })).toMatchObject({ status: 'created', pid: 0 });
+    const { pid } = await service.start({ id: 'running', execId: 'late' });
+    expect(service.state({ id: 'running', execId: 'late' })).toMatchObject({ status: 'running', pid });
+  });
+
   it('publishes an exit learnt once only, even across a second restart', async () => {
     const { journal, pids } = await previousServer();
     const second = new FakeProcessRuntime();

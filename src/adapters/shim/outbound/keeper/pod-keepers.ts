@@ -63,6 +63,8 @@ export class PodKeepers {
   private readonly watchers = new Map<string, Watcher>();
   /** Exits told to their watchers, not acked yet. */
   private readonly reporting = new Set<Promise<void>>();
+  /** Keys to release on each pod's next control connection, before anything else is sent on it. */
+  private readonly releasesOnConnect = new Map<string, Set<string>>();
 
   constructor(
     private readonly sendWithFds: SendWithFds,
@@ -81,6 +83,9 @@ export class PodKeepers {
     control.on('close', () => {
       if (this.controls.get(pod) === control) this.controls.delete(pod);
     });
+    const releases = this.releasesOnConnect.get(pod);
+    this.releasesOnConnect.delete(pod);
+    for (const key of releases ?? []) this.tell(pod, (c) => c.release(key));
     for (const arrived of [...this.arrivals]) arrived();
   }
 
@@ -162,6 +167,7 @@ export class PodKeepers {
    */
   async release(pod: string, key: string): Promise<void> {
     this.watchers.delete(key);
+    this.releasesOnConnect.get(pod)?.delete(key);
     try {
       (await this.control(pod)).release(key);
     } catch (err) {
@@ -176,7 +182,20 @@ export class PodKeepers {
    */
   drop(pod: string, key: string): void {
     this.watchers.delete(key);
+    this.releasesOnConnect.get(pod)?.delete(key);
     this.tell(pod, (control) => control.release(key));
+  }
+
+  /**
+   * Releases a key without waiting: at once on the pod's control connection, or first thing on
+   * its next one (a serving process taking tasks over has none yet: the keepers connect once it
+   * serves). For what a previous serving process left half-done (RuncTaskHandle.cancelStart).
+   */
+  releaseOnConnect(pod: string, key: string): void {
+    this.watchers.delete(key);
+    if (this.controls.has(pod)) return this.tell(pod, (control) => control.release(key));
+    const keys = this.releasesOnConnect.get(pod) ?? new Set<string>();
+    this.releasesOnConnect.set(pod, keys.add(key));
   }
 
   private tell(pod: string, send: (control: KeeperControl) => void): void {

@@ -143,6 +143,21 @@ describe('PodKeepers', () => {
     k.close();
   });
 
+  it('releases a key asked for before any control connection first thing on the next one, once (a Delete meanwhile sends its own D instead)', async () => {
+    keepers.releaseOnConnect(POD, 't1/late');
+    keepers.releaseOnConnect(POD, 't1/gone');
+    void keepers.release(POD, 't1/gone');
+    const k = await keeper();
+    await waitFor('the releases', () => k.got.length === 2);
+    expect(k.got).toEqual(['D t1/late', 'D t1/gone']);
+    k.close();
+    const next = await keeper();
+    keepers.releaseOnConnect(POD, 't1/now');
+    await waitFor('the release on the open connection', () => next.got.length === 1);
+    expect(next.got).toEqual(['D t1/now']);
+    next.close();
+  });
+
   it('fails a CloseIO (try again) when no control connection came within 2 s; a Delete goes on, said on the log', async () => {
     const lines: string[] = [];
     const alone = new PodKeepers(

@@ -175,6 +175,19 @@ export class RuncTaskHandle implements TaskHandle {
     return { pid, startTime: readProcStat(pid)?.startTicks ?? 0 };
   }
 
+  /**
+   * Its keeper may still be launching the exec for a Start that was in flight at the crash: its
+   * key is released as soon as the keeper's control connection comes, and the keeper ends what
+   * that launch makes (docs/keeper-protocol.md, `D`), its output FIFO's holder with it, so the
+   * client, answered UNAVAILABLE, reads its end.
+   */
+  cancelStart(execId: string): void {
+    const keeper = this.container.keeper;
+    if (keeper === undefined) return;
+    const key = `${this.id}/${execId}`;
+    for (const each of [key, loggerKey(key)]) keeper.keepers.releaseOnConnect(keeper.pod, each);
+  }
+
   adoptExec(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle {
     return this.makeExec(spec, onExit, process);
   }

@@ -14,25 +14,26 @@ import { groupServers, mountedAt, SKIFF, skiffRuncContainers, skiffTaskDirs } fr
 import { waitFor } from '../../support/wait-for';
 
 /**
- * A Create in flight when skiff's serving process dies (docs/failure-domains.md, "Known
- * limits"): `runc create` runs as the pod keeper's child and finishes, but the serving process
- * that asked for it is gone before it wrote the task's record. containerd is answered
- * UNAVAILABLE and cleans up as after any failed Create (Delete, Shutdown, then the shim's
- * `delete`): nothing of the half-made container may be left, neither its process, its
- * `binary://` logger, its runc state, its rootfs mount, skiff's task directory nor a keeper
- * holding it.
+ * Calls cut short by the death of skiff's serving process at the one moment that leaves
+ * something only the keeper knows of (docs/failure-domains.md, "A Create cut short", "An exec's
+ * Start cut short"): the OCI runtime (`BinaryName` in the task's runtime options file) is a
+ * runc wrapper that SIGKILLs the serving process once `runc create` has made a container, or
+ * before it runs `runc exec`, which then runs on as the pod keeper's child.
  *
- * The crash comes at the one moment that makes it: the OCI runtime (`BinaryName` in the task's
- * runtime options file) is a runc wrapper that SIGKILLs the serving process once `runc create`
- * has made the container, before the keeper can tell the serving process so.
+ * containerd is answered UNAVAILABLE and cleans up as after any failed call (a Create: Delete,
+ * Shutdown, then the shim's `delete`; an exec's Start: the exec's Delete): nothing may be left,
+ * neither a process, a `binary://` logger, runc state, a rootfs mount, skiff's task directory
+ * nor a keeper holding any of them.
  */
 const RESTARTED = /skiff's serving process restarted while \w+ was in flight/;
 
 if (containerdTestsEnabled())
-  describe('containerd 1.6 with skiff behind pod keepers: the serving process SIGKILLed in the middle of a Create', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'skiff-crash-create-'));
+  describe('containerd 1.6 with skiff behind pod keepers: the serving process SIGKILLed in the middle of a call', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-crash-midway-'));
     const killFile = join(dir, 'kill-after-create');
     const madeFile = join(dir, 'made');
+    const execKillFile = join(dir, 'kill-before-exec');
+    const execMadeFile = join(dir, 'exec-made');
     const logger = join(dir, 'logger');
     let env: PrivateContainerd;
     let ns: string;
@@ -41,16 +42,26 @@ if (containerdTestsEnabled())
     beforeAll(async () => {
       const runc = findInPath('runc', process.env.PATH ?? '') as string;
       const wrapper = join(dir, 'runc-then-kill');
-      // After a `create` that succeeded, and only while the kill file is there: the keeper's pid
-      // and the container's, then the SIGKILL of the pid the file names.
+      // While its kill file is there, the SIGKILL of the pid it names: after a `create` that
+      // succeeded (the keeper's pid, the container's and the keeper's command line written
+      // first), or before an `exec`, given the time to be taken over first (its pid written after).
       writeFileSync(
         wrapper,
         `#!/bin/sh
+pidfile=; prev=
+for a in "$@"; do [ "$prev" = --pid-file ] && pidfile=$a; prev=$a; done
+case " $* " in *" exec "*)
+  if [ -f ${execKillFile} ]; then
+    kill -9 "$(cat ${execKillFile})"; rm -f ${execKillFile}
+    sleep 2
+    ${runc} "$@"; rc=$?
+    cat "$pidfile" > ${execMadeFile}
+    exit $rc
+  fi;;
+esac
 ${runc} "$@"; rc=$?
 case " $* " in *" create "*)
   if [ $rc = 0 ] && [ -f ${killFile} ]; then
-    pidfile=; prev=
-    for a in "$@"; do [ "$prev" = --pid-file ] && pidfile=$a; prev=$a; done
     echo "$PPID $(cat "$pidfile") $(tr '\\0' ' ' < /proc/$PPID/cmdline)" > ${madeFile}
     kill -9 "$(cat ${killFile})"; rm -f ${killFile}
   fi;;
@@ -65,7 +76,7 @@ exit $rc
       options = join(dir, 'options.toml');
       writeFileSync(options, `BinaryName = "${wrapper}"\n`);
       env = await startContainerd({ logLevel: 'debug' });
-      ns = uniqueNamespace('crash-create');
+      ns = uniqueNamespace('crash-midway');
       await env.importImages(ns);
     });
     afterAll(async () => {
@@ -76,7 +87,7 @@ exit $rc
     const run = (id: string, extra: readonly string[] = []) =>
       env.ctr(ns, ['run', '-d', ...SKIFF, ...extra, BUSYBOX_IMAGE, id, 'sleep', '1000']);
 
-    it('leaves nothing of the half-made container; the same id runs after, and the other tasks run on', async () => {
+    it('a Create: leaves nothing of the half-made container; the same id runs after, and the other tasks run on', async () => {
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, 'base', 'sleep', '1000']);
       const base = (await taskList(env, ns)).get('base');
       const [server] = groupServers(env);
@@ -119,5 +130,49 @@ exit $rc
       }
       expect(skiffTaskDirs(env, ns)).toEqual([]);
       expect(skiffRuncContainers(env, ns)).toEqual([]);
+    }, 40_000);
+
+    it("an exec's Start: what runc makes after the crash is ended, the client reads the end and deletes it; the task runs on", async () => {
+      await ok(env, ns, [
+        'run',
+        '-d',
+        ...SKIFF,
+        '--runtime-config-path',
+        options,
+        BUSYBOX_IMAGE,
+        'host',
+        'sleep',
+        '1000',
+      ]);
+      const host = (await taskList(env, ns)).get('host');
+      const [server] = groupServers(env);
+      writeFileSync(execKillFile, String(server.pid));
+
+      // ctr's Start is answered UNAVAILABLE at once; ctr then waits for the end of the exec's
+      // output before it deletes the exec. The new serving process finds the exec never started
+      // and runc's pid file not written yet: it releases the key, and the keeper ends what runc
+      // makes (docs/keeper-protocol.md, `D`) with the output FIFO's holder.
+      const failed = await env.ctr(ns, ['tasks', 'exec', '--exec-id', 'late', 'host', 'sleep', '1000']);
+      expect(failed.status).not.toBe(0);
+      expect(failed.stderr).toMatch(RESTARTED);
+      const made = Number(
+        await waitFor(
+          'runc to make the exec',
+          () => existsSync(execMadeFile) && readFileSync(execMadeFile, 'utf8').trim(),
+        ),
+      );
+      expect(made).toBeGreaterThan(0);
+      await waitFor('the exec nobody wants to be ended', () => !processRuns(made));
+
+      const ps = (await ok(env, ns, ['tasks', 'ps', 'host'])).stdout.trim().split('\n').slice(1);
+      expect(ps.map((row) => Number(row.trim().split(/\s+/)[0]))).toEqual([host?.pid]);
+      expect((await taskList(env, ns)).get('host')).toEqual(host);
+      const again = await env.ctr(ns, ['tasks', 'exec', '--exec-id', 'late', 'host', 'sh', '-c', 'exit 4']);
+      expect(again.status).toBe(4);
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', 'host']);
+      await waitForStatus(env, ns, 'host', 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', 'host']);
+      await ok(env, ns, ['containers', 'rm', 'host']);
+      expect(skiffTaskDirs(env, ns)).toEqual([]);
     }, 40_000);
   });
