@@ -33,7 +33,10 @@ function virtfs(dir, tag) {
 function qemuArgs(image, control, shares) {
   return [
     '-accel',
-    'tcg,thread=multi',
+    // One host thread for both vCPUs: with a thread each (thread=multi), a vCPU could run a
+    // static branch the other was patching (text_poke's int3 seen after the patch was done) and
+    // the kernel panicked, at boot and mid-suite (docs/vm.md, "Why one TCG thread").
+    'tcg,thread=single',
     '-cpu',
     'max',
     '-m',
