@@ -181,7 +181,7 @@ export class RuncRuntime implements ProcessRuntime {
       const keeper = pod === undefined || this.keepers === undefined ? undefined : { keepers: this.keepers, pod };
       const cli = new RuncCli(made.binary, made.root);
       const container = new RuncContainer(id, made.bundle, dir, false, cli, this.reaper, keeper);
-      // The keys first: the keeper then lets the init go unreported when `delete --force` kills it.
+      // The keys first: the keeper ends the init and the logger, unreported; then runc's state goes.
       if (keeper !== undefined) for (const key of [id, loggerKey(id)]) await keeper.keepers.release(keeper.pod, key);
       await container.remove();
       RootfsMounts.unmountAllAt(made.bundle);
