@@ -37,12 +37,12 @@ static int read_varint(const unsigned char **p, const unsigned char *end, uint64
 }
 
 /*
- * Walks a message's fields: calls `found` for the first length-delimited field `want`
- * (its bytes), or for the first varint field `want` (value in *varint, bytes NULL).
+ * Walks a message's fields to the first field `want`: a length-delimited one (its bytes) or a
+ * varint (value in *varint, bytes NULL), and where the fields after it start (*after).
  * Returns 1 when found, 0 when absent, -1 when the bytes are not protobuf.
  */
 static int find_field(const unsigned char *p, size_t len, uint32_t want, const unsigned char **bytes, size_t *blen,
-                      uint64_t *varint) {
+                      uint64_t *varint, const unsigned char **after) {
   const unsigned char *end = p + len;
   while (p < end) {
     uint64_t key, v;
@@ -54,6 +54,7 @@ static int find_field(const unsigned char *p, size_t len, uint32_t want, const u
       if (number == want) {
         *bytes = NULL;
         *varint = v;
+        *after = p;
         return 1;
       }
       break;
@@ -66,6 +67,7 @@ static int find_field(const unsigned char *p, size_t len, uint32_t want, const u
       if (number == want) {
         *bytes = p;
         *blen = (size_t)v;
+        *after = p + v;
         return 1;
       }
       p += v;
@@ -92,12 +94,11 @@ void ttrpc_request_method(const unsigned char *payload, size_t len, char out[MET
     const unsigned char *bytes = NULL;
     size_t blen = 0;
     uint64_t v;
-    int found = find_field(p, (size_t)(end - p), 2, &bytes, &blen, &v);
+    int found = find_field(p, (size_t)(end - p), 2, &bytes, &blen, &v, &p);
     if (found < 0 || (found == 1 && bytes == NULL)) return; /* not protobuf, or a method that is no string */
     if (found == 0) break;
     method = bytes;
     method_len = blen;
-    p = bytes + blen;
   }
   if (method == NULL || method_len >= METHOD_MAX) return;
   memcpy(out, method, method_len);
@@ -105,13 +106,26 @@ void ttrpc_request_method(const unsigned char *payload, size_t len, char out[MET
 }
 
 int ttrpc_response_ok(const unsigned char *payload, size_t len) {
-  const unsigned char *status = NULL, *unused;
-  size_t slen = 0, ulen;
-  uint64_t code = 0, v;
-  int found = find_field(payload, len, 1, &status, &slen, &v);
-  if (found <= 0) return found == 0;
-  if (status == NULL) return 0;
-  return find_field(status, slen, 1, &unused, &ulen, &code) == 0 || code == 0;
+  /* As protobuf reads a Response: every `status` merged into one, whose last `code` counts. */
+  const unsigned char *p = payload, *end = payload + len;
+  uint64_t code = 0;
+  for (;;) {
+    const unsigned char *status = NULL;
+    size_t slen = 0;
+    uint64_t v;
+    int found = find_field(p, (size_t)(end - p), 1, &status, &slen, &v, &p);
+    if (found < 0 || (found == 1 && status == NULL)) return 0; /* not protobuf, or a status that is no message */
+    if (found == 0) return code == 0;
+    for (const unsigned char *q = status, *status_end = status + slen;;) {
+      const unsigned char *bytes = NULL;
+      size_t blen = 0;
+      uint64_t value = 0;
+      int has_code = find_field(q, (size_t)(status_end - q), 1, &bytes, &blen, &value, &q);
+      if (has_code < 0 || (has_code == 1 && bytes != NULL)) return 0; /* a code that is no varint */
+      if (has_code == 0) break;
+      code = value;
+    }
+  }
 }
 
 static size_t put_varint(unsigned char *p, uint64_t v) {

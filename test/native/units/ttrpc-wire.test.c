@@ -69,6 +69,13 @@ static void responses(void) {
   CHECK(ok_of(BYTES(0x0a, 0x0d, 0x08, 0x05, 0x12, 0x09, 'n', 'o', 't', ' ', 'f', 'o', 'u', 'n', 'd', 0x12, 0x01,
                     'x')) == 0); /* NOT_FOUND */
   CHECK(ok_of(BYTES(0x0a, 0xff)) == 0); /* a status cut short */
+  /* As protobuf reads them: statuses merge, and the last code counts. */
+  CHECK(ok_of(BYTES(0x0a, 0x02, 0x08, 0x05, 0x0a, 0x02, 0x08, 0x00)) == 1); /* NOT_FOUND, then OK */
+  CHECK(ok_of(BYTES(0x0a, 0x02, 0x08, 0x00, 0x0a, 0x00)) == 1);             /* OK, then a status without a code */
+  CHECK(ok_of(BYTES(0x0a, 0x00, 0x0a, 0x02, 0x08, 0x0e)) == 0);             /* an empty status, then UNAVAILABLE */
+  CHECK(ok_of(BYTES(0x0a, 0x04, 0x08, 0x00, 0x08, 0x05)) == 0);             /* OK then NOT_FOUND in one status */
+  CHECK(ok_of(BYTES(0x08, 0x01)) == 0);                                     /* a status that is no message */
+  CHECK(ok_of(BYTES(0x0a, 0x02, 0x0a, 0x00)) == 0);                         /* a code that is no varint */
 }
 
 static void unavailable(void) {
