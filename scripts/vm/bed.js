@@ -34,8 +34,8 @@ function qemuArgs(image, control, shares) {
   return [
     '-accel',
     // One host thread for both vCPUs: with a thread each (thread=multi), a vCPU could run a
-    // static branch the other was patching (the int3 of text_poke_bp seen after the patch was done) and
-    // the kernel panicked, at boot and mid-suite (docs/vm.md, "Why one TCG thread").
+    // static branch the other was patching (the int3 of text_poke_bp seen after the patch was
+    // done) and the kernel panicked, at boot and mid-suite (docs/vm.md, "Why one TCG thread").
     'tcg,thread=single',
     '-cpu',
     'max',
