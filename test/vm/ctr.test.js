@@ -106,22 +106,32 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
           },
           SLOW_MS,
         );
-        const oom = await run([
-          '--rm',
-          '--memory-limit',
-          String(32 * 1024 * 1024),
-          IMAGE,
-          'oom',
-          'sh',
-          '-c',
-          'x=0123456789abcdef; while :; do x=$x$x; done',
-        ]);
-        assert.equal(oom.status, 137);
-        await waitFor(
-          'the /tasks/oom event',
-          () => /\/tasks\/oom .*"?container_id"?:"?oom/.test(events.text()) || undefined,
-          20_000,
-        );
+        // containerd's runc shim, the reference here, at times misses the OOM of a container
+        // killed at once (docs/vm.md, "The runc handler's OOM race"): three tries, each miss
+        // printed. skiff's gets one.
+        const tries = name === 'runc' ? 3 : 1;
+        for (let attempt = 1; ; attempt += 1) {
+          const id = `oom${attempt}`;
+          const oom = await run([
+            '--rm',
+            '--memory-limit',
+            String(32 * 1024 * 1024),
+            IMAGE,
+            id,
+            'sh',
+            '-c',
+            'x=0123456789abcdef; while :; do x=$x$x; done',
+          ]);
+          assert.equal(oom.status, 137);
+          const told = new RegExp(`/tasks/oom .*"?container_id"?:"?${id}\\b`);
+          try {
+            await waitFor('the /tasks/oom event', () => told.test(events.text()) || undefined, 20_000);
+            break;
+          } catch (err) {
+            if (attempt === tries) throw err;
+            console.log(`# ${name}: no /tasks/oom for ${id} (try ${attempt}), its exit 137`);
+          }
+        }
       } finally {
         events.stop();
       }
