@@ -38,23 +38,31 @@ const COUNTER = [
   'start=$(date +%s)$$; i=0; while :; do i=$((i+1)); echo "$start $i" > /tmp/count; sleep 0.3; done',
 ];
 
-/** containerd's major version, as `ctr version` prints the server's. */
+/**
+ * The counter's reading once it has counted on from now. A read can find /tmp/count empty,
+ * between the shell's `>` and its echo: the reading to go on from is waited for too.
+ */
+async function countsOn(read) {
+  const first = await waitFor('a count', read);
+  return waitFor('the counter to go on', async () => {
+    const reading = await read();
+    return reading !== undefined && reading.n > first.n ? reading : undefined;
+  });
+}
+
 /**
  * The restored shell is the checkpointed one, from its memory (its start time), counting on
  * (two readings apart) past `atCheckpoint`, the reading taken at the checkpoint; resolves the
  * last reading. `read` gives a reading.
  */
 async function assertCountsOn(read, atCheckpoint) {
-  const first = await waitFor('the restored counter', read);
-  const now = await waitFor('the restored counter to go on', async () => {
-    const reading = await read();
-    return reading !== undefined && reading.n > first.n ? reading : undefined;
-  });
+  const now = await countsOn(read);
   assert.equal(now.start, atCheckpoint.start, 'the restored shell is the checkpointed one');
   assert.ok(now.n > atCheckpoint.n, `${now.n} > ${atCheckpoint.n}`);
   return now;
 }
 
+/** containerd's major version, as `ctr version` prints the server's. */
 function containerdMajor() {
   const server = sh('ctr version').stdout.split('Server:')[1] ?? '';
   return Number(/Version:\s*v?(\d+)/.exec(server)?.[1] ?? 0);
@@ -142,8 +150,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
         }
         assert.equal(await status(id), 'RUNNING');
         assert.equal(fs.existsSync(path.join(work, 'dump.log')), false, `no dump.log in ${work}`);
-        const then = await count(id);
-        await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
+        await countsOn(() => count(id));
         seen[name].exit = 'RUNNING';
         await remove(id);
       },
@@ -160,8 +167,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       assert.match(refused.stderr, /criu-dump\.log/);
       seen[name].refused = true;
       assert.equal(await status(id), 'RUNNING');
-      const then = await count(id);
-      await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
+      await countsOn(() => count(id));
       await remove(id);
     });
   });
@@ -282,8 +288,7 @@ describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30
         shown[handler] = { checkpoint: 'Unimplemented' };
         assert.equal(fs.existsSync(archive), false);
         assert.equal((await state(id)).state, 'CONTAINER_RUNNING');
-        const then = await count(id);
-        await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
+        await countsOn(() => count(id));
       });
       continue;
     }
@@ -308,8 +313,7 @@ describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30
       const config = JSON.parse(sh(`tar -xOf ${archive} ${raw[names.indexOf('config.dump')]}`).stdout);
       assert.match(config.rootfsImageRef, new RegExp(`^localhost:${registry.port}/skiff-busybox@sha256:`));
       assert.equal((await state(id)).state, 'CONTAINER_RUNNING');
-      const then = await count(id);
-      await waitFor('the counter to go on', async () => (await count(id))?.n > then.n);
+      await countsOn(() => count(id));
       await cri.runtime('StopContainer', { containerId: id, timeout: 2 });
       await cri.runtime('RemoveContainer', { containerId: id });
       checkpointed[handler] = { podSandboxId, sandboxConfig, archive, atCheckpoint, logDirectory };
