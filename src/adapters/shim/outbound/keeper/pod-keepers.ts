@@ -167,7 +167,7 @@ export class PodKeepers {
    */
   async release(pod: string, key: string): Promise<void> {
     this.watchers.delete(key);
-    this.releasesOnConnect.get(pod)?.delete(key);
+    this.noReleaseOnConnect(pod, key);
     try {
       (await this.control(pod)).release(key);
     } catch (err) {
@@ -182,7 +182,7 @@ export class PodKeepers {
    */
   drop(pod: string, key: string): void {
     this.watchers.delete(key);
-    this.releasesOnConnect.get(pod)?.delete(key);
+    this.noReleaseOnConnect(pod, key);
     this.tell(pod, (control) => control.release(key));
   }
 
@@ -196,6 +196,19 @@ export class PodKeepers {
     if (this.controls.has(pod)) return this.tell(pod, (control) => control.release(key));
     const keys = this.releasesOnConnect.get(pod) ?? new Set<string>();
     this.releasesOnConnect.set(pod, keys.add(key));
+  }
+
+  /** A release asked for meanwhile makes one waiting for the connection needless; a pod with none waiting keeps no entry. */
+  private noReleaseOnConnect(pod: string, key: string): void {
+    const keys = this.releasesOnConnect.get(pod);
+    if (keys?.delete(key) === true && keys.size === 0) this.releasesOnConnect.delete(pod);
+  }
+
+  /** The pods and keys whose releases wait for a connection: none once each is sent or taken back. */
+  get releasesWaiting(): { readonly pods: number; readonly keys: number } {
+    let keys = 0;
+    for (const waiting of this.releasesOnConnect.values()) keys += waiting.size;
+    return { pods: this.releasesOnConnect.size, keys };
   }
 
   private tell(pod: string, send: (control: KeeperControl) => void): void {

@@ -147,9 +147,14 @@ describe('PodKeepers', () => {
     keepers.releaseOnConnect(POD, 't1/late');
     keepers.releaseOnConnect(POD, 't1/gone');
     void keepers.release(POD, 't1/gone');
+    // A pod whose keeper never comes back keeps nothing once its tasks are dropped.
+    keepers.releaseOnConnect('/run/k-dead.sock', 't2/late');
+    keepers.drop('/run/k-dead.sock', 't2/late');
+    expect(keepers.releasesWaiting).toEqual({ pods: 1, keys: 1 });
     const k = await keeper();
     await waitFor('the releases', () => k.got.length === 2);
     expect(k.got).toEqual(['D t1/late', 'D t1/gone']);
+    expect(keepers.releasesWaiting).toEqual({ pods: 0, keys: 0 });
     k.close();
     const next = await keeper();
     keepers.releaseOnConnect(POD, 't1/now');
