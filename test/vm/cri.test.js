@@ -9,7 +9,7 @@ const { after, before, describe, it } = require('node:test');
 const { criClient } = require('../../scripts/containerd/cri-client');
 const { containerConfig, podConfig, removePod, startPod } = require('../../scripts/containerd/cri-pods');
 const { servingPid, servingProcesses } = require('../../scripts/containerd/runtime-processes');
-const { ADDRESS, SLOW_MS, sh, shimAddress, waitFor } = require('./support');
+const { ADDRESS, OOM_TRIES, SLOW_MS, sh, shimAddress, waitFor } = require('./support');
 
 const HANDLERS = ['runc', 'skiff'];
 /** What each handler showed, compared at the end. */
@@ -114,11 +114,7 @@ for (const handler of HANDLERS) {
       seen[handler].limits = limits();
     });
 
-    // containerd's runc shim (the reference here, not what is tested) starts its memory.events
-    // watch at Start and reads it apart from the exit, so a container killed at once is at times
-    // reported Error (docs/vm.md, "The runc handler's OOM race"): its cases get three tries, each
-    // miss printed. skiff watches from Create and tells the OOM before the exit: one try.
-    const tries = handler === 'runc' ? 3 : 1;
+    const tries = OOM_TRIES[handler] ?? 1;
     const oomKilled = async (what, run) => {
       for (let attempt = 1; ; attempt += 1) {
         const containerId = await run(attempt);

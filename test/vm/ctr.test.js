@@ -8,6 +8,7 @@ const path = require('node:path');
 const { after, before, describe, it } = require('node:test');
 const {
   IMAGE,
+  OOM_TRIES,
   RUNTIMES,
   SLOW_MS,
   cleanNamespace,
@@ -106,10 +107,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
           },
           SLOW_MS,
         );
-        // containerd's runc shim, the reference here, at times misses the OOM of a container
-        // killed at once (docs/vm.md, "The runc handler's OOM race"): three tries, each miss
-        // printed. skiff's gets one.
-        const tries = name === 'runc' ? 3 : 1;
+        const tries = OOM_TRIES[name] ?? 1;
         for (let attempt = 1; ; attempt += 1) {
           const id = `oom${attempt}`;
           const oom = await run([
