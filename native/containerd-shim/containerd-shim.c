@@ -21,6 +21,9 @@
  * Written in C because containerd execs it for every container: Node's start-up would be
  * most of a `ctr run`. Its flags: flags.c; its reply to delete: delete-response.c.
  *
+ *   serve   not containerd's: a node's systemd unit runs it for a namespace (serve.c,
+ *           docs/node-daemon.md), so the namespace's serving process is up before the first pod.
+ *
  *   -info   containerd 2.x's question before a task of a runtime type other than runc's: the
  *           shim's containerd.types.RuntimeInfo on stdout (runtime-info.c), the runtime options
  *           (an Any) on stdin, as containerd's runc shim answers it.
@@ -52,6 +55,7 @@
 #include "keeper.h"
 #include "root-owned.h"
 #include "runtime-info.h"
+#include "serve.h"
 #include "serving-argv.h"
 #include "task-layout.h"
 #include "unix-socket.h"
@@ -222,7 +226,7 @@ static void package_dir(char *out, size_t size) {
  * then exits. */
 static void die_logged(const char *bundle, const char *line) {
   char log_path[PATH_MAX];
-  if (layout_path(log_path, sizeof log_path, "%s/log", bundle) == 0) {
+  if (bundle != NULL && layout_path(log_path, sizeof log_path, "%s/log", bundle) == 0) {
     int log = open(log_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
     if (log >= 0) {
       dprintf(log, "containerd-shim-skiff-v2: %s\n", line);
@@ -499,6 +503,39 @@ static int do_start(const struct flags *f) {
   return 0;
 }
 
+#define DEFAULT_STATE "/run/containerd"
+
+/* `serve`: the namespace's serving process kept by a systemd unit (serve.c, docs/node-daemon.md),
+ * on the socket `start` and the keepers derive for the namespace's default group. */
+static int do_serve(const struct flags *f) {
+  if (!layout_safe_name(f->namespace))
+    die("-namespace must be a containerd namespace (letters and digits in runs joined by . _ -)", f->namespace);
+  if (f->address[0] != '/') die("-address must be containerd's socket path, as containerd gives it to shims", f->address);
+  if (!keeper_wanted())
+    die("serve keeps a serving process behind pod keepers; SKIFF_KEEPER=0 serves without them: unset it", NULL);
+  if (pods_apart())
+    die("serve keeps the namespace's serving process; SKIFF_SHIM_GROUP=pod gives each pod its own: unset it", NULL);
+  const char *state = f->state != NULL ? f->state : DEFAULT_STATE;
+  char socket_path[PATH_MAX], lock_path[PATH_MAX], pid_file[PATH_MAX], pkg[PATH_MAX], node[PATH_MAX];
+  char script[PATH_MAX], state_dir[PATH_MAX], ttrpc[PATH_MAX];
+  make_skiff_dir(state);
+  uint64_t h = layout_group_hash(f->address, f->namespace, "");
+  if (layout_group_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0)
+    die("the group socket path is too long for a unix socket; give containerd a shorter state dir", state);
+  path_or_die(layout_group_file(lock_path, sizeof lock_path, state, h, ".lock"), state);
+  path_or_die(layout_group_file(pid_file, sizeof pid_file, state, h, ".pid"), state);
+  package_dir(pkg, sizeof pkg);
+  find_node(pkg, NULL, node, sizeof node);
+  serving_paths(f, state, pkg, script, state_dir, ttrpc);
+  const struct serve_config c = {
+      .command = {.node = node, .script = script, .namespace = f->namespace, .address = f->address,
+                  .ttrpc_address = ttrpc, .state_dir = state_dir, .socket = socket_path, .debug = f->debug},
+      .group_lock = lock_path,
+      .pid_file = pid_file,
+  };
+  return serve_main(&c);
+}
+
 static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   (void)st;
   (void)ftw;
@@ -745,9 +782,11 @@ int main(int argc, char **argv) {
   if (f.action != NULL && strcmp(f.action, "start") == 0) return do_start(&f);
   if (f.action != NULL && strcmp(f.action, "delete") == 0) return do_delete(&f);
   if (f.action != NULL && strcmp(f.action, "keep") == 0) return do_keep(&f);
+  if (f.action != NULL && strcmp(f.action, "serve") == 0) return do_serve(&f);
   fprintf(stderr,
           "usage: containerd-shim-skiff-v2 -namespace NS -address ADDR -id ID [-bundle DIR] [-debug] start|delete\n"
           "       containerd-shim-skiff-v2 -info < options (containerd.types.RuntimeInfo on stdout)\n"
+          "       containerd-shim-skiff-v2 -namespace NS -address ADDR [-state DIR] serve (a node's systemd unit)\n"
           "containerd runs this binary for --runtime io.containerd.skiff.v2 (see skiff's docs/containerd.md)\n");
   return 2;
 }

@@ -71,6 +71,7 @@ int parse_flags(int argc, char *const *argv, struct flags *f, char *why, size_t 
     else if (named(name, len, "publish-binary")) f->publish_binary = value;
     else if (named(name, len, "id")) f->id = value;
     else if (named(name, len, "bundle")) f->bundle = value;
+    else if (named(name, len, "state")) f->state = value;
   }
   return 0;
 }

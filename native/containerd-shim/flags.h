@@ -6,6 +6,7 @@
 
 struct flags {
   const char *namespace, *address, *publish_binary, *id, *bundle, *action;
+  const char *state; /* -state: containerd's state dir, for `serve` (NULL: /run/containerd) */
   int debug, version, info;
 };
 

@@ -33,6 +33,19 @@ export interface HandOver {
  * crash, with nothing left in flight.
  */
 export async function handOverTo(h: HandOver): Promise<number> {
+  const listener = await settleForHandOver(h);
+  // The same program and arguments: bin/containerd-daemon.js, whose files are the new version's after an upgrade.
+  const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
+  return nativeAddon().spawn(process.execPath, argv, null, process.cwd(), [-1, -1, 2, listener]);
+}
+
+/**
+ * The hand-over's steps up to the successor's start: nothing in flight, every record written,
+ * the events sent; the listener's copy that keeps connections waiting. A release (SIGHUP, from
+ * the node daemon's supervisor at `systemctl stop`: docs/node-daemon.md) stops here, and the
+ * keepers send what they kept to the serving process they find or start next.
+ */
+export async function settleForHandOver(h: HandOver): Promise<number> {
   const addon = nativeAddon();
   const listener = addon.dupFd(h.listenerFd);
   const stopReading = (socket: Socket) => {
@@ -49,7 +62,5 @@ export async function handOverTo(h: HandOver): Promise<number> {
   await h.keepers.handOver();
   await h.service.recordsSettled();
   await h.events.flush(EVENTS_FLUSH_MS);
-  // The same program and arguments: bin/containerd-daemon.js, whose files are the new version's after an upgrade.
-  const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
-  return addon.spawn(process.execPath, argv, null, process.cwd(), [-1, -1, 2, listener]);
+  return listener;
 }

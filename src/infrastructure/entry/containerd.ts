@@ -17,7 +17,7 @@ import { PodKeepers } from '../../adapters/shim/outbound/keeper/pod-keepers';
 import { nativeAddon } from '../../adapters/shim/os/native-addon';
 import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
 import { pidFileOf, removePidFile, writePidFile } from '../../adapters/shim/os/pid-file';
-import { handOverTo } from './containerd-hand-over';
+import { handOverTo, settleForHandOver } from './containerd-hand-over';
 import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
@@ -34,8 +34,12 @@ export interface GroupServerConfig {
   readonly debug: boolean;
 }
 
-/** The serving process stays this long after its last task, so the next container finds it warm. */
-export const DEFAULT_LINGER_MS = 30_000;
+/**
+ * By default the serving process lives as long as the node: the next pod finds it warm, never
+ * Node's start-up (docs/node-daemon.md). SKIFF_SHIM_LINGER_MS (in containerd's environment)
+ * makes it leave that long after its last task instead.
+ */
+export const DEFAULT_LINGER_MS = Infinity;
 /** How long a leaving server waits for its last events to reach containerd (containerd's shims: 5 s). */
 const EVENTS_FLUSH_MS = 5000;
 const LISTENER_FD = 3;
@@ -147,9 +151,31 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
       process.exit(1);
     }
   };
+  // SIGHUP: leave the tasks to the pod keepers, with nothing in flight and every record written
+  // (the node daemon's supervisor at `systemctl stop`: docs/node-daemon.md); the keepers send
+  // what they kept to the serving process they find or start next.
+  const release = async () => {
+    if (leaving) return;
+    if (keepers === undefined) {
+      logged('SIGHUP ignored: without pod keepers (SKIFF_KEEPER=0) a release would end every container');
+      return;
+    }
+    leaving = true;
+    clearTimeout(timer);
+    try {
+      // The listener's copy it returns goes with this process.
+      await settleForHandOver({ server, keepers, service, events, listenerFd: LISTENER_FD, log: logged });
+      logged('released every task to the pod keepers');
+    } catch (err) {
+      logged(`the release failed (${err instanceof Error ? err.message : String(err)}): leaving to the pod keepers`);
+    }
+    removePidFile(pidFile);
+    process.exit(0);
+  };
   let timer: NodeJS.Timeout | undefined;
   const lingerThenLeave = (acceptedBefore: number) => {
     clearTimeout(timer);
+    if (lingerMs === Infinity) return;
     timer = setTimeout(() => {
       // A connection since then may be a container on its way: wait again.
       if (service.taskCount > 0) return;
@@ -159,11 +185,12 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   };
   host.whenExitRequested(() => lingerThenLeave(server.accepted));
   process.on('SIGUSR2', () => void handOver());
+  process.on('SIGHUP', () => void release());
   process.on('SIGTERM', () => void leave(STOP_GRACE_MS));
   process.on('SIGINT', () => void leave(STOP_GRACE_MS));
   // How `skiff containerd restart` finds this process: written once it serves and its signals are handled.
   writePidFile(pidFile);
-  // A server nobody used (its `start` failed later): leave after the linger too.
+  // A server nobody used (its `start` failed later): leave after the linger too, if there is one.
   lingerThenLeave(server.accepted);
 }
 

@@ -220,3 +220,44 @@ describe('skiff containerd runtimeclass', () => {
     );
   });
 });
+
+describe('skiff containerd unit', () => {
+  it("prints the template unit with the config's state and address, and this package's shim binary", async () => {
+    const config = join(bin, 'moved.toml');
+    writeFileSync(config, 'version = 2\nstate = "/run/ctrd"\n\n[grpc]\n  address = "/run/ctrd/ctrd.sock"\n');
+    const result = await home.run(['containerd', 'unit', '--config-file', config], { env: { SKIFF_NODE: '' } });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const shim = join(__dirname, '../../../bin/containerd-shim-skiff-v2');
+    expect(result.stdout).toContain(
+      `\nExecStart=${shim} -namespace %i -address /run/ctrd/ctrd.sock -state /run/ctrd serve\n`,
+    );
+    expect(result.stdout).toContain('\nType=notify\n');
+    expect(result.stdout).toContain('\nKillMode=process\n');
+    expect(result.stdout).toContain('\nWantedBy=multi-user.target\n');
+    expect(result.stdout).not.toContain('SKIFF_NODE');
+  });
+
+  it("takes containerd's defaults without a config, and SKIFF_NODE from the environment", async () => {
+    const result = await home.run(['containerd', 'unit', '--config-file', join(bin, 'none.toml')], {
+      env: { SKIFF_NODE: '/opt/node/bin/node' },
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain(' -address /run/containerd/containerd.sock -state /run/containerd serve\n');
+    expect(result.stdout).toContain('\nEnvironment=SKIFF_NODE=/opt/node/bin/node\n');
+  });
+
+  it('refuses a path systemd would read otherwise, in one line', async () => {
+    const result = await home.run([
+      'containerd',
+      'unit',
+      '--config-file',
+      join(bin, 'none.toml'),
+      '--state',
+      '/run/my state',
+    ]);
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('--state "/run/my state" must be an absolute path without spaces');
+  });
+});
