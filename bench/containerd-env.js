@@ -2,6 +2,8 @@
 // The private containerd for the benchmarks (the same one the tests use, from
 // scripts/containerd/): start/stop, image import, and a timed ctr call. The skiff shim's
 // benchmarks through containerd build on this; see docs/containerd-testing.md.
+const { spawn } = require('node:child_process');
+const path = require('node:path');
 const { PrivateContainerd, BUSYBOX_IMAGE, PAUSE_IMAGE } = require('../scripts/containerd/private-containerd');
 const { describe } = require('../scripts/containerd/ctr');
 const { missingTools, CONTAINERD_TOOLS } = require('../scripts/missing-tools');
@@ -35,9 +37,37 @@ async function timedCtr(env, namespace, args, expected = 0) {
   return result.ms;
 }
 
+/**
+ * The node daemon for `namespace` (docs/node-daemon.md), started as its systemd unit starts it
+ * at boot: `containerd-shim-skiff-v2 ... serve`. Resolves once its serving process serves;
+ * the instance's teardown ends it with the rest.
+ */
+async function startNodeDaemon(env, namespace) {
+  const { groupServerPids } = require('../scripts/containerd/runtime-processes');
+  const shim = path.join(__dirname, '../bin/containerd-shim-skiff-v2');
+  const args = ['-namespace', namespace, '-address', env.address, '-state', env.paths.state, 'serve'];
+  const child = spawn(shim, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 30_000;
+  while (groupServerPids(namespace, env.address).length === 0) {
+    if (child.exitCode !== null) throw new Error(`${shim} serve exited ${child.exitCode}`);
+    if (Date.now() > deadline) throw new Error(`${shim} serve: no serving process within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return child;
+}
+
 /** Removes everything the instance made; throws when something was left behind. */
 function stopContainerd(env) {
   return env.stop();
 }
 
-module.exports = { missing, startContainerd, importImages, timedCtr, stopContainerd, BUSYBOX_IMAGE, PAUSE_IMAGE };
+module.exports = {
+  missing,
+  startContainerd,
+  startNodeDaemon,
+  importImages,
+  timedCtr,
+  stopContainerd,
+  BUSYBOX_IMAGE,
+  PAUSE_IMAGE,
+};

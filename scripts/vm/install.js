@@ -48,6 +48,10 @@ cat >> /etc/containerd/config.toml <<'TOML'
   [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc-systemd.options]
     SystemdCgroup = true
 TOML
+# The node daemon (docs/node-daemon.md): the serving process of the CRI plugin's namespace from boot.
+skiff containerd unit > /etc/systemd/system/skiff@.service
+mkdir -p /etc/systemd/system/multi-user.target.wants
+ln -sf /etc/systemd/system/skiff@.service /etc/systemd/system/multi-user.target.wants/skiff@k8s.io.service
 skiff --version
 `;
 

@@ -119,3 +119,86 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
     });
   });
 }
+
+/** The unit's main pid (its supervisor), 0 when it is not running. */
+function unitPid() {
+  return Number(sh('systemctl show -p MainPID --value skiff@k8s.io').stdout.trim());
+}
+
+function parentOf(pid) {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+// The node daemon (docs/node-daemon.md): skiff@k8s.io, installed and enabled as docs/install.md says.
+describe('the node daemon skiff@k8s.io', { timeout: 20 * SLOW_MS }, () => {
+  const ns = 'k8s.io';
+  const id = `vm-daemon-${process.pid}`;
+  const dir = fs.mkdtempSync('/var/tmp/vm-daemon-');
+  after(async () => {
+    await ctr(ns, ['task', 'kill', '-s', 'KILL', id]);
+    await waitFor(`${id} to stop`, async () => (await statusOf(ns, id)) !== 'RUNNING').catch(() => undefined);
+    await ctr(ns, ['task', 'delete', id]);
+    await ctr(ns, ['container', 'delete', id]);
+  });
+
+  it('is active from boot, and serves the first container of k8s.io', async () => {
+    assert.equal(sh('systemctl is-active skiff@k8s.io').stdout.trim(), 'active');
+    const supervisor = unitPid();
+    assert.ok(supervisor > 0, 'the unit has a main pid');
+    assert.match(
+      sh('systemctl status --no-pager skiff@k8s.io').stdout,
+      /serving namespace k8s\.io \(serving process \d+\)/,
+    );
+    const log = await counter(ns, RUNTIMES.skiff, id, dir);
+    await grows(log);
+    const [serving] = servingProcesses(shimAddress(ns, id));
+    assert.ok(serving !== undefined, 'a serving process');
+    assert.equal(parentOf(serving), supervisor, "the unit's serving process serves it");
+  });
+
+  it('mends a SIGKILL of its serving process itself, with the same unit', async () => {
+    const supervisor = unitPid();
+    const [serving] = servingProcesses(shimAddress(ns, id));
+    process.kill(serving, 'SIGKILL');
+    const exec = await ctr(ns, ['task', 'exec', '--exec-id', 'after-kill', id, 'echo', 'served']);
+    assert.deepEqual([exec.status, exec.stdout], [0, 'served\n']);
+    const [next] = servingProcesses(shimAddress(ns, id));
+    assert.ok(next !== undefined && next !== serving, `a new serving process (was ${serving}, now ${next})`);
+    assert.equal(parentOf(next), supervisor);
+    assert.equal(unitPid(), supervisor);
+  });
+
+  it('is left alone by a restart of containerd', async () => {
+    const supervisor = unitPid();
+    const [serving] = servingProcesses(shimAddress(ns, id));
+    assert.equal(sh('systemctl restart containerd').status, 0);
+    await waitFor('containerd to answer', async () => (await ctr(ns, ['version'])).status === 0);
+    assert.equal(unitPid(), supervisor);
+    assert.deepEqual(servingProcesses(shimAddress(ns, id)), [serving]);
+    assert.equal(await statusOf(ns, id), 'RUNNING');
+  });
+
+  it('stops without ending a container, and takes its tasks back when started again', async () => {
+    const log = path.join(dir, `${id}.log`);
+    const stop = sh('systemctl stop skiff@k8s.io');
+    assert.equal(stop.status, 0, stop.stderr);
+    assert.equal(sh('systemctl is-active skiff@k8s.io').stdout.trim(), 'inactive');
+    assert.equal(await statusOf(ns, id), 'RUNNING');
+    await grows(log);
+    // Served meanwhile by a serving process its pod keeper started, as on a node without the unit.
+    const kept = await ctr(ns, ['task', 'exec', '--exec-id', 'stopped', id, 'echo', 'kept']);
+    assert.deepEqual([kept.status, kept.stdout], [0, 'kept\n']);
+    const [keepers] = servingProcesses(shimAddress(ns, id));
+    assert.ok(keepers !== undefined);
+    const start = sh('systemctl start skiff@k8s.io');
+    assert.equal(start.status, 0, start.stderr);
+    await waitFor('the unit to serve again', () => {
+      const [now] = servingProcesses(shimAddress(ns, id));
+      return now !== undefined && now !== keepers && parentOf(now) === unitPid();
+    });
+    const back = await ctr(ns, ['task', 'exec', '--exec-id', 'started', id, 'echo', 'back']);
+    assert.deepEqual([back.status, back.stdout], [0, 'back\n']);
+    await grows(log);
+  });
+});

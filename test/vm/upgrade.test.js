@@ -4,7 +4,7 @@
 // calls are served by a serving process of the new version. The runc shim has no counterpart
 // (its shims keep their binary until their pod ends), so this suite is skiff's alone.
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
+const { execFileSync, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { after, describe, it } = require('node:test');
@@ -68,6 +68,16 @@ describe('an upgrade of skiff in place, under a running pod', { timeout: 30 * SL
 
     const [now] = servingProcesses(address);
     assert.ok(now !== undefined && now !== before, `a new serving process (was ${before}, now ${now}): ${restart}`);
+    // The node daemon (docs/node-daemon.md) follows the successor: still its unit's, and still active.
+    const unit = Number(
+      spawnSync('systemctl', ['show', '-p', 'MainPID', '--value', 'skiff@k8s.io'], { encoding: 'utf8' }).stdout,
+    );
+    const stat = fs.readFileSync(`/proc/${now}/stat`, 'utf8');
+    assert.equal(
+      Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]),
+      unit,
+      "the new serving process is the unit's",
+    );
     const exec = await cri.runtime('ExecSync', { containerId, cmd: ['echo', 'served'], timeout: 60 });
     assert.equal(exec.stdout.toString(), 'served\n');
     const status = (await cri.runtime('ContainerStatus', { containerId })).status;
