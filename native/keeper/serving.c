@@ -8,6 +8,7 @@
 #include "unix-socket.h"
 #include "serving-argv.h"
 #include "exec-report.h"
+#include "say.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -109,6 +110,8 @@ static int start_server(const struct keeper_config *c, char *why, size_t why_siz
     unlink(c->group_socket);
     return -1;
   }
+  /* containerd's log says so: on a node with the unit (docs/node-daemon.md) it means the unit is stopped or absent. */
+  keeper_say("no serving process answered on %s: started one (pid %d)", c->group_socket, (int)pid);
   return 0;
 }
 

@@ -151,6 +151,10 @@ if (containerdTestsEnabled())
       });
       const keepers = await only('the keeper-started serving process');
       expect(parentOf(keepers)).not.toBe(supervisor.pid);
+      // One line in containerd's log says so.
+      expect(readFileSync(env.paths.log, 'utf8')).toContain(
+        `no serving process answered on ${served.socket}: started one (pid ${keepers})`,
+      );
 
       // Started again, the unit asks that one to release its tasks and serves them itself.
       const next = startDaemon();
