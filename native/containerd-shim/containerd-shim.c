@@ -304,7 +304,7 @@ static const char *const PACKAGE_CODE[] = {
  * line (containerd's log and its client): it would run that user's code as root. */
 static void refuse_unless_root_owned(const char *bundle, const char *path) {
   char why[PATH_MAX + 64], line[3 * PATH_MAX + 320];
-  if (geteuid() != 0 || access(path, F_OK) != 0 || root_owned_chain(path, why, sizeof why) == 0) return;
+  if (geteuid() != 0 || access(path, F_OK) != 0 || root_owned_chain(path, NULL, 0, why, sizeof why) == 0) return;
   snprintf(line, sizeof line,
            "refusing to run %s as root: %s; make it and every directory above it owned by root and writable by "
            "root only (chown root:root, chmod go-w), or install skiff and Node.js under a root-owned prefix "
