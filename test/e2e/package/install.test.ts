@@ -28,7 +28,8 @@ import { waitFor } from '../../support/wait-for';
 import { groupServersUnder } from '../containerd/skiff-support';
 import { readCriLog, startCriEnv, waitForState } from '../cri/support';
 import { documentedFiles, writeFiles } from '../../support/documented-files';
-import { BUILD_TOOLS, failure, npm, packageTestsRunHere, Ran, ROOT, tarball, toolDir } from './support';
+import { unjudgedCode } from '../../native/support/package-code';
+import { BUILD_TOOLS, failure, npm, packageTestsRunHere, PREBUILT, Ran, ROOT, tarball, toolDir } from './support';
 import { StandInRegistry } from './stand-in-registry';
 
 /**
@@ -85,9 +86,9 @@ if (RUN)
   describe('the npm package', () => {
     it('holds what runs and nothing else: the built code, both platforms prebuilt, the sources for a build of its own', () => {
       const files = tarball(tgz).map((f) => f.replace(/^package\//, ''));
-      for (const arch of ['x64', 'arm64'])
-        for (const part of ['skiff.glibc.node', 'skiff-gate', 'containerd-shim-skiff-v2'])
-          expect(files).toContain(`prebuilds/linux-${arch}/${part}`);
+      for (const part of PREBUILT) expect(files).toContain(part);
+      // The shim judges every file of it a root process could run or load (test/native/package-code.test.ts).
+      expect(unjudgedCode(files.filter((f) => !f.endsWith('/')))).toEqual([]);
       for (const file of ['bin/run.js', 'dist/shim.bundle.js', 'binding.gyp', 'LICENSE', 'CHANGELOG.md', 'README.md'])
         expect(files).toContain(file);
       expect(files).toContain('dist/adapters/shim/wire/proto/generated/task/v2/shim.js');
