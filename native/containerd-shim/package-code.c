@@ -73,7 +73,8 @@ int package_code_each(const char *pkg, code_visit visit, void *ctx) {
       errno = ENAMETOOLONG;
       rc = visit(pkg, NULL, CODE_TOP, ctx);
     } else if (lstat(path, &st) != 0) {
-      if (errno != ENOENT) rc = visit(path, NULL, CODE_TOP, ctx); /* what the package lacks runs nothing */
+      /* What the package lacks runs nothing (ENOTDIR: a file `build` holds no build/Release). */
+      if (errno != ENOENT && errno != ENOTDIR) rc = visit(path, NULL, CODE_TOP, ctx);
     } else if ((rc = visit(path, &st, CODE_TOP, ctx)) == 0 && stat(path, &target) == 0 && S_ISDIR(target.st_mode)) {
       rc = each_entry(path, CODE[i].whole, 1, visit, ctx);
     }

@@ -56,6 +56,12 @@ int main(void) {
   CHECK(mkdtemp(pkg) != NULL && chmod(pkg, 0755) == 0);
   /* An empty package has nothing to judge: what it lacks runs nothing. */
   CHECK(judge() == 0);
+  /* Nor a file where a folder would be: no build/Release under a file `build`. */
+  file_at("build", 0644);
+  CHECK(judge() == 0);
+  char build[PATH_MAX];
+  snprintf(build, sizeof build, "%s/build", pkg);
+  CHECK(unlink(build) == 0);
 
   file_at("package.json", 0644);
   file_at("bin/containerd-daemon.js", 0755);
