@@ -52,6 +52,7 @@
             "native/containerd-shim/runtime-info.c",
             "native/containerd-shim/forget.c",
             "native/containerd-shim/root-owned.c",
+            "native/containerd-shim/package-code.c",
             "native/containerd-shim/serve.c",
             "native/common/json-read.c",
             "native/common/task-layout.c",

@@ -53,6 +53,7 @@
 #include "json-read.h"
 #include "keeper-start.h"
 #include "keeper.h"
+#include "package-code.h"
 #include "root-owned.h"
 #include "runtime-info.h"
 #include "serve.h"
@@ -297,18 +298,10 @@ static void choose_node(const char *pkg, const char *bundle, char *out, size_t s
   die_logged(bundle, line);
 }
 
-/* What the serving process and the keeper run, besides node: its script and what that loads
- * from the package (a file that is not there is not judged: it runs nothing). */
-static const char *const PACKAGE_CODE[] = {
-    "bin/containerd-daemon.js", "bin/run.js",           "dist/containerd.bundle.js", "dist/node-path",
-    "build/Release/skiff_native.node", "prebuilds/linux-x64/skiff_native.node", "prebuilds/linux-arm64/skiff_native.node",
-};
-
 /* As root, a file whose content or path a user other than root can change is refused in one
  * line (containerd's log and its client): it would run that user's code as root. */
-static void refuse_unless_root_owned(const char *bundle, const char *path) {
-  char why[PATH_MAX + 64], line[3 * PATH_MAX + 320];
-  if (geteuid() != 0 || access(path, F_OK) != 0 || root_owned_chain(path, why, sizeof why) == 0) return;
+static void refuse(const char *bundle, const char *path, const char *why) {
+  char line[3 * PATH_MAX + 320];
   snprintf(line, sizeof line,
            "refusing to run %s as root: %s; make it and every directory above it owned by root and writable by "
            "root only (chown root:root, chmod go-w), or install skiff and Node.js under a root-owned prefix "
@@ -318,15 +311,16 @@ static void refuse_unless_root_owned(const char *bundle, const char *path) {
 }
 
 /* The Node.js that runs the serving process (choose_node), and as root only when root alone can
- * change it and the package's code (docs/install.md, "On a Kubernetes node"). */
+ * change it and the package's code (package-code.c; docs/install.md, "Which Node.js the shim
+ * runs"). As root, `out` is the path judged with its links resolved, which the serving process
+ * and the keeper run: a link read again later could lead elsewhere. */
 static void find_node(const char *pkg, const char *bundle, char *out, size_t size) {
   choose_node(pkg, bundle, out, size);
-  refuse_unless_root_owned(bundle, out);
-  for (size_t i = 0; i < sizeof PACKAGE_CODE / sizeof PACKAGE_CODE[0]; i++) {
-    char path[PATH_MAX];
-    path_or_die(layout_path(path, sizeof path, "%s/%s", pkg, PACKAGE_CODE[i]), pkg);
-    refuse_unless_root_owned(bundle, path);
-  }
+  if (geteuid() != 0) return;
+  char why[PATH_MAX + 64], resolved[PATH_MAX], bad[PATH_MAX];
+  if (root_owned_chain(out, resolved, sizeof resolved, why, sizeof why) != 0) refuse(bundle, out, why);
+  path_or_die(layout_path(out, size, "%s", resolved), resolved);
+  if (package_code_judge(pkg, bad, sizeof bad, why, sizeof why) != 0) refuse(bundle, bad, why);
 }
 
 /* What a group's serving process runs with besides its Node and socket, each PATH_MAX: the

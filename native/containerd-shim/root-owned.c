@@ -12,9 +12,12 @@
 /* At most this many links on one path, as the kernel's own limit (ELOOP). */
 #define MAX_LINKS 40
 
-/* 0 when only root can change what st describes; else -1 with why. */
-static int judge(const char *path, const struct stat *st, char *why, size_t why_size) {
+/* 0 when only root can change what st (an lstat's) describes; else -1 with why. A link's mode
+ * means nothing (always 0777), but its owner may replace it even where its directory is sticky
+ * (/tmp): a link is judged by its owner, and where it leads by the walk. */
+int root_owned_entry(const char *path, const struct stat *st, char *why, size_t why_size) {
   if (st->st_uid != 0) return snprintf(why, why_size, "%s is owned by uid %u", path, (unsigned)st->st_uid), -1;
+  if (S_ISLNK(st->st_mode)) return 0;
   if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
     return snprintf(why, why_size, "%s is writable by group %u", path, (unsigned)st->st_gid), -1;
   /* A sticky directory (/tmp): others may add entries but not replace root's. */
@@ -23,14 +26,14 @@ static int judge(const char *path, const struct stat *st, char *why, size_t why_
   return 0;
 }
 
-int root_owned_chain(const char *path, char *why, size_t why_size) {
+int root_owned_chain(const char *path, char *resolved, size_t resolved_size, char *why, size_t why_size) {
   /* `done`: the resolved directory walked so far (no links in it, each part judged). `rest`: what is left. */
   char done[PATH_MAX], rest[PATH_MAX], next[PATH_MAX], target[PATH_MAX];
   struct stat st;
   if (path[0] != '/') return snprintf(why, why_size, "%s is not an absolute path", path), -1;
   if (snprintf(rest, sizeof rest, "%s", path) >= (int)sizeof rest) return snprintf(why, why_size, "path too long"), -1;
   done[0] = '\0';
-  if (stat("/", &st) != 0 || judge("/", &st, why, why_size) != 0) return -1;
+  if (stat("/", &st) != 0 || root_owned_entry("/", &st, why, why_size) != 0) return -1;
   int links = 0;
   char *cursor = rest;
   while (*cursor != '\0') {
@@ -51,9 +54,9 @@ int root_owned_chain(const char *path, char *why, size_t why_size) {
     if (snprintf(next, sizeof next, "%s/%s", done, part) >= (int)sizeof next)
       return snprintf(why, why_size, "%s: path too long", path), -1;
     if (lstat(next, &st) != 0) return snprintf(why, why_size, "%s: %s", next, strerror(errno)), -1;
+    if (root_owned_entry(next, &st, why, why_size) != 0) return -1;
     if (S_ISLNK(st.st_mode)) {
-      /* The link's own owner does not matter (a link cannot be changed, only replaced, which
-       * its directory, judged already, decides); where it leads is walked as the rest. */
+      /* Where the link leads is walked as the rest. */
       if (++links > MAX_LINKS) return snprintf(why, why_size, "%s: %s", path, strerror(ELOOP)), -1;
       ssize_t n = readlink(next, target, sizeof target - 1);
       if (n < 0) return snprintf(why, why_size, "%s: %s", next, strerror(errno)), -1;
@@ -66,8 +69,10 @@ int root_owned_chain(const char *path, char *why, size_t why_size) {
       if (target[0] == '/') done[0] = '\0'; /* from / again; / was judged */
       continue;
     }
-    if (judge(next, &st, why, why_size) != 0) return -1;
     memcpy(done, next, sizeof done);
   }
+  /* What was judged, links resolved: what the caller is to run, so that no link is read again. */
+  if (resolved != NULL && snprintf(resolved, resolved_size, "%s", done[0] != '\0' ? done : "/") >= (int)resolved_size)
+    return snprintf(why, why_size, "%s: path too long", path), -1;
   return 0;
 }

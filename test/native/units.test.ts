@@ -15,6 +15,10 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'delete-response.test.c', sources: ['native/containerd-shim/delete-response.c'] },
   { test: 'runtime-info.test.c', sources: ['native/containerd-shim/runtime-info.c'] },
   { test: 'root-owned.test.c', sources: ['native/containerd-shim/root-owned.c'] },
+  {
+    test: 'package-code.test.c',
+    sources: ['native/containerd-shim/package-code.c', 'native/containerd-shim/root-owned.c'],
+  },
   { test: 'ttrpc-wire.test.c', sources: ['native/keeper/ttrpc-wire.c'] },
   { test: 'control-wire.test.c', sources: ['native/keeper/control-wire.c'] },
   { test: 'exec-fifo.test.c', sources: ['native/keeper/exec-fifo.c'] },

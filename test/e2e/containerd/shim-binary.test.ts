@@ -4,6 +4,7 @@ import {
   chownSync,
   copyFileSync,
   existsSync,
+  lchownSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -174,6 +175,7 @@ if (LINUX)
           ['a directory above it is group-writable', 'dir-group'],
           ['the file is writable by others', 'file-other'],
           ['it is reached through a link in a directory another user owns', 'link'],
+          ['it is reached through a link another user owns in a sticky directory (/tmp)', 'sticky-link'],
         ])('node: %s -> refused in one line naming the path, node never run, no socket', (_, how) => {
           for (const keeper of [false, true]) {
             const l = layout('n6', 'c1');
@@ -198,6 +200,17 @@ if (LINUX)
             } else if (how === 'file-other') {
               chmodSync(node, 0o757);
               why = `${node} is writable by every user`;
+            } else if (how === 'sticky-link') {
+              // The sticky bit keeps others from replacing the link, not its owner: they could
+              // re-point it once it was judged.
+              const sticky = join(l.root, 'sticky');
+              mkdirSync(sticky);
+              chmodSync(sticky, 0o1777);
+              shown = join(sticky, 'node');
+              symlinkSync(node, shown);
+              lchownSync(shown, USER, USER);
+              node = shown;
+              why = `${shown} is owned by uid ${USER}`;
             } else {
               const links = join(l.root, 'links');
               mkdirSync(links, { mode: 0o755 });
@@ -236,6 +249,69 @@ if (LINUX)
           const result = refused(l, { SKIFF_NODE: node }, false, join(pkg, 'build/Release/containerd-shim-skiff-v2'));
           expect(result).toEqual({ status: 1, stdout: '', stderr: line(script, `${script} is owned by uid ${USER}`) });
           expect(existsSync(mark)).toBe(false);
+        });
+
+        /** A root-owned copy of the package as it installs (docs/install.md, "The package"): its scripts, the
+         * containerd bundle with its V8 code cache, and the native parts prebuilt for this machine, which
+         * node-gyp-build picks (no build/ there). The shim runs from it, so this is the package it judges. */
+        const ARCH = process.arch === 'arm64' ? 'arm64' : 'x64';
+        const PARTS = `prebuilds/linux-${ARCH}`;
+        const installedCopy = (root: string) => {
+          const pkg = join(root, 'pkg');
+          for (const dir of ['bin', 'dist', PARTS]) mkdirSync(join(pkg, dir), { recursive: true });
+          const code = ['bin/containerd-daemon.js', 'bin/run.js', 'bin/containerd-shim-skiff-v2', 'package.json'];
+          for (const file of [...code, 'dist/containerd.bundle.js', 'dist/containerd.bundle.js.cache'])
+            copyFileSync(resolve(__dirname, '../../..', file), join(pkg, file));
+          const built = resolve(BUILT, '..');
+          copyFileSync(join(built, 'skiff_native.node'), join(pkg, PARTS, 'skiff.glibc.node'));
+          for (const program of ['skiff-gate', 'containerd-shim-skiff-v2']) {
+            copyFileSync(join(built, program), join(pkg, PARTS, program));
+            chmodSync(join(pkg, PARTS, program), 0o755);
+          }
+          return { pkg, binary: join(pkg, PARTS, 'containerd-shim-skiff-v2') };
+        };
+
+        // What the list of names missed: the addon node-gyp-build loads, and the code cache V8 runs.
+        it.each([
+          [`${PARTS}/skiff.glibc.node`, 'n8'],
+          ['dist/containerd.bundle.js.cache', 'n9'],
+        ])(
+          'the package as it installs: a %s another user owns is refused in one line naming it, node never run',
+          (file, ns) => {
+            for (const keeper of [false, true]) {
+              const l = layout(ns, 'c1');
+              made.push(l.root);
+              const { pkg, binary } = installedCopy(l.root);
+              const mark = join(l.root, 'node-ran');
+              const node = join(l.root, 'node');
+              fakeNode(node, mark);
+              const planted = join(pkg, file);
+              chownSync(planted, USER, USER);
+              const result = refused(l, { SKIFF_NODE: node }, keeper, binary);
+              expect(result).toEqual({
+                status: 1,
+                stdout: '',
+                stderr: line(planted, `${planted} is owned by uid ${USER}`),
+              });
+              expect(existsSync(mark)).toBe(false);
+              expect(socketsIn(join(l.state, 'skiff'))).toEqual([]);
+            }
+          },
+        );
+
+        it("the package as it installs, all root's: start runs the Node path it judged, its links resolved", () => {
+          const l = layout('n10', 'c1');
+          made.push(l.root);
+          const { binary } = installedCopy(l.root);
+          const mark = join(l.root, 'node-ran');
+          const node = join(l.root, 'nodes/node');
+          mkdirSync(join(l.root, 'nodes'));
+          // Records the path it was run by (a shell script's $0 is the path execve was given).
+          writeFileSync(node, `#!/bin/sh\necho "$0" > ${mark}\n`, { mode: 0o755 });
+          symlinkSync('nodes/node', join(l.root, 'node'));
+          const result = refused(l, { SKIFF_NODE: join(l.root, 'node') }, false, binary);
+          expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+          expect(readFileSync(mark, 'utf8')).toBe(`${node}\n`);
         });
       });
 

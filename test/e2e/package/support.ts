@@ -81,6 +81,15 @@ export function failure(what: string, ran: Ran): string {
   return `${what} exited ${ran.code}: ${(ran.stderr || ran.stdout).trim().split('\n').slice(-15).join('\n')}`;
 }
 
+/**
+ * What `npm pack` adds to the package at prepack (scripts/prebuild.js): the native parts of each
+ * platform it carries (docs/install.md, "The package"). A checkout has no prebuilds/, so a file list
+ * without scripts lacks them; install.test.ts holds the real tarball to these.
+ */
+export const PREBUILT: readonly string[] = ['x64', 'arm64'].flatMap((arch) =>
+  ['skiff.glibc.node', 'skiff-gate', 'containerd-shim-skiff-v2'].map((part) => `prebuilds/linux-${arch}/${part}`),
+);
+
 /** The files in a .tgz, as tar lists them. */
 export function tarball(file: string): string[] {
   return execFileSync('tar', ['tzf', file], { encoding: 'utf8' }).trim().split('\n');

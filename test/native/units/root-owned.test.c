@@ -10,7 +10,7 @@
 
 #include "check.h"
 
-static char base[64], why[4200];
+static char base[64], why[4200], resolved[4096];
 
 /* base/<name>, made a directory of `mode` owned by uid/gid; the path is in a buffer of its own. */
 static char dirs[8][256];
@@ -24,13 +24,15 @@ static const char *dir_at(const char *name, mode_t mode, uid_t uid, gid_t gid) {
 
 static int walk(const char *path) {
   why[0] = '\0';
-  return root_owned_chain(path, why, sizeof why);
+  resolved[0] = '\0';
+  return root_owned_chain(path, resolved, sizeof resolved, why, sizeof why);
 }
 
 int main(void) {
   CHECK(walk("relative/node") == -1);
   CHECK_STR(why, "relative/node is not an absolute path");
   CHECK(walk("/") == 0);
+  CHECK_STR(resolved, "/");
   if (geteuid() != 0) {
     fprintf(stderr, "root-owned.test: the walk's owners are tested as root only\n");
     return CHECK_RESULT;
@@ -43,6 +45,8 @@ int main(void) {
   dir_at("ok", 0755, 0, 0);
   snprintf(path, sizeof path, "%s/./ok/../ok//", base);
   CHECK(walk(path) == 0);
+  snprintf(want, sizeof want, "%s/ok", base);
+  CHECK_STR(resolved, want);
 
   const char *user = dir_at("user", 0755, 1000, 1000);
   CHECK(walk(user) == -1);
@@ -64,17 +68,55 @@ int main(void) {
   CHECK_STR(why, want);
   CHECK(walk(dir_at("sticky", 01777, 0, 0)) == 0);
 
-  /* A link is followed: where it leads is judged, relative or absolute, not the link itself. */
+  /* A link is followed: where it leads is judged, relative or absolute, and the link itself. */
   snprintf(path, sizeof path, "%s/to-user", base);
-  CHECK(symlink("user", path) == 0 && lchown(path, 1000, 1000) == 0);
+  CHECK(symlink("user", path) == 0);
   CHECK(walk(path) == -1);
   snprintf(want, sizeof want, "%s is owned by uid 1000", user);
   CHECK_STR(why, want);
   snprintf(path, sizeof path, "%s/to-ok", base);
   char target[256];
   snprintf(target, sizeof target, "%s/ok", base);
-  CHECK(symlink(target, path) == 0 && lchown(path, 1000, 1000) == 0);
+  CHECK(symlink(target, path) == 0);
   CHECK(walk(path) == 0);
+  /* What was walked is what to run: the link resolved, not read again. */
+  CHECK_STR(resolved, target);
+  snprintf(path, sizeof path, "%s/to-ok/../group0", base);
+  CHECK(walk(path) == 0);
+  snprintf(want, sizeof want, "%s/group0", base);
+  CHECK_STR(resolved, want);
+
+  /* A link another user owns, in a sticky directory (/tmp): its owner may replace it (the sticky
+   * bit keeps others out, not the owner), so it is refused wherever it leads. */
+  const char *sticky = dirs[ndirs - 1];
+  snprintf(path, sizeof path, "%s/node", sticky);
+  CHECK(symlink(target, path) == 0 && lchown(path, 65534, 65534) == 0);
+  CHECK(walk(path) == -1);
+  snprintf(want, sizeof want, "%s is owned by uid 65534", path);
+  CHECK_STR(why, want);
+  /* ... and so is one on the way, a link to a directory. */
+  snprintf(path, sizeof path, "%s/dir", sticky);
+  CHECK(symlink(base, path) == 0 && lchown(path, 65534, 65534) == 0);
+  char through[600];
+  snprintf(through, sizeof through, "%s/ok", path);
+  CHECK(walk(through) == -1);
+  snprintf(want, sizeof want, "%s is owned by uid 65534", path);
+  CHECK_STR(why, want);
+  /* The same link, root's, passes. */
+  CHECK(lchown(path, 0, 0) == 0);
+  CHECK(walk(through) == 0);
+  CHECK_STR(resolved, target);
+
+  /* One entry judged alone (package-code.c's walk): as the chain judges each part. */
+  struct stat st;
+  snprintf(path, sizeof path, "%s/node", sticky);
+  CHECK(lstat(path, &st) == 0 && root_owned_entry(path, &st, why, sizeof why) == -1);
+  snprintf(want, sizeof want, "%s is owned by uid 65534", path);
+  CHECK_STR(why, want);
+  CHECK(lstat(world, &st) == 0 && root_owned_entry(world, &st, why, sizeof why) == -1);
+  snprintf(want, sizeof want, "%s is writable by every user", world);
+  CHECK_STR(why, want);
+  CHECK(lstat(target, &st) == 0 && root_owned_entry(target, &st, why, sizeof why) == 0);
 
   /* A loop of links ends (ELOOP), a missing part and a name past NAME_MAX are errors. */
   snprintf(path, sizeof path, "%s/loop-a", base);
