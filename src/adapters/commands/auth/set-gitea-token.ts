@@ -3,6 +3,7 @@ import { noGitToken } from '../../../domain/login/auth/auth-errors';
 import { SetGiteaToken } from '../../../application/login/auth/set-gitea-token.use-case';
 import { PROMPT, Prompt } from '../../../application/login/ports/prompt.port';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
+import { gitTokenStoredLine } from '../../login/inbound/cli/login-text';
 
 export default class AuthSetGiteaToken extends AuthCommand {
   static override summary = 'Store a git host token (verified against the git host first).';
@@ -31,6 +32,6 @@ export default class AuthSetGiteaToken extends AuthCommand {
       );
     }
     const result = await this.resolve(SetGiteaToken).execute({ target: this.target(flags), token });
-    this.log(`Git token of ${result.login} stored for ${result.domain}.`);
+    this.log(gitTokenStoredLine(result.login, result.domain));
   }
 }

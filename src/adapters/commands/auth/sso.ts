@@ -3,6 +3,7 @@ import { AuthCommand } from '../../login/inbound/cli/auth-command';
 import { DeviceLogin } from '../../../application/login/auth/device-login.use-case';
 import { callbackFlags, deviceFlags } from '../../login/inbound/cli/login-flags';
 import { hasNoDisplay } from '../../login/inbound/cli/no-display';
+import { loggedInLine } from '../../login/inbound/cli/login-text';
 
 export default class AuthSso extends AuthCommand {
   static override summary = 'Single sign-on only: OpenID Connect with PKCE in the browser.';
@@ -27,10 +28,6 @@ export default class AuthSso extends AuthCommand {
           port: flags.port,
           noDisplay: hasNoDisplay(),
         });
-    this.log(
-      result.email === undefined
-        ? `Logged in to ${result.domain}.`
-        : `Logged in to ${result.domain} as ${result.email}.`,
-    );
+    this.log(loggedInLine(result.domain, result.email));
   }
 }

@@ -1,6 +1,7 @@
 import { ListBoards } from '../../../application/login/boards/list-boards.use-case';
 import { BoardListing } from '../../../domain/login/boards/boards';
 import { AuthCommand } from '../../login/inbound/cli/auth-command';
+import { boardRows } from '../../login/inbound/cli/login-text';
 import { tableLines } from '../../shared/inbound/cli/table';
 
 export default class BoardsList extends AuthCommand {
@@ -14,8 +15,7 @@ export default class BoardsList extends AuthCommand {
   async run(): Promise<BoardListing[]> {
     const { flags } = await this.parse(BoardsList);
     const boards = await this.resolve(ListBoards).execute(this.target(flags));
-    const rows = [['ID', 'BOARD', 'PROJECT'], ...boards.map((b) => [b.id, b.name, b.project.name || b.project.id])];
-    for (const line of tableLines(rows)) this.log(line);
+    for (const line of tableLines(boardRows(boards))) this.log(line);
     return boards;
   }
 }

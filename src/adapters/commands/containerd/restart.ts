@@ -23,6 +23,11 @@ export default class ContainerdRestart extends BaseCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ContainerdRestart);
-    await restartServing({ state: flags.state, namespace: flags.namespace, out: (line) => this.log(line) });
+    await restartServing({
+      state: flags.state,
+      namespace: flags.namespace,
+      out: (line) => this.log(line),
+      warn: (line) => this.logToStderr(line),
+    });
   }
 }

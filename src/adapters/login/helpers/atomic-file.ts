@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { symlinkRefused, UnsafeFileError } from './no-follow-file';
+import { symlinkRefused, UnsafeFileError } from '../../shared/helpers/no-follow-file';
 import { makeDirs } from '../../shared/helpers/make-dirs';
 
 /**

@@ -76,8 +76,8 @@ export function networkFailure(err: unknown, url: string, timeoutMs: number): Ne
 
 /** Same line, any control characters and runs of white space collapsed, at most `limit` characters. */
 export function oneLine(text: string, limit = 300): string {
-  // eslint-disable-next-line no-control-regex -- control characters are what this removes
-  const flat = text.replace(/[\u0000-\u001f\u007f\s]+/g, ' ').trim();
+  // eslint-disable-next-line no-control-regex -- control characters are what this removes (C1 too: a terminal may act on them)
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\s]+/g, ' ').trim();
   return flat.length > limit ? `${flat.slice(0, limit)}...` : flat;
 }
 

@@ -1,6 +1,6 @@
 import { ConfigurationError } from '../../../domain/shared/errors';
 import { describeFsError } from './atomic-file';
-import { readRegularFile, UnsafeFileError } from './no-follow-file';
+import { readRegularFile, UnsafeFileError } from '../../shared/helpers/no-follow-file';
 
 /** A secret or a token is a line; anything larger than this is not one. */
 export const MAX_SECRET_BYTES = 64 * 1024;

@@ -1,5 +1,19 @@
-import { closeSync, constants, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readdirSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularFile } from '../../shared/helpers/no-follow-file';
+
+/** `unix://` and a socket path: a line, never more than this. */
+const MAX_ADDRESS_FILE = 4096;
+
+/**
+ * A bundle's `address`, which containerd-shim-skiff-v2's `start` wrote: the socket its task is
+ * served through. Read on the serving process's event loop, so not through a link, not from a
+ * FIFO or a device, not past 4 KiB (no-follow-file.ts); undefined when there is none or it is
+ * no such file (a problem is thrown, for the caller to skip the bundle).
+ */
+export function readBundleAddress(bundle: string): string | undefined {
+  return readRegularFile(join(bundle, 'address'), { limit: MAX_ADDRESS_FILE });
+}
 
 /**
  * The serving process's log: containerd reads each task's `<bundle>/log` FIFO while it is
@@ -74,7 +88,8 @@ export class ContainerdLog {
     for (const id of ids) {
       const bundle = join(this.bundles, id);
       try {
-        const address = readFileSync(join(bundle, 'address'), 'utf8');
+        const address = readBundleAddress(bundle);
+        if (address === undefined) continue;
         if (address !== this.address && !this.keepers.has(address)) continue;
         return openSync(join(bundle, 'log'), constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
       } catch {

@@ -1,4 +1,8 @@
-import { closeSync, constants, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readRegularFile } from '../../shared/helpers/no-follow-file';
+
+/** A pid and a newline; anything larger holds no pid. */
+const MAX_PID_FILE = 64;
 
 /**
  * The serving process's pid file, `<group socket without .sock>.pid` (docs/keeper-protocol.md,
@@ -21,10 +25,16 @@ export function writePidFile(path: string, pid = process.pid): void {
   renameSync(temp, path);
 }
 
-/** The pid a pid file names; undefined when there is none, or it holds no pid. */
+/**
+ * The pid a pid file names (ours, or one runc wrote into a task dir); undefined when there is
+ * none, or it holds no pid: a link, a FIFO or a device there is none either, never followed,
+ * waited on or read whole (no-follow-file.ts).
+ */
 export function readPidFile(path: string): number | undefined {
   try {
-    const pid = Number(readFileSync(path, 'utf8').trim());
+    const text = readRegularFile(path, { limit: MAX_PID_FILE });
+    if (text === undefined) return undefined;
+    const pid = Number(text.trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;

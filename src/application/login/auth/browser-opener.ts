@@ -1,4 +1,5 @@
 import { inject, injectable } from 'inversify';
+import { escapedControls } from '../../../domain/shared/quoted';
 import { BROWSER, type Browser } from '../ports/browser.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 
@@ -14,7 +15,8 @@ export class BrowserOpener {
   ) {}
 
   async show(url: string, lead: string, open: boolean): Promise<void> {
-    this.notifier.info(`${lead}\n\n  ${url}\n`);
+    // A URL with parts from a provider's discovery or device reply: printed escaped (quoted.ts).
+    this.notifier.info(`${lead}\n\n  ${escapedControls(url)}\n`);
     if (open && !(await this.browser.open(url))) {
       this.notifier.info('(No browser could be started: open the URL above yourself.)');
     }

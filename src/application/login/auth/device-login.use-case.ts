@@ -11,6 +11,7 @@ import {
   nextPollInterval,
 } from '../../../domain/login/auth/device-grant';
 import { TokenResponse } from '../../../domain/login/auth/token-response';
+import { escapedControls } from '../../../domain/shared/quoted';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { DEVICE_AUTHORIZATION, type DeviceAuthorization } from '../ports/device-authorization.port';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
@@ -66,7 +67,9 @@ export class DeviceLogin {
 
   /** §3.3: the verification URI and the user code, and the URI that carries the code when there is one. */
   private async show(code: DeviceCode, openBrowser: boolean): Promise<void> {
-    this.notifier.info(`On any device, open ${code.verificationUri} and enter the code:\n\n  ${code.userCode}\n`);
+    // The provider's text: escaped, so that it cannot write to the terminal (quoted.ts).
+    const uri = escapedControls(code.verificationUri);
+    this.notifier.info(`On any device, open ${uri} and enter the code:\n\n  ${escapedControls(code.userCode)}\n`);
     if (code.verificationUriComplete !== undefined) {
       await this.browser.show(code.verificationUriComplete, 'Or open this URL, which carries the code:', openBrowser);
     }

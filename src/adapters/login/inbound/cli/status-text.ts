@@ -1,3 +1,4 @@
+import { escapedControls } from '../../../../domain/shared/quoted';
 import { formatUtc, StatusReport } from '../../../../domain/login/auth/status-report';
 
 /** `auth status` as text: the same facts as `--json`. */
@@ -9,7 +10,8 @@ export function statusLines(report: StatusReport): string[] {
   }
   const expiry = formatUtc(new Date(report.expiresAt));
   const lines = [
-    `Logged in as ${report.identity}`,
+    // The e-mail of the id token: the identity provider's text (quoted.ts).
+    `Logged in as ${escapedControls(report.identity)}`,
     report.expired ? `Token expired at ${expiry}` : `Token valid until ${expiry}`,
   ];
   if (report.refreshOnNextUse) lines.push('It will be refreshed automatically on next use.');

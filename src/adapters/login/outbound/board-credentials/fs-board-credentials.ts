@@ -4,7 +4,7 @@ import { safeDomain } from '../../../../domain/login/auth/safe-domain';
 import { TokenCacheError } from '../../../../domain/login/auth/auth-errors';
 import { BoardCredentialRecord, BoardCredentials } from '../../../../application/login/ports/board-credentials.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
-import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { readRegularFile, UnsafeFileError } from '../../../shared/helpers/no-follow-file';
 import { MAX_CACHE_BYTES } from '../token-cache/fs-token-cache';
 
 /**

@@ -4,7 +4,7 @@ import { ConfigurationError } from '../../../../domain/shared/errors';
 import { escapedControls, quoted } from '../../../../domain/shared/quoted';
 import { ConfigStore } from '../../../../application/login/ports/config-store.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
-import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { readRegularFile, UnsafeFileError } from '../../../shared/helpers/no-follow-file';
 import { parsePlainYaml } from './plain-yaml';
 
 /**

@@ -17,11 +17,14 @@ const POLL_ERRORS = {
   expired_token: 'expired',
 } as const;
 
+/** The URL as checked, normalised (`href`: percent-encoded, no control character left), never the raw string. */
 function verificationUrl(value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined;
   try {
     const url = new URL(value);
-    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname)) ? value : undefined;
+    return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.test(url.hostname))
+      ? url.href
+      : undefined;
   } catch {
     return undefined;
   }

@@ -30,7 +30,8 @@ function endpoint(doc: Record<string, unknown>, field: string, host: string, req
       'OIDC.BAD_DISCOVERY',
     );
   }
-  return value as string;
+  // The URL as checked (normalised, percent-encoded), not the string as received: it is printed and opened.
+  return url.href;
 }
 
 /** A list of strings from a discovery document, or undefined when it is not one. */

@@ -4,7 +4,7 @@ import { KubeUser } from '../../../../domain/login/kube/kube-user';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { KubeConfig, KubeConfigChange } from '../../../../application/login/ports/kube-config.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
-import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { readRegularFile, UnsafeFileError } from '../../../shared/helpers/no-follow-file';
 
 type Yaml = typeof import('yaml');
 const yaml = (): Yaml => require('yaml') as Yaml;

@@ -4,7 +4,7 @@ import { safeDomain } from '../../../../domain/login/auth/safe-domain';
 import { ConfigurationError } from '../../../../domain/shared/errors';
 import { RefreshLock } from '../../../../application/login/ports/refresh-lock.port';
 import { describeFsError } from '../../helpers/atomic-file';
-import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { readRegularFile, UnsafeFileError } from '../../../shared/helpers/no-follow-file';
 import { makeDirs } from '../../../shared/helpers/make-dirs';
 import { processAlive } from '../../../shared/helpers/process-alive';
 

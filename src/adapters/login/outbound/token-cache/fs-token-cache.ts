@@ -8,7 +8,7 @@ import { DomainError } from '../../../../domain/shared/errors';
 import { SecretStore } from '../../../../application/login/ports/secret-store.port';
 import { TokenCache } from '../../../../application/login/ports/token-cache.port';
 import { describeFsError, writeFileAtomic } from '../../helpers/atomic-file';
-import { readRegularFile, UnsafeFileError } from '../../helpers/no-follow-file';
+import { readRegularFile, UnsafeFileError } from '../../../shared/helpers/no-follow-file';
 import { KeyringReference, keyringReference, referenceAccounts, toKeyring, withSecrets } from './keyring-record';
 import { decodeRecordObject, encodeRecord, parseRecordObject, recordJson, renderRecord } from './token-record';
 

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigurationError, FailedPreconditionError, InternalError } from '../../../../domain/shared/errors';
+import { escapedControls } from '../../../../domain/shared/quoted';
 import { keepersWanted } from '../../os/keepers-wanted';
 import { readPidFile } from '../../os/pid-file';
 import {
+  installedServing,
   isRunning,
+  ServingIdentity,
   ServingProcess,
   servingPidFiles,
   servingProcessesRunning,
@@ -19,6 +22,10 @@ export interface RestartOptions {
   /** How long one serving process may take to hand over (its calls' 10 s grace, its events' 5 s, and start-up). */
   readonly timeoutMs?: number;
   readonly out: (line: string) => void;
+  /** A process ignored because it only looks like a serving process: one line each (stderr). */
+  readonly warn: (line: string) => void;
+  /** Whose serving processes are taken: root's, running this package's bin/containerd-daemon.js (tests name another). */
+  readonly identity?: ServingIdentity;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -40,14 +47,25 @@ export async function restartServing(options: RestartOptions): Promise<void> {
       'RESTART.NO_STATE',
     );
   const skiffState = join(options.state, 'skiff');
+  const identity = options.identity ?? installedServing();
+  const inNamespace = (p: { namespace: string }) =>
+    options.namespace === undefined || p.namespace === options.namespace;
   const serving = listPidFiles(skiffState)
-    .map(servingProcessOf)
+    .map((pidFile) => servingProcessOf(pidFile, identity))
     .filter((p): p is ServingProcess => p !== undefined)
-    .filter((p) => options.namespace === undefined || p.namespace === options.namespace);
+    .filter(inNamespace);
   const known = new Set(serving.map((p) => p.pid));
-  const unknown = servingProcessesRunning(skiffState).find(
-    (p) => !known.has(p.pid) && (options.namespace === undefined || p.namespace === options.namespace),
-  );
+  // Any user can run a process with a serving process's command line: only root's running the
+  // installed script are judged, so that such a process can neither stop a restart nor be signalled.
+  const running = servingProcessesRunning(skiffState, identity);
+  for (const p of running.ignored.filter(inNamespace))
+    // Its command line is anyone's text: escaped, so that it cannot write to the terminal.
+    options.warn(
+      escapedControls(
+        `skiff: ignoring process ${p.pid} (namespace ${p.namespace}): ${p.why}, so it is no serving process`,
+      ),
+    );
+  const unknown = running.serving.find((p) => !known.has(p.pid) && inNamespace(p));
   if (unknown !== undefined)
     throw new FailedPreconditionError(
       `the serving process ${unknown.pid} (namespace ${unknown.namespace}) has written no pid file: it is starting ` +
@@ -74,10 +92,16 @@ export async function restartServing(options: RestartOptions): Promise<void> {
         `containerd), then pods started from then on can be handed over`,
       'RESTART.NO_KEEPERS',
     );
-  for (const process of serving) await handOver(process, options.timeoutMs ?? DEFAULT_TIMEOUT_MS, options.out);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  for (const process of serving) await handOver(process, timeoutMs, identity, options.out);
 }
 
-async function handOver(old: ServingProcess, timeoutMs: number, out: (line: string) => void): Promise<void> {
+async function handOver(
+  old: ServingProcess,
+  timeoutMs: number,
+  identity: ServingIdentity,
+  out: (line: string) => void,
+): Promise<void> {
   const started = Date.now();
   try {
     process.kill(old.pid, 'SIGUSR2');
@@ -102,7 +126,7 @@ async function handOver(old: ServingProcess, timeoutMs: number, out: (line: stri
   }
   for (;;) {
     const now = readPidFile(old.pidFile);
-    const successor = now !== undefined && now !== old.pid ? servingProcessOf(old.pidFile) : undefined;
+    const successor = now !== undefined && now !== old.pid ? servingProcessOf(old.pidFile, identity) : undefined;
     if (successor !== undefined) {
       const seconds = ((Date.now() - started) / 1000).toFixed(2);
       out(`namespace ${old.namespace}: serving process ${old.pid} handed over to ${successor.pid} in ${seconds} s`);

@@ -1,8 +1,7 @@
 import { Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { FailedPreconditionError, NetworkError } from '../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../domain/shim/exit-status';
+import { readBundleAddress } from '../../os/containerd-log';
 import { KeeperControl, KeptExit, Launched, LaunchRequest, SendWithFds, StartOutcome } from './keeper-control';
 
 /** containerd's reaper status for an exit nobody could read (adopted-exit.ts says why 255). */
@@ -44,7 +43,7 @@ export function exitOfWaitStatus(status: number, at?: KeptExit['at']): ProcessEx
 /** The pod socket a bundle's task is served through: containerd's `address` file, which `start` wrote. */
 export function podSocketOfBundle(bundle: string): string | undefined {
   try {
-    const address = readFileSync(join(bundle, 'address'), 'utf8').trim();
+    const address = readBundleAddress(bundle)?.trim() ?? '';
     return address.startsWith('unix://') ? address.slice('unix://'.length) : undefined;
   } catch {
     return undefined;

@@ -1,7 +1,11 @@
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { InvalidArgumentError } from '../../../../domain/shared/errors';
 import { OciSpec, parseOciSpec } from '../../../../domain/shim/oci-spec';
+import { readRegularFile, unreadableReason } from '../../../shared/helpers/no-follow-file';
+
+/** A spec with a large seccomp profile and many mounts is tens of KiB: anything near this is no spec. */
+const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
 /** A bundle's config.json: the parts skiff reads, and the whole JSON object (runc needs more). */
 export interface BundleConfig {
@@ -46,10 +50,17 @@ function readBundle(bundle: string, subject: string): BundleConfig {
     throw new InvalidArgumentError(`${subject}bundle ${bundle} is not a directory`, 'BUNDLE.NOT_DIRECTORY');
   }
   const configPath = join(bundle, 'config.json');
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readFileSync(configPath, 'utf8');
-  } catch {
+    // On the serving process's event loop: a FIFO or a device there must not stop it (no-follow-file.ts).
+    text = readRegularFile(configPath, { limit: MAX_CONFIG_BYTES });
+  } catch (err) {
+    throw new InvalidArgumentError(
+      `${subject}${configPath} ${unreadableReason(err)}; a bundle holds an OCI config.json, a regular file`,
+      'BUNDLE.NO_CONFIG',
+    );
+  }
+  if (text === undefined) {
     throw new InvalidArgumentError(
       `${subject}${configPath} is missing or unreadable; a bundle holds an OCI config.json`,
       'BUNDLE.NO_CONFIG',

@@ -1,5 +1,6 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { readRegularFile } from '../../../shared/helpers/no-follow-file';
 
 /**
  * The on-disk layout the serving process shares with the native programs, stated in
@@ -74,7 +75,8 @@ export function runtimeRoot(stateDir: string, runtimeName: string): string {
 export function readOciRuntimeRecord(dir: string): OciRuntimeRecord | undefined {
   let record: Partial<Record<keyof OciRuntimeRecord, unknown>>;
   try {
-    record = JSON.parse(readFileSync(join(dir, OCI_RUNTIME_FILE), 'utf8')) as typeof record;
+    // A link, a FIFO or a device there is no record (no-follow-file.ts): it is read on the event loop.
+    record = JSON.parse(readRegularFile(join(dir, OCI_RUNTIME_FILE), { limit: 64 * 1024 }) ?? '') as typeof record;
   } catch {
     return undefined;
   }

@@ -25,6 +25,8 @@ import { processAlive } from '../../../shared/helpers/process-alive';
 export { RECORD_FILE };
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+/** A record is a few KiB (its task's stdio paths, its execs): anything near this is no record. */
+const MAX_RECORD_BYTES = 1024 * 1024;
 
 /**
  * One JSON file per task, `<tasksDir>/<id>/task.json` (docs/keeper-protocol.md, "The task
@@ -111,7 +113,9 @@ export class FsTaskJournal implements TaskJournal {
 async function readRecord(path: string): Promise<string> {
   const file = await open(path, READ_FLAGS);
   try {
-    if (!(await file.stat()).isFile()) throw new Error('not a regular file');
+    const stat = await file.stat();
+    if (!stat.isFile()) throw new Error('not a regular file');
+    if (stat.size > MAX_RECORD_BYTES) throw new Error(`larger than ${MAX_RECORD_BYTES} bytes`);
     return await file.readFile('utf8');
   } finally {
     await file.close();

@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigurationError } from '../../../../../src/domain/shared/errors';
@@ -41,7 +41,11 @@ describe('skiff containerd restart', () => {
   let script: string;
   const started: number[] = [];
   let lines: string[];
+  let warnings: string[];
   const out = (line: string) => lines.push(line);
+  const warn = (line: string) => warnings.push(line);
+  /** The fake script stands for the installed one; root's (the uid this test runs as, without root). */
+  const options = () => ({ state, out, warn, identity: { script, uid: process.getuid?.() ?? 0 } });
 
   beforeEach(() => {
     state = mkdtempSync(join(tmpdir(), 'skiff-restart-'));
@@ -51,6 +55,7 @@ describe('skiff containerd restart', () => {
     script = join(state, 'pkg/bin/containerd-daemon.js');
     writeFileSync(script, FAKE_SERVER);
     lines = [];
+    warnings = [];
   });
   afterEach(() => {
     for (const pid of started.splice(0)) {
@@ -64,12 +69,21 @@ describe('skiff containerd restart', () => {
   });
 
   /** A process with a serving process's command line, ready once it wrote its pid file (unless told not to). */
-  async function fakeServer(group: string, namespace: string, env: Record<string, string>): Promise<number> {
+  async function fakeServer(
+    group: string,
+    namespace: string,
+    env: Record<string, string>,
+    as: { uid?: number; script?: string } = {},
+  ): Promise<number> {
     const socket = join(skiffState, `${group}.sock`);
     const child: ChildProcess = spawn(
       process.execPath,
-      [script, '--namespace', namespace, '--address', '/c.sock', '--socket', socket],
-      { stdio: 'ignore', env: { PATH: process.env.PATH ?? '', ...env } },
+      [as.script ?? script, '--namespace', namespace, '--address', '/c.sock', '--socket', socket],
+      {
+        stdio: 'ignore',
+        env: { PATH: process.env.PATH ?? '', ...env },
+        ...(as.uid === undefined ? {} : { uid: as.uid, gid: as.uid }),
+      },
     );
     started.push(child.pid as number);
     if (env.FAKE_NO_PID_FILE === '1') {
@@ -84,7 +98,7 @@ describe('skiff containerd restart', () => {
 
   it('hands each serving process over and names its successor', async () => {
     const old = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
-    await restartServing({ state, out });
+    await restartServing(options());
     const successor = readPidFile(pidFile('a1')) as number;
     started.push(successor);
     expect(successor).not.toBe(old);
@@ -100,7 +114,7 @@ describe('skiff containerd restart', () => {
   it('refuses, signalling none, when a serving process runs without pod keepers', async () => {
     const kept = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
     const alone = await fakeServer('b2', 'default', { SKIFF_KEEPER: '0' });
-    await expect(restartServing({ state, out })).rejects.toThrow(
+    await expect(restartServing(options())).rejects.toThrow(
       `the serving process ${alone} (namespace default) runs without pod keepers, so its containers would end with it: ` +
         'nothing was restarted; remove SKIFF_KEEPER=0',
     );
@@ -110,23 +124,59 @@ describe('skiff containerd restart', () => {
 
   it('fails, naming the process and where to look, when a hand-over does not complete in time', async () => {
     const stuck = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '0' });
-    await expect(restartServing({ state, out, timeoutMs: 300 })).rejects.toThrow(
+    await expect(restartServing({ ...options(), timeoutMs: 300 })).rejects.toThrow(
       `the serving process ${stuck} (namespace k8s.io) did not hand over within 0.3 s: see containerd's log`,
     );
     expect(lines).toEqual([]);
   });
 
+  const asRoot = process.getuid?.() === 0 ? it : it.skip;
+
+  asRoot(
+    "ignores, naming it on stderr, another user's process with a serving process's command line, and goes on",
+    async () => {
+      const kept = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
+      // As nobody, the installed script itself, a socket under <state>/skiff: what any local user can start.
+      chmodSync(state, 0o755);
+      const nobody = await fakeServer('0000', 'k8s.io', { FAKE_NO_PID_FILE: '1' }, { uid: 65534 });
+      await restartServing(options());
+      const successor = readPidFile(pidFile('a1')) as number;
+      started.push(successor);
+      expect(successor).not.toBe(kept);
+      expect(isRunning(nobody)).toBe(true);
+      expect(warnings).toEqual([
+        `skiff: ignoring process ${nobody} (namespace k8s.io): it runs as uid 65534, not root, so it is no serving process`,
+      ]);
+      expect(lines).toEqual([expect.stringMatching(`^namespace k8s.io: serving process ${kept} handed over to `)]);
+    },
+  );
+
+  it('ignores, naming it, a process of another script than the installed one, and goes on', async () => {
+    const other = join(state, 'elsewhere/bin/containerd-daemon.js');
+    mkdirSync(join(state, 'elsewhere/bin'), { recursive: true });
+    writeFileSync(other, FAKE_SERVER);
+    const stranger = await fakeServer('b2', 'k8s\x1b]0;x\x07', { FAKE_NO_PID_FILE: '1' }, { script: other });
+    await restartServing(options());
+    expect(isRunning(stranger)).toBe(true);
+    // Its namespace is its own command line's, escaped.
+    expect(warnings).toEqual([
+      `skiff: ignoring process ${stranger} (namespace k8s\\u001b]0;x\\u0007): it runs ${other}, not the installed ` +
+        `${script}, so it is no serving process`,
+    ]);
+    expect(lines).toEqual([`no skiff serving process runs under ${skiffState}: nothing to restart`]);
+  });
+
   it('refuses, signalling none, when a serving process wrote no pid file', async () => {
     const kept = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
     const older = await fakeServer('b2', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_NO_PID_FILE: '1' });
-    await expect(restartServing({ state, out })).rejects.toThrow(
+    await expect(restartServing(options())).rejects.toThrow(
       `the serving process ${older} (namespace k8s.io) has written no pid file: it is starting (try again), or it is ` +
         'of a skiff that cannot hand over',
     );
     expect(readPidFile(pidFile('a1'))).toBe(kept);
     expect(isRunning(kept)).toBe(true);
     // Another namespace's is not in the way.
-    await restartServing({ state, namespace: 'default', out });
+    await restartServing({ ...options(), namespace: 'default' });
     expect(lines).toEqual([
       `no skiff serving process of namespace default runs under ${skiffState}: nothing to restart`,
     ]);
@@ -135,14 +185,14 @@ describe('skiff containerd restart', () => {
   it("says in one line that --state is not containerd's state directory", async () => {
     rmSync(skiffState, { recursive: true });
     writeFileSync(skiffState, '');
-    await expect(restartServing({ state, out })).rejects.toThrow(
+    await expect(restartServing(options())).rejects.toThrow(
       `cannot read ${skiffState} (ENOTDIR); --state is containerd's state directory`,
     );
   });
 
   it('refuses a state directory that does not exist (a mistyped --state), instead of finding nothing to restart', async () => {
     const missing = join(state, 'no-such-state');
-    await expect(restartServing({ state: missing, out })).rejects.toMatchObject({
+    await expect(restartServing({ ...options(), state: missing })).rejects.toMatchObject({
       constructor: ConfigurationError,
       message: `containerd's state directory ${missing} does not exist: pass the \`state\` of containerd's config.toml with --state`,
     });
@@ -153,14 +203,14 @@ describe('skiff containerd restart', () => {
     const a1 = await fakeServer('a1', 'k8s.io', { SKIFF_KEEPER: '1', FAKE_HANDS_OVER: '1' });
     writeFileSync(pidFile('c3'), `${process.pid}\n`);
     writeFileSync(join(skiffState, 'k-0123.pid'), `${process.pid}\n`);
-    await restartServing({ state, namespace: 'default', out });
+    await restartServing({ ...options(), namespace: 'default' });
     expect(lines).toEqual([
       `no skiff serving process of namespace default runs under ${skiffState}: nothing to restart`,
     ]);
     // Its process gone, a pid file left behind (a SIGKILL) is no serving process either.
     process.kill(a1, 'SIGKILL');
     await waitFor('the fake serving process to be gone', () => !isRunning(a1));
-    await restartServing({ state, out });
+    await restartServing(options());
     expect(lines.at(-1)).toBe(`no skiff serving process runs under ${skiffState}: nothing to restart`);
   });
 });

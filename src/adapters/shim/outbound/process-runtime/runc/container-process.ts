@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readPidFile } from '../../../os/pid-file';
 import { InternalError } from '../../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
 import { Stdio } from '../../../../../domain/shim/task-process';
@@ -134,7 +134,7 @@ export class ContainerProcess {
     try {
       await this.reaper.adopting(async () => {
         await makeProcess(this.io);
-        this.currentPid = readPidFile(pidFile, this.subject);
+        this.currentPid = runcPid(pidFile, this.subject);
         this.started = readProcStat(this.currentPid)?.startTicks ?? 0;
         this.exitSeen = new Promise((resolve) =>
           watchExit(this.currentPid, (exit) => void this.report(exit).then(resolve)),
@@ -186,14 +186,8 @@ export class ContainerProcess {
   }
 }
 
-function readPidFile(path: string, subject: string): number {
-  let pid = NaN;
-  try {
-    pid = Number(readFileSync(path, 'utf8').trim());
-  } catch {
-    pid = NaN;
-  }
-  if (!Number.isInteger(pid) || pid <= 0)
-    throw new InternalError(`${subject}: runc wrote no pid to ${path}`, 'RUNC.PID_FILE');
+function runcPid(path: string, subject: string): number {
+  const pid = readPidFile(path);
+  if (pid === undefined) throw new InternalError(`${subject}: runc wrote no pid to ${path}`, 'RUNC.PID_FILE');
   return pid;
 }

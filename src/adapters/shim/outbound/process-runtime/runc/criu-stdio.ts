@@ -1,5 +1,7 @@
 import { readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { InvalidArgumentError } from '../../../../../domain/shared/errors';
+import { readRegularFile, unreadableReason } from '../../../../shared/helpers/no-follow-file';
 
 /**
  * A container's stdio as criu must be told of it. containerd's runc shim gives runc pipes, which
@@ -82,14 +84,27 @@ export function writeStdioRecord(imageDir: string, entries: readonly ExternalStd
   writeFileSync(join(imageDir, STDIO_RECORD), JSON.stringify(entries), { mode: 0o600 });
 }
 
-/** The record a dump left beside its images; none (an image from containerd's runc shim, say) is no entries. */
+/** Three entries are a hundred bytes: anything near this is no record of ours. */
+const MAX_STDIO_RECORD = 64 * 1024;
+
+/**
+ * The record a dump left beside its images; none (an image from containerd's runc shim, say) is
+ * no entries. The images may come from an archive anyone made, and the serving process reads on
+ * its event loop: a link, a FIFO, a device or a file over 64 KiB there fails the restore, in one
+ * InvalidArgument line, without waiting on it or reading it whole.
+ */
 export function readStdioRecord(imageDir: string): ExternalStdio[] {
-  let text: string;
+  const path = join(imageDir, STDIO_RECORD);
+  let text: string | undefined;
   try {
-    text = readFileSync(join(imageDir, STDIO_RECORD), 'utf8');
-  } catch {
-    return [];
+    text = readRegularFile(path, { limit: MAX_STDIO_RECORD });
+  } catch (err) {
+    throw new InvalidArgumentError(
+      `the checkpoint's ${path} ${unreadableReason(err)}: it is not a record skiff wrote; restore from another checkpoint`,
+      'CRIU.STDIO_RECORD',
+    );
   }
+  if (text === undefined) return [];
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

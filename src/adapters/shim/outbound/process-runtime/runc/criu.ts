@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { findInPath } from '../../../os/find-executable';
 import { runCommand } from '../../../os/run-command';
+import { readRegularFile } from '../../../../shared/helpers/no-follow-file';
 
 const SBIN_PATH = '/usr/local/sbin:/usr/sbin:/sbin';
+/** runc has criu log at level 4: megabytes for a large process. A larger log costs only the message's detail. */
+const MAX_CRIU_LOG = 64 * 1024 * 1024;
 
 /** criu's own error lines ("Error (criu/vdso.c:613): vdso: Failed to fill ...") without the source prefix. */
 export function criuErrors(text: string): string[] {
@@ -34,7 +36,8 @@ export async function criuStatus(env: NodeJS.ProcessEnv = process.env): Promise<
 /** The errors criu wrote to a dump or restore log, for the message of a failed checkpoint. */
 export function criuLogErrors(path: string): string[] {
   try {
-    return criuErrors(readFileSync(path, 'utf8')).slice(-3);
+    // criu's own log in the task dir, read on the event loop: never a link, a FIFO or a device.
+    return criuErrors(readRegularFile(path, { limit: MAX_CRIU_LOG }) ?? '').slice(-3);
   } catch {
     return [];
   }

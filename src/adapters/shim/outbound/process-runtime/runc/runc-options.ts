@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { containerd } from '../../../wire/proto/generated/containerd/runc';
@@ -7,6 +6,7 @@ import { containerd as runctypes } from '../../../wire/proto/generated/container
 import { parseTomlRuncOptions } from './runc-options-toml';
 import { findInPath, DEFAULT_PATH, isExecutableFile } from '../../../os/find-executable';
 import { runcMissingError } from './runc-cli';
+import { readRegularFile, UnsafeFileError } from '../../../../shared/helpers/no-follow-file';
 
 export const RUNC_OPTIONS_TYPE_URL = 'containerd.runc.v1.Options';
 /** What containerd sends a runtime type other than runc's: a TOML text, or the path of a TOML file. */
@@ -158,23 +158,28 @@ function readTomlOptions(value: Uint8Array, subject: string, bundle: string | un
   }
 }
 
+/**
+ * Read on the serving process's event loop at each Create: the file containerd's config names (a
+ * link to it is followed, as containerd's runc shim follows one), never waited on (a FIFO) or
+ * read past 1 MiB (a device), through the no-follow-file helper.
+ */
 function readOptionsFile(path: string, subject: string): string {
-  let data: Buffer;
+  const unreadable = (why: string) =>
+    new InvalidArgumentError(`${subject}: runtime options file ${path} cannot be read (${why})`, 'RUNC.OPTIONS_FILE');
+  let text: string | undefined;
   try {
-    data = readFileSync(path);
+    text = readRegularFile(path, { limit: MAX_OPTIONS_FILE, followLink: true });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'a directory' : (e.code ?? e.message);
-    throw new InvalidArgumentError(
-      `${subject}: runtime options file ${path} cannot be read (${why})`,
-      'RUNC.OPTIONS_FILE',
-    );
+    if (err instanceof UnsafeFileError) throw unreadable('not a regular file');
+    if (e.code === undefined) {
+      throw new InvalidArgumentError(
+        `${subject}: runtime options file ${path} is larger than 1 MiB`,
+        'RUNC.OPTIONS_FILE',
+      );
+    }
+    throw unreadable(e.code === 'EISDIR' ? 'a directory' : e.code);
   }
-  if (data.length > MAX_OPTIONS_FILE) {
-    throw new InvalidArgumentError(
-      `${subject}: runtime options file ${path} is larger than 1 MiB`,
-      'RUNC.OPTIONS_FILE',
-    );
-  }
-  return data.toString('utf8');
+  if (text === undefined) throw unreadable('no such file');
+  return text;
 }

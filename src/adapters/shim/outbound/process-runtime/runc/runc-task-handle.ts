@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { FailedPreconditionError, InternalError } from '../../../../../domain/shared/errors';
 import {
@@ -13,6 +13,7 @@ import {
 import { TaskStats, taskStatsOf } from '../../../../../domain/shim/task-stats';
 import { ContainerCgroup } from './container-cgroup';
 import { readProcStat } from '../../../os/proc-fs';
+import { readPidFile } from '../../../os/pid-file';
 import { ContainerProcess } from './container-process';
 import { criuLogErrors, CriuStatus } from './criu';
 import { checkpointArgs, readCheckpointOptions } from './checkpoint-options';
@@ -165,13 +166,8 @@ export class RuncTaskHandle implements TaskHandle {
    * runs; one gone already is its keeper's to tell.
    */
   startedExec(execId: string): AdoptedProcess | undefined {
-    let pid = NaN;
-    try {
-      pid = Number(readFileSync(`${execFiles(this.container.taskDir, execId)}.pid`, 'utf8').trim());
-    } catch {
-      return undefined;
-    }
-    if (!Number.isInteger(pid) || pid <= 0) return undefined;
+    const pid = readPidFile(`${execFiles(this.container.taskDir, execId)}.pid`);
+    if (pid === undefined) return undefined;
     return { pid, startTime: readProcStat(pid)?.startTicks ?? 0 };
   }
 

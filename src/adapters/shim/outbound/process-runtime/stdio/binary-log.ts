@@ -1,6 +1,7 @@
 import { accessSync, closeSync, constants, statSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
+import { quoted } from '../../../../../domain/shared/quoted';
 import { nativeAddon } from '../../../os/native-addon';
 import type { LaunchFd } from '../../keeper/keeper-control';
 
@@ -21,16 +22,24 @@ export function isBinaryLogUri(value: string): boolean {
  * the URI's.
  */
 export function parseBinaryLogUri(value: string, subject: string): BinaryLogUri {
+  const invalid = (why: string) =>
+    new InvalidArgumentError(
+      `${subject}: stdout ${quoted(value)} is not a valid binary:// URI (${why}; use binary:///absolute/path?arg=value)`,
+      'STDIO.BINARY_URI',
+    );
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new InvalidArgumentError(
-      `${subject}: stdout ${JSON.stringify(value)} is not a valid binary:// URI (use binary:///absolute/path?arg=value)`,
-      'STDIO.BINARY_URI',
-    );
+    throw invalid('it does not parse');
   }
-  const path = decodeURIComponent(url.pathname);
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    // URIError: a `%` that starts no escape, or escapes that are no UTF-8 (`%E0%A4%A`).
+    throw invalid('its path has a malformed % escape');
+  }
   const args: string[] = [];
   const seen = new Set<string>();
   for (const [key, first] of url.searchParams) {

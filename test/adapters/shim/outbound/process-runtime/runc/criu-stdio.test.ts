@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -9,6 +10,7 @@ import {
   STDIO_RECORD,
   writeStdioRecord,
 } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/criu-stdio';
+import { InvalidArgumentError } from '../../../../../../src/domain/shared/errors';
 
 describe('the stdio criu is told is external', () => {
   it('is a FIFO or a file opened by path; pipes, sockets and devices criu handles itself', () => {
@@ -49,6 +51,38 @@ describe('the stdio criu is told is external', () => {
         ]),
       );
       expect(readStdioRecord(dir)).toEqual([{ fd: 1, key: 'file[1e:13]' }]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails the restore in one line, without waiting or reading it whole, for a record that is a FIFO, a link or too large', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-stdio-'));
+    const record = join(dir, STDIO_RECORD);
+    const refused = (what: string) => {
+      let thrown: unknown;
+      try {
+        readStdioRecord(dir);
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(InvalidArgumentError);
+      expect(thrown).toMatchObject({
+        code: 'CRIU.STDIO_RECORD',
+        message: `the checkpoint's ${record} ${what}: it is not a record skiff wrote; restore from another checkpoint`,
+      });
+    };
+    try {
+      // A FIFO nobody writes: a blocking open or read would never return (the event loop with it).
+      execFileSync('mkfifo', [record]);
+      refused('is not a regular file: remove it');
+      rmSync(record);
+      // /dev/zero read whole would fill the memory.
+      symlinkSync('/dev/zero', record);
+      refused('is a symbolic link, which skiff never follows for its own files: remove the link');
+      rmSync(record);
+      writeFileSync(record, `[${' '.repeat(64 * 1024)}]`);
+      refused('is larger than 65536 bytes');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,4 +1,4 @@
-import { UnimplementedError } from '../../../../../../src/domain/shared/errors';
+import { InvalidArgumentError, UnimplementedError } from '../../../../../../src/domain/shared/errors';
 import { parseBinaryLogUri } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
 import { resolveStdioTarget } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/stdio-target';
 import { ContainerIo } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-io';
@@ -15,6 +15,24 @@ describe('binary:// log URIs', () => {
       path: '/usr/bin/logger',
       args: ['x', '1'],
     });
+  });
+
+  it('refuses, in one line of the InvalidArgument kind naming the URI, a path whose % escapes do not decode', () => {
+    for (const uri of ['binary:///usr/bin/logger%E0%A4%A', 'binary:///usr/bin/log%', 'binary:///usr/bin/%FF']) {
+      let thrown: unknown;
+      try {
+        parseBinaryLogUri(uri, 'task "t"');
+      } catch (err) {
+        thrown = err;
+      }
+      expect(thrown).toBeInstanceOf(InvalidArgumentError);
+      expect(thrown).toMatchObject({
+        code: 'STDIO.BINARY_URI',
+        message:
+          `task "t": stdout "${uri}" is not a valid binary:// URI (its path has a malformed % escape; ` +
+          'use binary:///absolute/path?arg=value)',
+      });
+    }
   });
 
   it('is UNIMPLEMENTED where no pod keeper runs the logger, and with a terminal, naming what to use', () => {

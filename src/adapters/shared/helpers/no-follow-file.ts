@@ -72,8 +72,11 @@ function tightenIfOurs(fd: number, stat: Stats): void {
 /**
  * Reads a whole small regular file through one descriptor, opened with O_NOFOLLOW
  * (unless `followLink`) and O_NONBLOCK (a FIFO planted there cannot hang the
- * command); what was opened is checked with fstat before anything else is done
- * with it. Undefined when the file does not exist.
+ * command, nor the event loop of a serving process); what was opened is checked with
+ * fstat before anything else is done with it, and no more than its size is read (a
+ * device or a growing file cannot fill the memory). Undefined when the file does not exist.
+ * Both products read their own and their users' files through it: the login flow its
+ * cache, contexts and secrets, the shim what a bundle, a checkpoint or a task dir holds.
  */
 export function readRegularFile(path: string, options: ReadOptions): string | undefined {
   let fd: number;
@@ -100,4 +103,15 @@ export function readRegularFile(path: string, options: ReadOptions): string | un
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * What readRegularFile's error says of the file, for a one-line message `<file> <this>`:
+ * a link, not a regular file (a FIFO, a device), too large or a directory in its own words,
+ * anything else by its errno.
+ */
+export function unreadableReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (err instanceof UnsafeFileError || code === undefined) return (err as Error).message;
+  return code === 'EISDIR' ? 'is a directory' : `cannot be read (${code})`;
 }
