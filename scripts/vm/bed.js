@@ -119,7 +119,7 @@ function bootOnce(image, control, shares, options) {
     let done = false;
     const tick = () => {
       offsets.stdout = pump(files.stdout, offsets.stdout, options.stdout ?? process.stdout);
-      offsets.stderr = pump(files.stderr, offsets.stderr, process.stderr);
+      offsets.stderr = pump(files.stderr, offsets.stderr, options.stderr ?? process.stderr);
       const lines = readText(progress).slice(offsets.progress);
       offsets.progress += lines.length;
       for (const line of lines.split('\n').filter(Boolean)) {

@@ -45,26 +45,28 @@ const log = (line) => process.stderr.write(`vm: ${line}\n`);
 
 /**
  * Runs `command` in a fresh boot of `image`; resolves its exit status. `tarball` may be given by
- * a caller that runs several (test:vm packs once for every image); `stdout` (a writable, by
- * default process.stdout) receives the command's standard output.
+ * a caller that runs several (test:vm packs once for every image); `stdout` and `stderr`
+ * (writables, by default the process's own) receive the command's output, and `say` the bed's
+ * lines (a caller running images side by side names each).
  */
-async function vm({ image, shares = [], command, tarball, timeoutMs, stdout }) {
+async function vm({ image, shares = [], command, tarball, timeoutMs, stdout, stderr, say = log }) {
   const problem = missingTools();
   if (problem !== undefined) throw new Error(problem);
-  const paths = await ensureImage(image, log);
+  const paths = await ensureImage(image, say);
   const control = controlDir();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'skiff-vm-root-'));
   try {
-    const tgz = tarball ?? (await packSkiff(work, log));
-    const rootfs = await installedRootfs(paths, tgz, work, log);
+    const tgz = tarball ?? (await packSkiff(work, say));
+    const rootfs = await installedRootfs(paths, tgz, work, say);
     writeImageArchive(path.join(control, 'busybox.tar'));
-    log(`booting ${image} (${path.basename(paths.dir)}, emulated)`);
+    say(`booting ${image} (${path.basename(paths.dir)}, emulated)`);
     return await runInGuest({ ...paths, rootfs }, command, {
       shares,
       control,
-      log,
+      log: say,
       timeoutMs: timeoutMs ?? Number(process.env.SKIFF_VM_TIMEOUT || 3600) * 1000,
       stdout,
+      stderr,
     });
   } finally {
     fs.rmSync(control, { recursive: true, force: true });

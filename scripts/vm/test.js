@@ -6,9 +6,10 @@
 //
 // Without qemu or mmdebstrap the suites are left out with one line and exit 0, unless
 // SKIFF_VM_TESTS=1 (CI), which makes that a failure. SKIFF_VM_IMAGES picks images (trixie,sid),
-// SKIFF_VM_SUITES suites (checkpoint,userns).
+// SKIFF_VM_SUITES suites (checkpoint,userns). The images run side by side.
 const fs = require('node:fs');
 const path = require('node:path');
+const { Writable } = require('node:stream');
 const { missingTools } = require('./commands');
 const { IMAGES } = require('./images');
 const { packSkiff, ROOT } = require('./pack');
@@ -29,6 +30,23 @@ function suites() {
     .map((f) => `/mnt/src/test/vm/${f}`);
 }
 
+/** A writable that writes whole lines to `out`, each starting with `tag`. */
+function tagged(out, tag) {
+  let partial = '';
+  return new Writable({
+    write(chunk, _encoding, done) {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      if (lines.length > 0) out.write(lines.map((l) => `${tag}${l}\n`).join(''));
+      done();
+    },
+    final(done) {
+      if (partial !== '') out.write(`${tag}${partial}\n`);
+      done();
+    },
+  });
+}
+
 async function main() {
   const problem = missingTools();
   if (problem !== undefined) {
@@ -41,18 +59,26 @@ async function main() {
   const results = [];
   try {
     const tarball = await packSkiff(work, log);
-    for (const image of images) {
+    // Side by side, each guest on a core of its own (one TCG thread each: docs/vm.md), their
+    // lines told apart by the image's name: the run takes the slowest image's time, not the sum.
+    const runImage = async (image) => {
       const started = Date.now();
+      const tag = images.length > 1 ? `[${image}] ` : '';
       log(`${image}: ${suites().length} suites`);
       const status = await vm({
         image,
         tarball,
         shares: [{ dir: ROOT, tag: 'src' }],
         command: ['node', '--test', '--test-reporter=spec', '--test-concurrency=1', ...suites()],
+        stdout: tagged(process.stdout, tag),
+        stderr: tagged(process.stderr, tag),
+        say: (line) => process.stderr.write(`vm: ${tag}${line}\n`),
       });
-      results.push({ image, status, s: Math.round((Date.now() - started) / 1000) });
-      log(`${image}: ${status === 0 ? 'passed' : `failed (exit ${status})`} in ${results.at(-1).s} s`);
-    }
+      const s = Math.round((Date.now() - started) / 1000);
+      log(`${image}: ${status === 0 ? 'passed' : `failed (exit ${status})`} in ${s} s`);
+      return { image, status, s };
+    };
+    results.push(...(await Promise.all(images.map(runImage))));
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
