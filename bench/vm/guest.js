@@ -197,7 +197,7 @@ async function crashToNextCall() {
   const times = [];
   for (let round = 0; round < 3; round++) {
     const baseline = (await ok(ns, ['task', 'ps', 'crash'])).ms;
-    const [serving] = servingProcesses(taskAddress(BUNDLES, ns, 'crash'));
+    const [serving] = servingProcesses(taskAddress(BUNDLES, ns, 'crash'), ns);
     const started = process.hrtime.bigint();
     process.kill(serving, 'SIGKILL');
     await ok(ns, ['task', 'ps', 'crash']);

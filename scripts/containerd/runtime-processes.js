@@ -43,9 +43,11 @@ function isPodKeeper(address) {
 /**
  * The processes that answer a task's calls: the one listening on its address, or behind a
  * skiff pod keeper, skiff's serving processes it relays to: the ones listening on the group
- * sockets beside the pod socket (`<state>/skiff/<hash>.sock`), which are this containerd's.
+ * sockets beside the pod socket (`<state>/skiff/<hash>.sock`), which are this containerd's,
+ * and with `namespace` only those serving that containerd namespace (serving processes live
+ * as long as the node, so other namespaces' are there too: docs/node-daemon.md).
  */
-function servingProcesses(address) {
+function servingProcesses(address, namespace) {
   if (!isPodKeeper(address)) {
     const listener = servingPid(address);
     return listener === undefined ? [] : [listener];
@@ -57,7 +59,14 @@ function servingProcesses(address) {
   } catch {
     // No skiff directory: no serving process either.
   }
-  const servers = files.map((f) => servingPid(`unix://${path.join(dir, f)}`)).filter((pid) => pid !== undefined);
+  const servers = files
+    .map((f) => servingPid(`unix://${path.join(dir, f)}`))
+    .filter((pid) => pid !== undefined)
+    .filter((pid) => {
+      if (namespace === undefined) return true;
+      const argv = (read(`/proc/${pid}/cmdline`) ?? '').split('\0');
+      return argv[argv.indexOf('--namespace') + 1] === namespace;
+    });
   return [...new Set(servers)];
 }
 

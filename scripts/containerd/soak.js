@@ -72,7 +72,7 @@ async function soak({ env, cri, logDir, containers, every, onSample = () => unde
   });
   // skiff's serving process, behind the pod keeper the task's address names.
   const servingOf = (id) => {
-    const servers = servingProcesses(taskAddress(env.paths.bundles, NS, id) ?? '');
+    const servers = servingProcesses(taskAddress(env.paths.bundles, NS, id) ?? '', NS);
     return servers.length === 1 ? servers[0] : undefined;
   };
   const pid = servingOf(pod.podSandboxId);

@@ -175,7 +175,7 @@ for (const handler of HANDLERS) {
 /** The processes serving a pod's tasks: the runc shim, or skiff's pod keeper and serving process. */
 function servers(podSandboxId) {
   const address = shimAddress('k8s.io', podSandboxId);
-  return [servingPid(address), ...servingProcesses(address)].filter(
+  return [servingPid(address), ...servingProcesses(address, 'k8s.io')].filter(
     (pid, i, all) => pid !== undefined && all.indexOf(pid) === i,
   );
 }

@@ -45,7 +45,7 @@ describe('an upgrade of skiff in place, under a running pod', { timeout: 30 * SL
     const log = path.join(logDirectory, 'counter_0.log');
     await waitFor('the counter to log', () => fs.existsSync(log) && counted(log).length > 3);
     const address = shimAddress('k8s.io', podSandboxId);
-    const [before] = servingProcesses(address);
+    const [before] = servingProcesses(address, 'k8s.io');
 
     const version = JSON.parse(execFileSync('tar', ['-xzOf', NEXT, 'package/package.json'])).version;
     execFileSync(
@@ -66,7 +66,7 @@ describe('an upgrade of skiff in place, under a running pod', { timeout: 30 * SL
     assert.match(execFileSync('skiff', ['--version'], { encoding: 'utf8' }), new RegExp(`^skiff-cli/${version} `));
     const restart = execFileSync('skiff', ['containerd', 'restart', '--namespace', 'k8s.io'], { encoding: 'utf8' });
 
-    const [now] = servingProcesses(address);
+    const [now] = servingProcesses(address, 'k8s.io');
     assert.ok(now !== undefined && now !== before, `a new serving process (was ${before}, now ${now}): ${restart}`);
     // The node daemon (docs/node-daemon.md) follows the successor: still its unit's, and still active.
     const unit = Number(

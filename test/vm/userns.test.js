@@ -149,7 +149,7 @@ for (const handler of HANDLERS) {
         linux: { ...base.linux, securityContext: { ...base.linux.securityContext, namespaceOptions: NAMESPACES } },
       };
       ({ podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler }));
-      const serving = handler === 'skiff' ? servingProcesses(shimAddress('k8s.io', podSandboxId)) : [];
+      const serving = handler === 'skiff' ? servingProcesses(shimAddress('k8s.io', podSandboxId), 'k8s.io') : [];
       if (handler === 'skiff') assert.ok(serving.length > 0, "skiff's serving process");
 
       const config = containerConfig({
