@@ -3,14 +3,14 @@
 // (Create+Start+Wait+Delete of /bin/true) timed by a client as fresh as the shim, in a Node
 // process of its own (bench/fresh-shim.js), against Node's spawn-and-wait of the same program
 // timed in the same process in alternating blocks. Two clients, alternating run by run:
-// skiff's own on node:http2 (what `skiff task` uses; target at most 1.5x) and grpc-js's,
+// skiff's own on node:http2 (what `skiff task` uses; printed: its 1.5x target is retired) and grpc-js's,
 // skiff's client before, printed beside it. bench/shim.bench.js has the same figure among
 // the shim's others; this file measures it alone (`npm run bench -- task-client`).
 const { execFile, fork } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { median, report } = require('./stats');
+const { median } = require('./stats');
 const { MINIMAL_ENV, writeBundle } = require('./shim-client');
 const { UNTIMED, TIMED } = require('./fresh-shim');
 
@@ -78,14 +78,13 @@ exports.run = async () => {
       `client floor (the same lifecycles against a server that does no work, fresh client process vs ` +
         `spawn-and-wait): skiff's ${floor('skiff')}, grpc-js's ${floor('grpc-js')}`,
     );
-    report(
-      'lifecycle over gRPC from a fresh client process (skiff task), fresh shim vs spawn-and-wait',
-      skiff.ratio,
-      `${skiff.text} median, first ${TIMED} after ${UNTIMED} untimed, ${RUNS} fresh shims; first lifecycle ` +
+    // A retired target (1.5x): a person runs one lifecycle at a time, and containerd's path is
+    // what users meet (docs/performance.md, "The node daemon"). Printed, not judged.
+    console.log(
+      `lifecycle over gRPC from a fresh client process (skiff task), fresh shim vs spawn-and-wait (printed; its 1.5x target is retired): ${skiff.ratio.toFixed(2)}x (` +
+        `${skiff.text} median, first ${TIMED} after ${UNTIMED} untimed, ${RUNS} fresh shims; first lifecycle ` +
         `${skiff.first.toFixed(1)} ms; grpc-js's client in the same run: ${grpcJs.ratio.toFixed(2)}x, ${grpcJs.text}, ` +
-        `first lifecycle ${grpcJs.first.toFixed(1)} ms; load average after: ${load()}`,
-      '<=',
-      1.5,
+        `first lifecycle ${grpcJs.first.toFixed(1)} ms; load average after: ${load()})`,
     );
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
