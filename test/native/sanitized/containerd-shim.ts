@@ -116,9 +116,10 @@ const SERVE_UNSET = { SKIFF_KEEPER: undefined, SKIFF_SHIM_GROUP: undefined, TTRP
 /**
  * `serve` with a temporary state dir and a stand-in for containerd's address (nothing listens
  * there: the serving process needs containerd only for a task's calls), the real Node as the
- * serving process, stdin on /dev/null as systemd gives it: its pid's process, its stderr so far,
- * and the serving process the group's pid file names once it serves (a child of the
- * supervisor running containerd-daemon.js on the group socket), other than `not`.
+ * serving process, stdin on /dev/null as systemd gives it (or closed): the supervisor's process,
+ * its exit, its stderr so far, and `serving(not)`: the pid of the serving process the group's pid
+ * file names once it serves (a child of the supervisor running containerd-daemon.js on the
+ * group socket), other than `not`.
  */
 function serveInBackground(runs: SanitizerRuns, binary: string, env: NodeJS.ProcessEnv, stdinClosed: boolean) {
   const state = containerdState();
@@ -162,8 +163,17 @@ function serveInBackground(runs: SanitizerRuns, binary: string, env: NodeJS.Proc
   return { supervisor, socket, exited, serving, stderr: () => stderr };
 }
 
-/** A full run of `serve`: it serves, starts a new serving process after a SIGKILL, and leaves at SIGTERM with it. */
-async function serveRestartStop(runs: SanitizerRuns, binary: string, env: NodeJS.ProcessEnv, stdinClosed = false) {
+/**
+ * A full run of `serve`: it serves, starts a new serving process after a SIGKILL, with
+ * `handOver` follows the successor of a hand-over (SIGUSR2 to Node, as `skiff containerd
+ * restart` sends it) given to it as a child subreaper, and leaves at SIGTERM with Node.
+ */
+async function serveRestartStop(
+  runs: SanitizerRuns,
+  binary: string,
+  env: NodeJS.ProcessEnv,
+  { stdinClosed = false, handOver = false } = {},
+) {
   const run = serveInBackground(runs, binary, env, stdinClosed);
   const first = await run.serving();
   expect(statSync(run.socket).isSocket()).toBe(true);
@@ -177,12 +187,20 @@ async function serveRestartStop(runs: SanitizerRuns, binary: string, env: NodeJS
   expect(run.stderr()).toContain(
     `skiff serve[n]: the serving process ${first} was killed by signal 9; starting a new one, which takes its tasks over\n`,
   );
+  let last = second;
+  if (handOver) {
+    process.kill(second, 'SIGUSR2');
+    last = await run.serving(second);
+    const line = `skiff serve[n]: the serving process ${second} handed over to ${last}\n`;
+    await waitFor(`"${line}" in ${run.stderr()}`, () => run.stderr().includes(line));
+  }
   run.supervisor.kill('SIGTERM');
   expect(await run.exited).toEqual({ code: 0, signal: null });
-  expect(processRuns(second)).toBe(false);
+  expect(processRuns(last)).toBe(false);
   const lines = run.stderr().split('\n');
   expect(lines.filter((l) => l.startsWith('skiff serve['))).toEqual([
     `skiff serve[n]: the serving process ${first} was killed by signal 9; starting a new one, which takes its tasks over`,
+    ...(handOver ? [`skiff serve[n]: the serving process ${second} handed over to ${last}`] : []),
     'skiff serve[n]: stopping: the serving process releases its tasks to the pod keepers',
   ]);
 }
@@ -546,8 +564,8 @@ export const containerdShim: SanitizedProgram = {
       },
     },
     {
-      name: 'serve without NOTIFY_SOCKET: serves the group socket, starts a new serving process after a SIGKILL, leaves with it at SIGTERM',
-      run: (binary, runs) => serveRestartStop(runs, binary, { NOTIFY_SOCKET: undefined }),
+      name: 'serve without NOTIFY_SOCKET: serves the group socket, starts a new serving process after a SIGKILL, follows a hand-over, leaves with it at SIGTERM',
+      run: (binary, runs) => serveRestartStop(runs, binary, { NOTIFY_SOCKET: undefined }, { handOver: true }),
     },
     {
       name: 'serve with a NOTIFY_SOCKET nobody listens on: serves, restarts, leaves as without one',
@@ -560,7 +578,7 @@ export const containerdShim: SanitizedProgram = {
     },
     {
       name: 'serve with stdin closed: the listener still reaches the serving process as fd 3',
-      run: (binary, runs) => serveRestartStop(runs, binary, { NOTIFY_SOCKET: undefined }, true),
+      run: (binary, runs) => serveRestartStop(runs, binary, { NOTIFY_SOCKET: undefined }, { stdinClosed: true }),
     },
   ],
   cleanUp() {
