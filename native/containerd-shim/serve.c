@@ -166,6 +166,13 @@ static int bind_group_socket(const struct serve_config *c) {
   return listener < 0 ? -1 : listener;
 }
 
+/* fd as `target` across exec: dup2 onto a different descriptor clears close-on-exec on the copy,
+ * but dup2 of a descriptor onto itself does nothing and leaves the flag set. */
+static void keep_as(int fd, int target) {
+  if (fd == target) fcntl(target, F_SETFD, 0);
+  else dup2(fd, target);
+}
+
 /* Starts Node on the listener (fd 3), stderr shared (the journal); its pid, or 0 after one line. */
 static pid_t start_server(const struct serve_config *c, int listener, const sigset_t *old_mask) {
   int report[2];
@@ -175,12 +182,18 @@ static pid_t start_server(const struct serve_config *c, int listener, const sigs
     close(report[0]);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
     unsetenv("NOTIFY_SOCKET"); /* systemd hears from this supervisor only */
+    /* The unit keeps its serving process (docs/node-daemon.md): one that lingered out after its
+     * last task would remove the group socket this process holds, and leave (status 0) to be
+     * started again on a listener nobody can reach by its path, or, lingering 0 ms, five times
+     * in a row until the unit gives up. So a SKIFF_SHIM_LINGER_MS of the unit's environment
+     * (copied there from containerd's) has no effect, as documented. */
+    unsetenv("SKIFF_SHIM_LINGER_MS");
     setsid();
     if (chdir("/") != 0) _exit(127);
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-    dup2(null, 0);
-    dup2(null, 1);
-    dup2(listener, 3); /* dup2 clears close-on-exec on 3 */
+    keep_as(null, 0);
+    keep_as(null, 1);
+    keep_as(listener, 3);
     serving_exec(&c->command, report[1]);
   }
   close(report[1]);
@@ -237,8 +250,21 @@ static void describe_exit(const struct serve_config *c, pid_t pid, int status, c
   say(c->command.namespace, line);
 }
 
+/*
+ * Descriptors 0, 1 and 2 open (on /dev/null when they were not): systemd gives them, but run
+ * with one closed, the lock, the listener and the report pipe took their numbers, so the
+ * listener was 3 itself (and close-on-exec: Node found no listener there, died and was started
+ * again until the unit gave up), and this process's lines went into whatever held 2.
+ */
+static int std_fds_open(void) {
+  for (int fd = 0; fd <= 2; fd++) /* the ones below fd are open: /dev/null takes the number fd */
+    if (fcntl(fd, F_GETFD) == -1 && open("/dev/null", O_RDWR) != fd) return -1;
+  return 0;
+}
+
 int serve_main(const struct serve_config *c) {
   const char *ns = c->command.namespace;
+  if (std_fds_open() != 0) return 1;
   sigset_t handled, old_mask;
   sigemptyset(&handled);
   sigaddset(&handled, SIGCHLD);

@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,14 +19,20 @@ import { containerd as runc } from '../../../src/adapters/shim/wire/proto/genera
 import { google } from '../../../src/adapters/shim/wire/proto/generated/google/protobuf/any';
 import * as layout from '../../../src/adapters/shim/outbound/process-runtime/task-layout';
 import { groupServerPids } from '../../e2e/containerd/skiff-support';
+import { argAfter, argvOf, parentOf } from '../../support/procs';
+import { processRuns } from '../../support/containerd';
+import { waitFor } from '../../support/wait-for';
 import { SanitizerRuns } from '../support/sanitizer-run';
 import { SanitizedProgram } from '../support/sanitized-program';
 
 /**
  * containerd-shim-skiff-v2's start and delete paths and its bad input, as containerd runs it
- * (cwd = the bundle under <state>/io.containerd.runtime.v2.task/<ns>/<id>).
+ * (cwd = the bundle under <state>/io.containerd.runtime.v2.task/<ns>/<id>), and `serve`, as a
+ * node's systemd unit runs it (docs/node-daemon.md).
  */
 const made: string[] = [];
+/** The `serve` supervisors started, ended at clean-up if a case left one running. */
+const supervisors: ChildProcess[] = [];
 
 function containerdState(): string {
   const dir = mkdtempSync(join(tmpdir(), 'skiff-asan-'));
@@ -101,6 +108,101 @@ async function servingStandIn(socket: string, told: string, ranFile: string, mod
     child.once('exit', () => reject(new Error('the serving stand-in exited')));
   });
   return child;
+}
+
+/** Settings of the environment `serve` refuses, or that would change where it serves: not inherited. */
+const SERVE_UNSET = { SKIFF_KEEPER: undefined, SKIFF_SHIM_GROUP: undefined, TTRPC_ADDRESS: undefined };
+
+/**
+ * `serve` with a temporary state dir and a stand-in for containerd's address (nothing listens
+ * there: the serving process needs containerd only for a task's calls), the real Node as the
+ * serving process, stdin on /dev/null as systemd gives it (or closed): the supervisor's process,
+ * its exit, its stderr so far, and `serving(not)`: the pid of the serving process the group's pid
+ * file names once it serves (a child of the supervisor running containerd-daemon.js on the
+ * group socket), other than `not`.
+ */
+function serveInBackground(runs: SanitizerRuns, binary: string, env: NodeJS.ProcessEnv, stdinClosed: boolean) {
+  const state = containerdState();
+  const address = join(state, 'containerd.sock');
+  const socket = join(state, layout.SKIFF_DIR, `${groupHash(address, 'n', '')}.sock`);
+  const pidFile = socket.replace(/\.sock$/, '.pid');
+  const args = ['-namespace', 'n', '-address', address, '-state', state, 'serve'];
+  // With stdin closed, through sh's exec: the same pid, then the shim.
+  const [file, argv] = stdinClosed ? ['/bin/sh', ['-c', 'exec "$0" "$@" <&-', binary, ...args]] : [binary, args];
+  const supervisor = spawn(file, argv, {
+    cwd: '/',
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: runs.env({ ...process.env, ...SERVE_UNSET, SKIFF_NODE: process.execPath, ...env }),
+  });
+  supervisors.push(supervisor);
+  let stderr = '';
+  supervisor.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    supervisor.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const named = (): number => {
+    try {
+      return Number(readFileSync(pidFile, 'utf8').trim());
+    } catch {
+      return 0;
+    }
+  };
+  const serving = (not = 0) =>
+    waitFor(
+      () =>
+        `a serving process of the supervisor on ${socket} other than ${not} (the pid file names ${named()}); ${stderr}`,
+      () => {
+        if (supervisor.exitCode !== null) throw new Error(`serve exited (${supervisor.exitCode}): ${stderr}`);
+        const pid = named();
+        const argv = argvOf(pid);
+        const ours = pid !== not && parentOf(pid) === supervisor.pid && argAfter(argv, '--socket') === socket;
+        return ours && argv.some((a) => a.endsWith('/bin/containerd-daemon.js')) && pid;
+      },
+      20_000,
+    );
+  return { supervisor, socket, exited, serving, stderr: () => stderr };
+}
+
+/**
+ * A full run of `serve`: it serves, starts a new serving process after a SIGKILL, with
+ * `handOver` follows the successor of a hand-over (SIGUSR2 to Node, as `skiff containerd
+ * restart` sends it) given to it as a child subreaper, and leaves at SIGTERM with Node.
+ */
+async function serveRestartStop(
+  runs: SanitizerRuns,
+  binary: string,
+  env: NodeJS.ProcessEnv,
+  { stdinClosed = false, handOver = false } = {},
+) {
+  const run = serveInBackground(runs, binary, env, stdinClosed);
+  const first = await run.serving();
+  expect(statSync(run.socket).isSocket()).toBe(true);
+  if (env.SKIFF_SHIM_LINGER_MS !== undefined) {
+    // The unit keeps its serving process: it did not linger out, nor remove the socket the supervisor holds.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect([processRuns(first), statSync(run.socket).isSocket()]).toEqual([true, true]);
+  }
+  process.kill(first, 'SIGKILL');
+  const second = await run.serving(first);
+  expect(run.stderr()).toContain(
+    `skiff serve[n]: the serving process ${first} was killed by signal 9; starting a new one, which takes its tasks over\n`,
+  );
+  let last = second;
+  if (handOver) {
+    process.kill(second, 'SIGUSR2');
+    last = await run.serving(second);
+    const line = `skiff serve[n]: the serving process ${second} handed over to ${last}\n`;
+    await waitFor(`"${line}" in ${run.stderr()}`, () => run.stderr().includes(line));
+  }
+  run.supervisor.kill('SIGTERM');
+  expect(await run.exited).toEqual({ code: 0, signal: null });
+  expect(processRuns(last)).toBe(false);
+  const lines = run.stderr().split('\n');
+  expect(lines.filter((l) => l.startsWith('skiff serve['))).toEqual([
+    `skiff serve[n]: the serving process ${first} was killed by signal 9; starting a new one, which takes its tasks over`,
+    ...(handOver ? [`skiff serve[n]: the serving process ${second} handed over to ${last}`] : []),
+    'skiff serve[n]: stopping: the serving process releases its tasks to the pod keepers',
+  ]);
 }
 
 export const containerdShim: SanitizedProgram = {
@@ -399,8 +501,88 @@ export const containerdShim: SanitizedProgram = {
         }
       },
     },
+    {
+      name: 'serve refuses in one line an -address that is not a path, SKIFF_KEEPER=0, SKIFF_SHIM_GROUP=pod, a bad namespace',
+      run(binary, runs) {
+        const state = containerdState();
+        const serve = (ns: string, address: string, env: NodeJS.ProcessEnv = {}) => {
+          const result = runs.run(binary, ['-namespace', ns, '-address', address, '-state', state, 'serve'], {
+            cwd: '/',
+            env: { ...SERVE_UNSET, ...env },
+          });
+          return { status: result.status, stdout: result.stdout.length, stderr: result.stderr.toString() };
+        };
+        const refused: Array<[string, string, NodeJS.ProcessEnv, string]> = [
+          ['n', 'c.sock', {}, "-address must be containerd's socket path, as containerd gives it to shims: c.sock"],
+          [
+            'n',
+            'unix:///c.sock',
+            {},
+            "-address must be containerd's socket path, as containerd gives it to shims: unix:///c.sock",
+          ],
+          [
+            'n',
+            '/c.sock',
+            { SKIFF_KEEPER: '0' },
+            'serve keeps a serving process behind pod keepers; SKIFF_KEEPER=0 serves without them: unset it',
+          ],
+          [
+            'n',
+            '/c.sock',
+            { SKIFF_SHIM_GROUP: 'pod' },
+            "serve keeps the namespace's serving process; SKIFF_SHIM_GROUP=pod gives each pod its own: unset it",
+          ],
+          [
+            '../n',
+            '/c.sock',
+            {},
+            '-namespace must be a containerd namespace (letters and digits in runs joined by . _ -): ../n',
+          ],
+          [
+            '',
+            '/c.sock',
+            {},
+            '-namespace must be a containerd namespace (letters and digits in runs joined by . _ -): ',
+          ],
+        ];
+        for (const [ns, address, env, line] of refused)
+          expect(serve(ns, address, env)).toEqual({
+            status: 1,
+            stdout: 0,
+            stderr: `containerd-shim-skiff-v2: ${line}\n`,
+          });
+        const noAddress = runs.run(binary, ['-namespace', 'n', '-state', state, 'serve'], {
+          cwd: '/',
+          env: SERVE_UNSET,
+        });
+        expect([noAddress.status, noAddress.stderr.toString()]).toEqual([
+          1,
+          "containerd-shim-skiff-v2: -address must be containerd's socket path, as containerd gives it to shims: \n",
+        ]);
+        // Refused before anything is made in the state dir.
+        expect(readdirSync(state)).toEqual([]);
+      },
+    },
+    {
+      name: 'serve without NOTIFY_SOCKET: serves the group socket, starts a new serving process after a SIGKILL, follows a hand-over, leaves with it at SIGTERM',
+      run: (binary, runs) => serveRestartStop(runs, binary, { NOTIFY_SOCKET: undefined }, { handOver: true }),
+    },
+    {
+      name: 'serve with a NOTIFY_SOCKET nobody listens on: serves, restarts, leaves as without one',
+      run: (binary, runs) => serveRestartStop(runs, binary, { NOTIFY_SOCKET: join(containerdState(), 'notify.sock') }),
+    },
+    {
+      name: "serve with SKIFF_SHIM_LINGER_MS=0 in the unit's environment and an abstract NOTIFY_SOCKET nobody binds: the serving process stays",
+      run: (binary, runs) =>
+        serveRestartStop(runs, binary, { SKIFF_SHIM_LINGER_MS: '0', NOTIFY_SOCKET: `@skiff-asan-${process.pid}` }),
+    },
+    {
+      name: 'serve with stdin closed: the listener still reaches the serving process as fd 3',
+      run: (binary, runs) => serveRestartStop(runs, binary, { NOTIFY_SOCKET: undefined }, { stdinClosed: true }),
+    },
   ],
   cleanUp() {
+    for (const supervisor of supervisors) if (supervisor.exitCode === null) supervisor.kill('SIGKILL');
     for (const dir of made) {
       for (const pid of groupServerPids(dir)) process.kill(pid, 'SIGKILL');
       rmSync(dir, { recursive: true, force: true });
