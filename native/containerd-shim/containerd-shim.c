@@ -510,6 +510,8 @@ static int do_serve(const struct flags *f) {
   if (pods_apart())
     die("serve keeps the namespace's serving process; SKIFF_SHIM_GROUP=pod gives each pod its own: unset it", NULL);
   const char *state = f->state != NULL ? f->state : DEFAULT_STATE;
+  /* The serving process works from / (serve.c): a relative path would name another directory there. */
+  if (state[0] != '/') die("-state must be containerd's state dir as an absolute path", state);
   char socket_path[PATH_MAX], lock_path[PATH_MAX], pid_file[PATH_MAX], pkg[PATH_MAX], node[PATH_MAX];
   char script[PATH_MAX], state_dir[PATH_MAX], ttrpc[PATH_MAX];
   make_skiff_dir(state);
