@@ -10,7 +10,11 @@
 // - the runc lifecycle (Create, Start, Wait, Delete of `true`) over each shim's ttrpc with
 //   the same client, both forwarding their events to a sink (target <= 1.0x): containers
 //   with their own pid namespace, as `ctr run` and kubelet give them, and beside it without
-//   one; alone with `node bench/run.js containerd --lifecycle-only`.
+//   one; alone with `node bench/run.js containerd --lifecycle-only`;
+// - the serving process's own RSS as it lives on a node: with no task (its first container
+//   removed, the linger long), with 1 and with RSS_TASKS detached `sleep` containers, with no
+//   task again after them, beside an idle Node.js of the same binary (targets: no task <= 45 MB,
+//   <= 0.1 MB per extra task); alone with `node bench/run.js containerd --rss-only`.
 // Needs root, containerd, runc and busybox-static; says so and returns otherwise.
 const { fork, spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -32,6 +36,12 @@ const ROUNDS = 20;
 const SLEEPERS = 100;
 const DD_ROUNDS = 3;
 const LIFECYCLES = 30;
+const RSS_TASKS = 50;
+/** The serving process's idle RSS (MB, as /proc reports kB / 1024) and its cost per task. */
+const IDLE_RSS_MB = 45;
+const PER_TASK_MB = 0.1;
+/** How long the serving process is left alone before its idle RSS is read (V8's memory reducer acts after ~8 s). */
+const SETTLE_MS = 12_000;
 /**
  * The lifecycle's containers: the headline's have their own pid namespace, as `ctr run` and
  * kubelet (unless a pod asks for hostPID or shareProcessNamespace) make them; without one, a
@@ -169,6 +179,105 @@ async function memory(env) {
     '<=',
     0.4,
   );
+}
+
+/** VmRSS of `pid` in MB (kB / 1024, as the shim benchmark reads it). */
+function rssMb(pid) {
+  return Number(/^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+}
+
+const sleep = (msToWait) => new Promise((resolve) => setTimeout(resolve, msToWait));
+
+/** An idle Node.js of the serving process's binary, as it sits after SETTLE_MS: the floor any Node process pays. */
+async function idleNodeRss(node) {
+  const child = spawn(node, ['-e', 'setInterval(() => {}, 1e9)'], { stdio: 'ignore' });
+  try {
+    await sleep(SETTLE_MS);
+    return rssMb(child.pid);
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+/** The serving process of namespace `ns` (not a pod keeper). */
+function servingPid(env, ns) {
+  const argv = (pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  return shimPids(env, 'skiff', ns).find((pid) => argv(pid).at(-2) !== 'keep');
+}
+
+/** The node flags `pid` runs with: its arguments before bin/containerd-daemon.js. */
+function nodeFlags(pid) {
+  const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+  return argv
+    .slice(
+      1,
+      argv.findIndex((a) => a.endsWith('containerd-daemon.js')),
+    )
+    .join(' ');
+}
+
+/**
+ * The serving process's RSS as it lives on a node now that it outlasts its tasks: started by a
+ * first `ctr run --rm`, then with no task, with 1 and RSS_TASKS detached sleepers (each behind
+ * its pod keeper, not counted here), and with no task again once they are removed (a process
+ * that has served: the JIT's code and the heap it grew stay). Its own containerd, whose
+ * environment keeps the process from leaving when it has no task. Each figure is read after
+ * SETTLE_MS without calls, as an operator reads it (no collection asked).
+ */
+async function servingRss() {
+  const env = await startContainerd({ env: { SKIFF_SHIM_LINGER_MS: '3600000' } });
+  const ns = `rss-${process.pid}`;
+  const ids = Array.from({ length: RSS_TASKS }, (_, i) => `r-${i}`);
+  const detached = (id) =>
+    timedCtr(env, ns, ['run', '-d', '--runtime', RUNTIMES.skiff, BUSYBOX_IMAGE, id, 'sleep', '1000']);
+  const settled = async () => {
+    await sleep(SETTLE_MS);
+    return rssMb(pid);
+  };
+  let pid;
+  try {
+    await importImages(env, ns);
+    await timedCtr(env, ns, ['run', '--rm', '--runtime', RUNTIMES.skiff, BUSYBOX_IMAGE, 'first', 'true']);
+    pid = servingPid(env, ns);
+    const [idle, bare] = await Promise.all([settled(), idleNodeRss(fs.readlinkSync(`/proc/${pid}/exe`))]);
+    await detached(ids[0]);
+    const one = await settled();
+    for (let i = 1; i < ids.length; i += 4) await Promise.all(ids.slice(i, i + 4).map(detached));
+    const many = await settled();
+    await env.ctr(ns, ['tasks', 'rm', '-f', ...ids], { timeoutMs: 120_000 });
+    await env.ctr(ns, ['containers', 'rm', ...ids], { timeoutMs: 120_000 });
+    const idleAfter = await settled();
+    const perTask = (many - one) / (RSS_TASKS - 1);
+    console.log(
+      `serving process RSS (node ${nodeFlags(pid)}): no task ${idle.toFixed(1)} MB, 1 task ${one.toFixed(1)} MB, ` +
+        `${RSS_TASKS} tasks ${many.toFixed(1)} MB, no task again ${idleAfter.toFixed(1)} MB; ` +
+        `an idle \`node -e setInterval\` ${bare.toFixed(1)} MB`,
+    );
+    const worst = Math.max(idle, idleAfter);
+    const okIdle = report(
+      `serving process RSS with no task (ratio of ${IDLE_RSS_MB} MB)`,
+      worst / IDLE_RSS_MB,
+      `${worst.toFixed(1)} MB, the larger of after its first container and after ${RSS_TASKS} tasks; ` +
+        `${(worst - bare).toFixed(1)} MB over an idle Node.js`,
+      '<=',
+      1.0,
+    );
+    const okPer = report(
+      `serving process RSS per extra task (ratio of ${PER_TASK_MB} MB)`,
+      perTask / PER_TASK_MB,
+      `${perTask.toFixed(3)} MB/task from 1 to ${RSS_TASKS}`,
+      '<=',
+      1.0,
+    );
+    return okIdle && okPer;
+  } finally {
+    await env.ctr(ns, ['tasks', 'rm', '-f', ...ids], { timeoutMs: 120_000 }).catch(() => undefined);
+    await env.ctr(ns, ['containers', 'rm', ...ids], { timeoutMs: 120_000 }).catch(() => undefined);
+    // It would stay for the next container: none comes.
+    if (pid !== undefined) process.kill(pid, 'SIGTERM');
+    await sleep(1000);
+    await stopContainerd(env);
+  }
 }
 
 /** ctr run --rm of dd with stdout counted and dropped; resolves MiB/s. */
@@ -343,6 +452,7 @@ async function run() {
   console.log(`(2 cores shared with whatever else runs: figures are noisy)`);
   // `node bench/run.js containerd --lifecycle-only`: the ttrpc lifecycle alone (no containerd), in seconds.
   if (process.argv.includes('--lifecycle-only')) return lifecycle();
+  if (process.argv.includes('--rss-only')) return servingRss();
   const env = await startContainerd();
   try {
     await firstRuns(env);
@@ -352,6 +462,7 @@ async function run() {
   } finally {
     await stopContainerd(env);
   }
+  await servingRss();
   await lifecycle();
 }
 

@@ -7,6 +7,7 @@ const esbuild = require('esbuild');
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
+const { servingNodeFlags } = require('./serving-node-flags');
 
 const root = path.join(__dirname, '..');
 
@@ -85,15 +86,17 @@ function onlyModule(keep) {
 }
 
 /**
- * Writes the bundle's V8 code cache in a process of its own (scripts/code-cache.js), its
- * output discarded; its standard input is scripts/warm-up/<name>.stdin when there is one.
+ * Writes the bundle's V8 code cache in a process of its own (scripts/code-cache.js) run with
+ * the Node.js flags of the process that will load it, its output discarded; its standard
+ * input is scripts/warm-up/<name>.stdin when there is one.
  */
 function writeCodeCache(name) {
   const input = path.join(__dirname, 'warm-up', `${name}.stdin`);
   const stdin = fs.existsSync(input) ? fs.openSync(input, 'r') : 'ignore';
   let result;
   try {
-    result = spawnSync(process.execPath, [path.join(__dirname, 'code-cache.js'), name], {
+    const flags = name === 'containerd' ? servingNodeFlags() : [];
+    result = spawnSync(process.execPath, [...flags, path.join(__dirname, 'code-cache.js'), name], {
       stdio: [stdin, 'ignore', 'pipe'],
       encoding: 'utf8',
     });

@@ -15,7 +15,7 @@ struct serving_command {
 };
 
 /* The most entries serving_argv writes, its NULL included. */
-#define SERVING_ARGV_MAX 16
+#define SERVING_ARGV_MAX 20
 
 /* Fills argv (SERVING_ARGV_MAX entries) for execv(c->node, argv); it points into c. */
 void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX]);

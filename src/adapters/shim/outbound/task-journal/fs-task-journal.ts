@@ -1,16 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
+  fstatSync,
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
+  readSync,
   renameSync,
   rmdirSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalContents, TaskJournal, TaskRecord } from '../../../../application/shim/ports/task-journal.port';
 import {
@@ -46,7 +47,8 @@ const MAX_RECORD_BYTES = 1024 * 1024;
  * written with system calls on the event loop. Create and Start wait for their record, and
  * the four calls take ~12 µs on a tmpfs (~0.1 ms on ext4) where the same write through
  * libuv's threads took five trips there and back, 0.1-0.3 ms (docs/performance.md, "Task
- * records").
+ * records"). The takeover reads them so too (before the server listens: nothing waits on the
+ * loop), so the serving process never starts libuv's four threads.
  */
 export class FsTaskJournal implements TaskJournal {
   constructor(private readonly tasksDir: string) {}
@@ -58,7 +60,7 @@ export class FsTaskJournal implements TaskJournal {
 
   async record(task: TaskRecord): Promise<void> {
     const dir = join(this.tasksDir, task.id);
-    const temp = join(dir, taskRecordTemp(process.pid, randomBytes(8).toString('hex')));
+    const temp = join(dir, taskRecordTemp(process.pid, randomHex()));
     const fd = openTemp(dir, temp);
     try {
       const text = Buffer.from(recordToJson(task));
@@ -89,7 +91,7 @@ export class FsTaskJournal implements TaskJournal {
     const contents: JournalContents = { records: [], problems: [] };
     let names: string[];
     try {
-      names = await readdir(this.tasksDir);
+      names = readdirSync(this.tasksDir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return contents;
       throw err;
@@ -99,7 +101,7 @@ export class FsTaskJournal implements TaskJournal {
       removeTemps(join(this.tasksDir, name));
       const path = join(this.tasksDir, name, RECORD_FILE);
       try {
-        const record = recordFromJson(await readRecord(path));
+        const record = recordFromJson(readRecord(path));
         if (record.id !== name) throw new Error(`it names task ${JSON.stringify(record.id)}, not its directory's`);
         contents.records.push(record);
       } catch (err) {
@@ -110,16 +112,32 @@ export class FsTaskJournal implements TaskJournal {
   }
 }
 
-async function readRecord(path: string): Promise<string> {
-  const file = await open(path, READ_FLAGS);
+function readRecord(path: string): string {
+  const fd = openSync(path, READ_FLAGS);
   try {
-    const stat = await file.stat();
+    const stat = fstatSync(fd);
     if (!stat.isFile()) throw new Error('not a regular file');
     if (stat.size > MAX_RECORD_BYTES) throw new Error(`larger than ${MAX_RECORD_BYTES} bytes`);
-    return await file.readFile('utf8');
+    return readFileSync(fd, 'utf8');
   } finally {
-    await file.close();
+    closeSync(fd);
   }
+}
+
+/**
+ * 16 hex digits from the kernel's random source. Not node:crypto, which would cost the
+ * serving process about 1 MB of RSS for this alone (docs/performance.md, "The serving
+ * process's memory").
+ */
+function randomHex(): string {
+  const bytes = Buffer.alloc(8);
+  const fd = openSync('/dev/urandom', constants.O_RDONLY);
+  try {
+    for (let at = 0; at < bytes.length;) at += readSync(fd, bytes, at, bytes.length - at, null);
+  } finally {
+    closeSync(fd);
+  }
+  return bytes.toString('hex');
 }
 
 /** The temp file, new and 0600 (its name is this write's own: EEXIST is a link or a file planted there). */

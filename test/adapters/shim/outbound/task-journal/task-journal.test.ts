@@ -176,6 +176,8 @@ describe('FsTaskJournal on disk', () => {
         expect(problems).toEqual([]);
         expect(records.map((r) => r.id)).toEqual(['web']);
         reads++;
+        // readAll reads with system calls on the loop: let the children's exits in.
+        await new Promise(setImmediate);
       }
     } finally {
       for (const child of children) child.kill('SIGKILL');

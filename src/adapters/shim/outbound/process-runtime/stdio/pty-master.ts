@@ -1,5 +1,5 @@
 import { readSync, write } from 'node:fs';
-import { ReadStream } from 'node:tty';
+import type { ReadStream } from 'node:tty';
 import { nativeAddon } from '../../../os/native-addon';
 import { PtyEnd } from './terminal-stdio';
 
@@ -29,8 +29,11 @@ export class PtyMaster implements PtyEnd {
   private retry: NodeJS.Timeout | undefined;
 
   constructor(readonly fd: number) {
+    // node:tty only for a terminal: most containers have none, and it costs the serving
+    // process 0.2 MB of RSS (docs/performance.md, "The serving process's memory").
+    const { ReadStream: TtyStream } = require('node:tty') as typeof import('node:tty');
     // Half-open: the descriptor stays open after 'end', so what is left can still be read.
-    this.stream = new ReadStream(fd, { allowHalfOpen: true });
+    this.stream = new TtyStream(fd, { allowHalfOpen: true });
     this.ended = new Promise((resolve) => {
       this.stream.once('end', () => {
         this.readRest();
