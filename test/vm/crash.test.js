@@ -136,6 +136,8 @@ describe('the node daemon skiff@k8s.io', { timeout: 20 * SLOW_MS }, () => {
   const id = `vm-daemon-${process.pid}`;
   const dir = fs.mkdtempSync('/var/tmp/vm-daemon-');
   after(async () => {
+    // Started again whatever failed, so that the suites after this one meet the node's unit.
+    sh('systemctl start skiff@k8s.io');
     await ctr(ns, ['task', 'kill', '-s', 'KILL', id]);
     await waitFor(`${id} to stop`, async () => (await statusOf(ns, id)) !== 'RUNNING').catch(() => undefined);
     await ctr(ns, ['task', 'delete', id]);
