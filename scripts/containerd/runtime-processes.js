@@ -22,17 +22,22 @@ function listeningInodes(file) {
   return inodes;
 }
 
+/** The pids of the processes that hold the listening socket of a shim `address`. */
+function listenerPids(address) {
+  const file = socketPath(address.trim());
+  if (file === undefined) return [];
+  const inodes = listeningInodes(file);
+  if (inodes.size === 0) return [];
+  return pids().filter((pid) => [...socketInodes(pid)].some((inode) => inodes.has(inode)));
+}
+
 /** The pid of the process that holds the listening socket of a shim `address`, or undefined. */
 function servingPid(address) {
-  const file = socketPath(address.trim());
-  if (file === undefined) return undefined;
-  const inodes = listeningInodes(file);
-  if (inodes.size === 0) return undefined;
-  for (const pid of pids()) {
-    for (const inode of socketInodes(pid)) if (inodes.has(inode)) return pid;
-  }
-  return undefined;
+  return listenerPids(address)[0];
 }
+
+/** A process's argv; its last entry is the empty string after the final NUL. */
+const argvOf = (pid) => (read(`/proc/${pid}/cmdline`) ?? '').split('\0');
 
 /** Whether a shim address is a skiff pod keeper's socket, `<state>/skiff/k-<hash>.sock` (docs/on-disk-layout.md). */
 function isPodKeeper(address) {
@@ -59,13 +64,14 @@ function servingProcesses(address, namespace) {
   } catch {
     // No skiff directory: no serving process either.
   }
+  // The node daemon's supervisor holds a group socket too (docs/node-daemon.md): the serving
+  // process is the one running bin/containerd-daemon.js.
   const servers = files
-    .map((f) => servingPid(`unix://${path.join(dir, f)}`))
-    .filter((pid) => pid !== undefined)
+    .flatMap((f) => listenerPids(`unix://${path.join(dir, f)}`))
     .filter((pid) => {
-      if (namespace === undefined) return true;
-      const argv = (read(`/proc/${pid}/cmdline`) ?? '').split('\0');
-      return argv[argv.indexOf('--namespace') + 1] === namespace;
+      const argv = argvOf(pid);
+      if (!argv.some((a) => a.endsWith('/bin/containerd-daemon.js'))) return false;
+      return namespace === undefined || argv[argv.indexOf('--namespace') + 1] === namespace;
     });
   return [...new Set(servers)];
 }
@@ -121,6 +127,12 @@ function runtimeProcesses(addresses, namespaces = ['k8s.io']) {
   const roots = new Set(
     [...new Set(addresses)].flatMap((a) => [servingPid(a), ...servingProcesses(a)]).filter((pid) => pid !== undefined),
   );
+  // A serving process kept by the node daemon: its supervisor counts too.
+  for (const pid of [...roots]) {
+    const parent = Number(statFields(pid)?.[1]);
+    const argv = argvOf(parent);
+    if (argv[0]?.endsWith('containerd-shim-skiff-v2') && argv.at(-2) === 'serve') roots.add(parent);
+  }
   const children = new Map();
   for (const pid of pids()) {
     const fields = statFields(pid);
