@@ -128,49 +128,36 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     process.exit(0);
   };
   // SIGUSR2: hand every task over to a new serving process, started from the package now on
-  // disk, with no call refused (docs/upgrade.md). Only behind pod keepers: without them the
-  // containers are this process's children and go with it.
-  const handOver = async () => {
+  // disk, with no call refused (docs/upgrade.md). SIGHUP: the same steps with no successor, the
+  // tasks released to the pod keepers, which send what they kept to the serving process they
+  // find or start next (the node daemon's supervisor at `systemctl stop`: docs/node-daemon.md).
+  // Only behind pod keepers: without them the containers are this process's children and go with it.
+  const handOver = async (signal: 'SIGUSR2' | 'SIGHUP') => {
     if (leaving) return;
+    const what = signal === 'SIGUSR2' ? 'hand-over' : 'release';
     if (keepers === undefined) {
-      logged('SIGUSR2 ignored: without pod keepers (SKIFF_KEEPER=0) a hand-over would end every container');
+      logged(`${signal} ignored: without pod keepers (SKIFF_KEEPER=0) a ${what} would end every container`);
       return;
     }
     leaving = true;
     clearTimeout(timer);
     const started = Date.now();
+    const h = { server, keepers, service, events, listenerFd: LISTENER_FD, log: logged };
     try {
-      const successor = await handOverTo({ server, keepers, service, events, listenerFd: LISTENER_FD, log: logged });
+      if (signal === 'SIGUSR2')
+        logged(`handed over to the new serving process ${await handOverTo(h)} in ${Date.now() - started} ms`);
+      else {
+        await settleForHandOver(h); // the listener's copy it returns goes with this process
+        logged('released every task to the pod keepers');
+      }
       removePidFile(pidFile);
-      logged(`handed over to the new serving process ${successor} in ${Date.now() - started} ms`);
       process.exit(0);
     } catch (err) {
       // Leaving is then a crash's loss at most: the pod keepers start a new serving process.
       removePidFile(pidFile);
-      logged(`the hand-over failed (${err instanceof Error ? err.message : String(err)}): leaving to the pod keepers`);
+      logged(`the ${what} failed (${err instanceof Error ? err.message : String(err)}): leaving to the pod keepers`);
       process.exit(1);
     }
-  };
-  // SIGHUP: leave the tasks to the pod keepers, with nothing in flight and every record written
-  // (the node daemon's supervisor at `systemctl stop`: docs/node-daemon.md); the keepers send
-  // what they kept to the serving process they find or start next.
-  const release = async () => {
-    if (leaving) return;
-    if (keepers === undefined) {
-      logged('SIGHUP ignored: without pod keepers (SKIFF_KEEPER=0) a release would end every container');
-      return;
-    }
-    leaving = true;
-    clearTimeout(timer);
-    try {
-      // The listener's copy it returns goes with this process.
-      await settleForHandOver({ server, keepers, service, events, listenerFd: LISTENER_FD, log: logged });
-      logged('released every task to the pod keepers');
-    } catch (err) {
-      logged(`the release failed (${err instanceof Error ? err.message : String(err)}): leaving to the pod keepers`);
-    }
-    removePidFile(pidFile);
-    process.exit(0);
   };
   let timer: NodeJS.Timeout | undefined;
   const lingerThenLeave = (acceptedBefore: number) => {
@@ -184,8 +171,8 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     }, lingerMs);
   };
   host.whenExitRequested(() => lingerThenLeave(server.accepted));
-  process.on('SIGUSR2', () => void handOver());
-  process.on('SIGHUP', () => void release());
+  process.on('SIGUSR2', () => void handOver('SIGUSR2'));
+  process.on('SIGHUP', () => void handOver('SIGHUP'));
   process.on('SIGTERM', () => void leave(STOP_GRACE_MS));
   process.on('SIGINT', () => void leave(STOP_GRACE_MS));
   // How `skiff containerd restart` finds this process: written once it serves and its signals are handled.
