@@ -242,9 +242,13 @@ if (RUN)
             } catch {
               // EAGAIN: nothing yet
             }
-            return text.endsWith('\n');
+            // The keeper's own line (a serving process started: docs/node-daemon.md) may come first.
+            return text.endsWith('\n') && text.split('\n').some((l) => !/^skiff-keeper\[\d+\]: /.test(l) && l !== '');
           });
-          return { status: result.status, stderr: result.stderr, log: text };
+          const lines = text
+            .split('\n')
+            .filter((l) => !/^skiff-keeper\[\d+\]: no serving process answered on /.test(l));
+          return { status: result.status, stderr: result.stderr, log: lines.join('\n') };
         } finally {
           closeSync(log);
         }
