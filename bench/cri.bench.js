@@ -84,6 +84,22 @@ async function podsAtOnce(cri, logDir, handlers) {
   return Object.fromEntries(handlers.map((h) => [h, median(times[h])]));
 }
 
+/** Runs `use(env, cri, logDir)` against a private containerd with CRI, ready, its images in k8s.io; removes it after. */
+async function withCriContainerd(use) {
+  const env = await startContainerd({ cri: true });
+  const cri = criClient(env.address);
+  try {
+    await importImages(env, 'k8s.io');
+    await criReady(cri);
+    const logDir = path.join(env.paths.dir, 'pod-logs');
+    fs.mkdirSync(logDir, { mode: 0o700 });
+    return await use(env, cri, logDir);
+  } finally {
+    cri.close();
+    await stopContainerd(env);
+  }
+}
+
 /** Ten skiff pods started at once; resolves the wall time in ms. */
 async function tenSkiffPods(cri, logDir, prefix) {
   const started = process.hrtime.bigint();
@@ -107,14 +123,8 @@ async function tenSkiffPods(cri, logDir, prefix) {
  * first without the unit (the pods start the serving process: beside), then with the node
  * daemon started (docs/node-daemon.md), whose new serving process has served no pod yet.
  */
-async function podsAtOnceFirst() {
-  const env = await startContainerd({ cri: true });
-  const cri = criClient(env.address);
-  try {
-    await importImages(env, 'k8s.io');
-    await criReady(cri);
-    const logDir = path.join(env.paths.dir, 'pod-logs');
-    fs.mkdirSync(logDir, { mode: 0o700 });
+function podsAtOnceFirst() {
+  return withCriContainerd(async (env, cri, logDir) => {
     const bare = await tenSkiffPods(cri, logDir, 'bare');
     const [started] = groupServerPids('k8s.io', env.address);
     const daemon = await startNodeDaemon(env, 'k8s.io');
@@ -126,10 +136,7 @@ async function podsAtOnceFirst() {
     const withUnit = await tenSkiffPods(cri, logDir, 'unit');
     daemon.kill('SIGTERM');
     return { bare, withUnit };
-  } finally {
-    cri.close();
-    await stopContainerd(env);
-  }
+  });
 }
 
 /**
@@ -182,13 +189,7 @@ async function run() {
   const handlers = ['runc'];
   if (fs.existsSync(SKIFF_SHIM)) handlers.push('skiff');
   else console.log(`skiff not measured: ${SKIFF_SHIM} is not built (npm install builds it)`);
-  const env = await startContainerd({ cri: true });
-  const cri = criClient(env.address);
-  try {
-    await importImages(env, 'k8s.io');
-    await criReady(cri);
-    const logDir = path.join(env.paths.dir, 'pod-logs');
-    fs.mkdirSync(logDir, { mode: 0o700 });
+  await withCriContainerd(async (env, cri, logDir) => {
     if (handlers.includes('skiff')) await startNodeDaemon(env, 'k8s.io');
     const first = await firstPods(cri, logDir, handlers);
     const start = await podStart(cri, logDir, handlers);
@@ -237,10 +238,7 @@ async function run() {
         0.4,
       );
     }
-  } finally {
-    cri.close();
-    await stopContainerd(env);
-  }
+  });
 }
 
 module.exports = { run };
