@@ -69,6 +69,7 @@
             "native/keeper/relay.c",
             "native/keeper/say.c",
             "native/keeper/serving.c",
+            "native/keeper/state-cache.c",
             "native/keeper/terminal.c",
             "native/keeper/ttrpc-wire.c"
           ],

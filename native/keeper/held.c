@@ -440,6 +440,12 @@ static void program_exited(struct held *e, int status) {
   if (reaped >= 0) kept_exited(e, h.recent[reaped].status, &h.recent[reaped].when);
 }
 
+int held_runs(int pid) {
+  for (const struct held *e = h.list; e != NULL; e = e->next)
+    if (e->pid == pid && !e->exited && !e->dead && e->kill_deadline == 0) return 1;
+  return 0;
+}
+
 void held_reaped(int pid, int status) {
   struct timespec when;
   clock_gettime(CLOCK_REALTIME, &when);

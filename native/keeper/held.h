@@ -23,6 +23,9 @@ void held_start(const char *seq, const char *key, const char *fifo);
 void held_ack(const char *key);
 void held_release(const char *key);
 
+/* Whether a key's process is `pid` and has not exited (the State cache's test of a running process). */
+int held_runs(int pid);
+
 /* A child the keeper reaped. */
 void held_reaped(int pid, int status);
 

@@ -29,6 +29,7 @@
 #include "held.h"
 #include "relay.h"
 #include "serving.h"
+#include "state-cache.h"
 
 #define LISTENER_FD 3
 #define READY_FD 4
@@ -49,6 +50,7 @@ static struct {
   int tasks_unknown;
   long idle_ms;
   struct timespec idle_since;
+  long state_due; /* ms until a State request's hedge time passes (relay_answer_overdue), -1: none */
 } k;
 
 /* epoll's tags for what is not a relay side. */
@@ -214,7 +216,27 @@ static void on_signal(void) {
   /* What it launched, what those left behind (a subreaper inherits them): each exit goes to its key. */
   int status;
   pid_t pid;
-  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) held_reaped(pid, status);
+  while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+    held_reaped(pid, status);
+    /* A State kept for that process would say it runs: the serving process answers the next. */
+    state_cache_forget();
+  }
+}
+
+/* Each relay's State requests past their hedge time get the keeper's answer where it has one. */
+static void answer_overdue(void) {
+  long now = relay_now_ms();
+  k.state_due = -1;
+  for (struct relay *r = k.relays, *next; r != NULL; r = next) {
+    next = r->next;
+    long due = relay_answer_overdue(r, now);
+    if (due >= 0 && (k.state_due < 0 || due < k.state_due)) k.state_due = due;
+    if (relay_write(r, 0) == RELAY_DOWN_GONE) {
+      end_relay(r);
+      continue;
+    }
+    update_interest(r);
+  }
 }
 
 static int idle_timeout(void) {
@@ -239,7 +261,7 @@ static int control_wanted(void) {
 /* The soonest of the idle exit, a control reconnect and the held processes' timers. */
 static int next_timeout(void) {
   int soonest = -1;
-  const int each[] = {idle_timeout(), control_timeout(control_wanted()), held_timeout()};
+  const int each[] = {idle_timeout(), control_timeout(control_wanted()), held_timeout(), (int)k.state_due};
   for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
     if (each[i] >= 0 && (soonest < 0 || each[i] < soonest)) soonest = each[i];
   return soonest;
@@ -277,6 +299,9 @@ static int setup(const struct keeper_config *config) {
   k.config = config;
   const char *idle = getenv("SKIFF_KEEPER_IDLE_MS");
   k.idle_ms = idle != NULL && *idle != '\0' ? atol(idle) : IDLE_MS_DEFAULT;
+  const char *hedge = getenv("SKIFF_KEEPER_STATE_MS");
+  state_cache_configure(held_runs, hedge != NULL && *hedge != '\0' ? atol(hedge) : STATE_HEDGE_MS_DEFAULT);
+  k.state_due = -1;
   struct sockaddr_un sa;
   socklen_t len = sizeof sa;
   int listening = 0;
@@ -379,6 +404,7 @@ int keeper_main(const struct keeper_config *config) {
       else on_relay(s, events[i].events);
     }
     held_tick();
+    answer_overdue();
     control_tick(control_wanted());
     /* Nothing held and no containerd connection: nothing to tell the serving process. */
     if (k.relay_count == 0 && held_count() == 0) control_close();

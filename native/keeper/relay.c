@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define READ_CHUNK 65536
@@ -19,6 +20,12 @@ static int read_only(const char *method) {
   for (size_t i = 0; i < sizeof READ_ONLY / sizeof READ_ONLY[0]; i++)
     if (strcmp(method, READ_ONLY[i]) == 0) return 1;
   return 0;
+}
+
+long relay_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 static void push(struct queue *q, struct frame *f) {
@@ -40,6 +47,8 @@ static struct frame *pop(struct queue *q) {
 }
 
 static void free_frame(struct frame *f) {
+  if (f->change) state_cache_change_end();
+  state_ask_free(&f->ask);
   free(f->data);
   free(f);
 }
@@ -122,6 +131,12 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
     if (h->type == TTRPC_REQUEST) {
       r->asked = 1;
       ttrpc_request_method(bytes + TTRPC_HEADER, h->length, f->method);
+      if (strcmp(f->method, "State") == 0) {
+        state_ask_read(&f->ask, bytes + TTRPC_HEADER, h->length, relay_now_ms());
+      } else if (!read_only(f->method)) {
+        f->change = 1;
+        state_cache_change_begin();
+      }
     }
     push(&r->to_up, f);
     return 0;
@@ -142,7 +157,14 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       if (strcmp(request->method, "Shutdown") == 0 && ttrpc_response_ok(bytes + TTRPC_HEADER, h->length))
         r->shutdown_ok = 1;
       if (r->newest == request) r->newest = NULL;
+      int answered = request->ask.answered;
+      if (!answered) state_cache_keep(&request->ask, bytes + TTRPC_HEADER, h->length);
       free_frame(request);
+      if (answered) {
+        /* The keeper answered it from its cache: containerd has its one answer. */
+        free_frame(f);
+        return 0;
+      }
     }
   }
   push(&r->to_down, f);
@@ -266,7 +288,9 @@ void relay_lose_upstream(struct relay *r) {
   struct queue kept = {0};
   struct frame *f;
   while ((f = pop(&r->in_flight)) != NULL) {
-    if (f->data != NULL && (read_only(f->method) || f == unread)) {
+    if (f->ask.answered) {
+      free_frame(f);
+    } else if (f->data != NULL && (read_only(f->method) || f == unread)) {
       f->written = 0;
       push(&kept, f);
     } else {
@@ -281,6 +305,51 @@ void relay_lose_upstream(struct relay *r) {
     r->to_up.head = kept.head;
     r->to_up.bytes += kept.bytes;
   }
+}
+
+/* Answers `f` from the cache once its hedge time has passed; the ms until it is due, 0 when done with, -1 when not a State. */
+static long overdue(struct relay *r, struct frame *f, long now_ms) {
+  if (f->ask.key == NULL || f->ask.answered || f->ask.tried) return -1;
+  long left = f->ask.read_ms + state_cache_hedge_ms() - now_ms;
+  if (left > 0) return left;
+  f->ask.tried = 1;
+  struct frame *answer = calloc(1, sizeof *answer);
+  if (answer == NULL) return 0;
+  answer->data = state_cache_answer(&f->ask, f->stream_id, &answer->len);
+  if (answer->data == NULL) {
+    free(answer);
+    return 0;
+  }
+  answer->stream_id = f->stream_id;
+  answer->type = TTRPC_RESPONSE;
+  push(&r->to_down, answer);
+  f->ask.answered = 1;
+  return 0;
+}
+
+long relay_answer_overdue(struct relay *r, long now_ms) {
+  long soonest = -1;
+  for (struct frame *f = r->in_flight.head; f != NULL; f = f->next) {
+    long left = overdue(r, f, now_ms);
+    if (left > 0 && (soonest < 0 || left < soonest)) soonest = left;
+  }
+  /* Waiting ones answered are never sent (the head only once no byte of it was). */
+  struct frame **at = &r->to_up.head, *prev = NULL;
+  while (*at != NULL) {
+    struct frame *f = *at;
+    long left = f == r->to_up.head && f->written > 0 ? -1 : overdue(r, f, now_ms);
+    if (left > 0 && (soonest < 0 || left < soonest)) soonest = left;
+    if (!f->ask.answered) {
+      prev = f;
+      at = &f->next;
+      continue;
+    }
+    *at = f->next;
+    if (r->to_up.tail == f) r->to_up.tail = prev;
+    r->to_up.bytes -= f->len;
+    free_frame(f);
+  }
+  return soonest;
 }
 
 int relay_needs_upstream(const struct relay *r) {

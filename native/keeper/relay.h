@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "state-cache.h"
 #include "ttrpc-wire.h"
 
 /* Frames from containerd wait up to this much while no serving process reads them; then reading stops. */
@@ -21,6 +22,8 @@ struct frame {
   char method[METHOD_MAX];
   size_t len, written;
   unsigned char *data; /* header + payload; NULL for a request in flight that will not be sent again */
+  struct state_ask ask; /* a State request's (state-cache.h) */
+  int change;           /* a request that may change a process, counted in the cache until freed */
 };
 
 struct queue {
@@ -94,6 +97,16 @@ void relay_lose_upstream(struct relay *r);
 
 /* Whether the relay has frames for an upstream it does not have. */
 int relay_needs_upstream(const struct relay *r);
+
+/*
+ * The State requests the serving process has not answered within the hedge time, answered from
+ * the keeper's cache where it holds a valid answer (state-cache.h); its later answer is dropped.
+ * Returns the milliseconds until the next such request is due, or -1.
+ */
+long relay_answer_overdue(struct relay *r, long now_ms);
+
+/* Monotonic milliseconds: when a request was read, for relay_answer_overdue. */
+long relay_now_ms(void);
 
 /* Answers every request queued for the serving process with UNAVAILABLE and `message`. */
 void relay_refuse_waiting(struct relay *r, const char *message);

@@ -128,6 +128,24 @@ int ttrpc_response_ok(const unsigned char *payload, size_t len) {
   }
 }
 
+int ttrpc_last_field(const unsigned char *msg, size_t len, uint32_t number, const unsigned char **bytes, size_t *blen,
+                     uint64_t *varint) {
+  const unsigned char *p = msg, *end = msg + len;
+  int seen = 0;
+  for (;;) {
+    const unsigned char *b = NULL;
+    size_t n = 0;
+    uint64_t v = 0;
+    int found = find_field(p, (size_t)(end - p), number, &b, &n, &v, &p);
+    if (found < 0) return -1;
+    if (found == 0) return seen;
+    seen = 1;
+    *bytes = b;
+    *blen = n;
+    *varint = v;
+  }
+}
+
 static size_t put_varint(unsigned char *p, uint64_t v) {
   size_t n = 0;
   while (v >= 0x80) {
@@ -163,5 +181,23 @@ unsigned char *ttrpc_status_frame(uint32_t stream_id, uint32_t code, const char 
   frame[8] = TTRPC_RESPONSE;
   frame[9] = 0;
   *len = TTRPC_HEADER + payload;
+  return frame;
+}
+
+unsigned char *ttrpc_payload_frame(uint32_t stream_id, const unsigned char *payload, size_t plen, size_t *len) {
+  if (plen > TTRPC_MAX_PAYLOAD - 11) return NULL;
+  unsigned char *frame = malloc(TTRPC_HEADER + 1 + 10 + plen);
+  if (frame == NULL) return NULL;
+  unsigned char *p = frame + TTRPC_HEADER;
+  *p++ = 0x12;
+  p += put_varint(p, plen);
+  if (plen) memcpy(p, payload, plen);
+  p += plen;
+  size_t body = (size_t)(p - frame) - TTRPC_HEADER;
+  put_be32(frame, (uint32_t)body);
+  put_be32(frame + 4, stream_id);
+  frame[8] = TTRPC_RESPONSE;
+  frame[9] = 0;
+  *len = TTRPC_HEADER + body;
   return frame;
 }

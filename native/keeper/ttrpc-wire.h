@@ -1,7 +1,8 @@
 /*
  * The few things the keeper reads and writes of ttrpc (github.com/containerd/ttrpc v1.1.1,
  * docs/ttrpc.md): the 10-byte frame header, a Request's method name, whether a Response
- * succeeded, and the UNAVAILABLE Response it answers in the serving process's place.
+ * succeeded, the fields of a State it keeps (state-cache.h), and the Responses it answers in
+ * the serving process's place.
  */
 #ifndef SKIFF_KEEPER_TTRPC_WIRE_H
 #define SKIFF_KEEPER_TTRPC_WIRE_H
@@ -29,6 +30,17 @@ void ttrpc_request_method(const unsigned char *payload, size_t len, char out[MET
 
 /* Whether a ttrpc.Response payload is a success: no status (field 1), or a status with code 0. */
 int ttrpc_response_ok(const unsigned char *payload, size_t len);
+
+/*
+ * The last field `number` of a message, as protobuf reads a scalar or bytes field: a
+ * length-delimited one's bytes (*bytes, *blen), else a varint's value (*varint, *bytes NULL).
+ * 1 when found, 0 when absent, -1 when the bytes are not protobuf.
+ */
+int ttrpc_last_field(const unsigned char *msg, size_t len, uint32_t number, const unsigned char **bytes, size_t *blen,
+                     uint64_t *varint);
+
+/* A whole successful Response frame on `stream_id` carrying `payload` (Response{2: payload}); malloc'd, its length in *len. */
+unsigned char *ttrpc_payload_frame(uint32_t stream_id, const unsigned char *payload, size_t plen, size_t *len);
 
 /* A whole Response frame on `stream_id` with google.rpc.Status{code, message}; malloc'd, its length in *len. */
 unsigned char *ttrpc_status_frame(uint32_t stream_id, uint32_t code, const char *message, size_t *len);

@@ -20,11 +20,15 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
     sources: ['native/containerd-shim/package-code.c', 'native/containerd-shim/root-owned.c'],
   },
   { test: 'ttrpc-wire.test.c', sources: ['native/keeper/ttrpc-wire.c'] },
+  { test: 'state-cache.test.c', sources: ['native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c'] },
   { test: 'control-wire.test.c', sources: ['native/keeper/control-wire.c'] },
   { test: 'exec-fifo.test.c', sources: ['native/keeper/exec-fifo.c'] },
   { test: 'preamble.test.c', sources: ['native/common/preamble.c'] },
   // The vectors shared with the TypeScript side (test/vectors/README.md), through the real readers.
-  { test: 'ttrpc-vectors.test.c', sources: ['native/keeper/relay.c', 'native/keeper/ttrpc-wire.c'] },
+  {
+    test: 'ttrpc-vectors.test.c',
+    sources: ['native/keeper/relay.c', 'native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c'],
+  },
   { test: 'control-vectors.test.c', sources: ['native/keeper/control-wire.c'] },
 ];
 

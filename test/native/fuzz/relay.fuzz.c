@@ -4,7 +4,8 @@
  * them. The input is a script of steps, each an op byte, a length byte and that many bytes:
  *   0 containerd sends the bytes, the keeper reads them;  1 the same from the serving process;
  *   2 the keeper writes to the serving process;           3 to containerd;
- *   4 the serving process goes away (a new one connects); 5 waiting requests are refused.
+ *   4 the serving process goes away (a new one connects); 5 waiting requests are refused;
+ *   6 the hedge time passes: State requests get the keeper's cached answer (state-cache.h).
  * What the keeper writes is read and checked to be whole frames (a torn frame would desync
  * containerd). test/native/fuzz/corpus/relay/ holds seeds; test/vectors/ttrpc/ adds more.
  */
@@ -17,6 +18,12 @@
 #include <unistd.h>
 
 #include "relay.h"
+#include "state-cache.h"
+
+/* Every pid runs: a kept RUNNING answer is given whenever the cache holds one. */
+static int runs(int pid) {
+  return pid > 0;
+}
 
 struct peer {
   int fd;                /* the fuzzer's end */
@@ -70,6 +77,8 @@ static int reconnect(struct relay *r, struct peer *up) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  state_cache_configure(runs, 0);
+  state_cache_forget();
   struct peer down = {-1, NULL, 0}, up = {-1, NULL, 0};
   int down_fd;
   if (pair(&down_fd, &down) != 0) return 0;
@@ -78,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t at = 0;
   int ended = 0;
   while (!ended && at + 2 <= size) {
-    uint8_t op = data[at] % 6;
+    uint8_t op = data[at] % 7;
     size_t len = data[at + 1];
     at += 2;
     if (len > size - at) len = size - at;
@@ -104,8 +113,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       relay_lose_upstream(r);
       if (reconnect(r, &up) != 0) abort();
       break;
-    default:
+    case 5:
       relay_refuse_waiting(r, "refused");
+      break;
+    default:
+      relay_answer_overdue(r, relay_now_ms() + 1);
       break;
     }
     /* As keeper.c: a lost upstream is replaced, a lost containerd connection ends the relay. */

@@ -30,7 +30,7 @@ function relayScript(input: Buffer): Buffer {
 export const FUZZERS: readonly Fuzzer[] = [
   {
     name: 'relay',
-    sources: ['native/keeper/relay.c', 'native/keeper/ttrpc-wire.c'],
+    sources: ['native/keeper/relay.c', 'native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c'],
     seeds: () => readVectors('ttrpc').map((v) => relayScript(v.input)),
   },
   {

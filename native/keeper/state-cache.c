@@ -1,0 +1,166 @@
+/*
+ * The keeper's State answers (docs/keeper-protocol.md, "State from the keeper"). What keeps
+ * them true: an answer is kept only when no request that may change a process was in flight
+ * from the State's arrival to its answer, and every such request, every exit the keeper reaps
+ * and every restart with a change in flight drops them all. A process that still runs is
+ * answered for only while the keeper holds it alive; a stopped one stays as it was until a
+ * Delete (a change) drops it.
+ */
+#include "state-cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ttrpc-wire.h"
+
+/* Task states (containerd's api/types/task/task.proto). */
+#define STATUS_CREATED 1
+#define STATUS_RUNNING 2
+#define STATUS_STOPPED 3
+#define STATUS_PAUSED 4
+
+/* A pod has a few processes; a State response is a few hundred bytes. */
+#define ENTRIES_MAX 64
+#define PAYLOAD_MAX (64u << 10)
+#define KEY_MAX 1024
+
+struct entry {
+  struct entry *next;
+  char *key;
+  size_t key_len;
+  unsigned char *payload;
+  size_t len;
+  uint64_t pid, status;
+};
+
+static struct {
+  int (*runs)(int pid);
+  long hedge_ms;
+  unsigned long epoch;
+  int changes; /* requests that may change a process, in flight */
+  struct entry *entries;
+  int size;
+} c = {.hedge_ms = STATE_HEDGE_MS_DEFAULT};
+
+void state_cache_configure(int (*runs)(int pid), long hedge_ms) {
+  c.runs = runs;
+  c.hedge_ms = hedge_ms;
+}
+
+long state_cache_hedge_ms(void) {
+  return c.hedge_ms;
+}
+
+int state_cache_size(void) {
+  return c.size;
+}
+
+static void clear(void) {
+  while (c.entries != NULL) {
+    struct entry *e = c.entries;
+    c.entries = e->next;
+    free(e->key);
+    free(e->payload);
+    free(e);
+  }
+  c.size = 0;
+  c.epoch++;
+}
+
+int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len, long now_ms) {
+  const unsigned char *body = NULL, *id = NULL, *exec = NULL;
+  size_t body_len = 0, id_len = 0, exec_len = 0;
+  uint64_t v;
+  /* Request{3: payload}, StateRequest{1: id, 2: exec_id}: both strings, or it is no State this can key. */
+  if (ttrpc_last_field(request, len, 3, &body, &body_len, &v) != 1 || body == NULL) return 0;
+  if (ttrpc_last_field(body, body_len, 1, &id, &id_len, &v) != 1 || id == NULL || id_len == 0) return 0;
+  int has_exec = ttrpc_last_field(body, body_len, 2, &exec, &exec_len, &v);
+  if (has_exec < 0 || (has_exec == 1 && exec == NULL)) return 0;
+  if (has_exec == 0) exec_len = 0;
+  if (id_len + exec_len + 2 > KEY_MAX || memchr(id, 0, id_len) || (exec_len && memchr(exec, 0, exec_len))) return 0;
+  char *key = malloc(id_len + exec_len + 2);
+  if (key == NULL) return 0;
+  memcpy(key, id, id_len);
+  key[id_len] = '\0';
+  if (exec_len) memcpy(key + id_len + 1, exec, exec_len);
+  key[id_len + 1 + exec_len] = '\0';
+  *a = (struct state_ask){.key = key, .key_len = id_len + exec_len + 2, .epoch = c.epoch, .read_ms = now_ms};
+  return 1;
+}
+
+void state_ask_free(struct state_ask *a) {
+  free(a->key);
+  a->key = NULL;
+}
+
+void state_cache_change_begin(void) {
+  c.changes++;
+  clear();
+}
+
+void state_cache_change_end(void) {
+  if (c.changes > 0) c.changes--;
+  clear();
+}
+
+void state_cache_forget(void) {
+  clear();
+}
+
+static struct entry **find(const char *key, size_t key_len) {
+  struct entry **at = &c.entries;
+  while (*at != NULL && ((*at)->key_len != key_len || memcmp((*at)->key, key, key_len) != 0)) at = &(*at)->next;
+  return at;
+}
+
+void state_cache_keep(const struct state_ask *a, const unsigned char *response, size_t len) {
+  if (a->key == NULL || a->epoch != c.epoch || c.changes > 0 || !ttrpc_response_ok(response, len)) return;
+  const unsigned char *body = NULL, *unused = NULL;
+  size_t body_len = 0, unused_len = 0;
+  uint64_t pid = 0, status = 0, v;
+  int found = ttrpc_last_field(response, len, 2, &body, &body_len, &v);
+  if (found < 0 || (found == 1 && body == NULL)) return;
+  if (found == 0) body_len = 0; /* an empty StateResponse: UNKNOWN, never kept (below) */
+  if (body_len > PAYLOAD_MAX) return;
+  /* StateResponse{3: pid, 4: status}: varints, or it is no answer to keep. */
+  int has_pid = body_len ? ttrpc_last_field(body, body_len, 3, &unused, &unused_len, &pid) : 0;
+  if (has_pid < 0 || (has_pid == 1 && unused != NULL)) return;
+  int has_status = body_len ? ttrpc_last_field(body, body_len, 4, &unused, &unused_len, &status) : 0;
+  if (has_status != 1 || unused != NULL) return;
+  if (status != STATUS_CREATED && status != STATUS_RUNNING && status != STATUS_STOPPED && status != STATUS_PAUSED)
+    return;
+  struct entry **at = find(a->key, a->key_len);
+  struct entry *e = *at;
+  if (e == NULL) {
+    if (c.size >= ENTRIES_MAX) return;
+    e = calloc(1, sizeof *e);
+    if (e == NULL) return;
+    e->key = malloc(a->key_len);
+    if (e->key == NULL) {
+      free(e);
+      return;
+    }
+    memcpy(e->key, a->key, a->key_len);
+    e->key_len = a->key_len;
+    *at = e;
+    c.size++;
+  }
+  unsigned char *copy = malloc(body_len ? body_len : 1);
+  if (copy == NULL) return;
+  if (body_len) memcpy(copy, body, body_len);
+  free(e->payload);
+  e->payload = copy;
+  e->len = body_len;
+  e->pid = pid;
+  e->status = status;
+}
+
+unsigned char *state_cache_answer(const struct state_ask *a, uint32_t stream_id, size_t *len) {
+  if (a->key == NULL || c.changes > 0) return NULL;
+  struct entry *e = *find(a->key, a->key_len);
+  if (e == NULL || e->payload == NULL) return NULL;
+  /* A process that runs is answered for only while the keeper holds it alive: its exit is the keeper's to see. */
+  if (e->status != STATUS_STOPPED && (c.runs == NULL || e->pid == 0 || e->pid > 0x7fffffff || !c.runs((int)e->pid)))
+    return NULL;
+  return ttrpc_payload_frame(stream_id, e->payload, e->len, len);
+}

@@ -1,0 +1,48 @@
+/*
+ * The State answers the keeper gives in the serving process's place (docs/keeper-protocol.md,
+ * "State from the keeper"): the last State response the serving process gave for each process,
+ * kept while nothing can have changed it, and given to containerd when the serving process
+ * has not answered within the hedge time (it is starved, or restarting after a crash).
+ */
+#ifndef SKIFF_KEEPER_STATE_CACHE_H
+#define SKIFF_KEEPER_STATE_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STATE_HEDGE_MS_DEFAULT 100
+
+/* A State request from containerd, as the cache needs it. key: "<id>\0<exec id>"; NULL for any other request. */
+struct state_ask {
+  char *key;
+  size_t key_len;
+  unsigned long epoch; /* the cache's epoch when it was read */
+  long read_ms;        /* monotonic, when it was read */
+  int answered;        /* the keeper answered it: the serving process's answer is dropped */
+  int tried;           /* the hedge time passed: the cache was asked once */
+};
+
+/* `runs(pid)`: whether the keeper holds that pid and it has not exited. hedge_ms: from SKIFF_KEEPER_STATE_MS or the default. */
+void state_cache_configure(int (*runs)(int pid), long hedge_ms);
+long state_cache_hedge_ms(void);
+
+/* A request's ttrpc payload: a State's ask filled (1), or 0 when it is no State the cache can key. */
+int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len, long now_ms);
+void state_ask_free(struct state_ask *a);
+
+/* A request that may change a process (anything not read-only) read, and later answered or dropped. */
+void state_cache_change_begin(void);
+void state_cache_change_end(void);
+/* What the cache holds may be stale: a process exited, or the serving process restarted with a change in flight. */
+void state_cache_forget(void);
+
+/* The serving process's ttrpc Response payload to `a`: kept when successful and nothing changed since `a` was read. */
+void state_cache_keep(const struct state_ask *a, const unsigned char *response, size_t len);
+
+/* A whole Response frame for `a` on `stream_id` from the cache (malloc'd, *len), or NULL when it holds no valid answer. */
+unsigned char *state_cache_answer(const struct state_ask *a, uint32_t stream_id, size_t *len);
+
+/* Entries kept: for tests. */
+int state_cache_size(void);
+
+#endif
