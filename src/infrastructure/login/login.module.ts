@@ -83,6 +83,7 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
       refresh: (...args) => provider().refresh(...args),
       clientCredentials: (...args) => provider().clientCredentials(...args),
       tokenExchange: (...args) => provider().tokenExchange(...args),
+      pushAuthorizationRequest: (...args) => provider().pushAuthorizationRequest(...args),
       revoke: (...args) => provider().revoke(...args),
     };
     bind(IDENTITY_PROVIDER).toConstantValue(lazyProvider);

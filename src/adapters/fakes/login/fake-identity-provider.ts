@@ -6,6 +6,7 @@ import {
   CodeExchange,
   IdentityProvider,
   ProviderMetadata,
+  PushedAuthorization,
   TokenExchangeRequest,
 } from '../../../application/login/ports/identity-provider.port';
 
@@ -39,6 +40,9 @@ export class FakeIdentityProvider implements IdentityProvider {
   readonly discoveries: string[] = [];
   readonly tokenCalls: TokenCall[] = [];
   readonly revocations: Array<{ endpoint: string; token: string }> = [];
+  /** The pushed authorization requests received (RFC 9126), and what the next one is answered. */
+  readonly pushes: Array<{ endpoint: string; parameters: ReadonlyArray<readonly [string, string]> }> = [];
+  pushReply: PushedAuthorization | number = { requestUri: 'urn:ietf:params:oauth:request_uri:fake-1', expiresIn: 60 };
   /** Never settles discovery (a silent host). */
   hangDiscovery = false;
 
@@ -72,6 +76,20 @@ export class FakeIdentityProvider implements IdentityProvider {
   async tokenExchange(endpoint: string, request: TokenExchangeRequest): Promise<TokenResponse> {
     this.tokenCalls.push({ grant: 'token_exchange', endpoint, request });
     return this.nextReply(endpoint, 'the token exchange', [request.subjectToken]);
+  }
+
+  async pushAuthorizationRequest(
+    endpoint: string,
+    parameters: ReadonlyArray<readonly [string, string]>,
+  ): Promise<PushedAuthorization> {
+    this.pushes.push({ endpoint, parameters });
+    if (typeof this.pushReply === 'number') {
+      throw new IdentityError(
+        `the identity provider at ${new URL(endpoint).host} refused the pushed authorization request: HTTP ${this.pushReply}: ${this.failureBody}`,
+        'OIDC.PAR_STATUS',
+      );
+    }
+    return this.pushReply;
   }
 
   async revoke(endpoint: string, token: string): Promise<void> {

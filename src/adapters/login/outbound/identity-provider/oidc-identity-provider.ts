@@ -6,6 +6,7 @@ import {
   CodeExchange,
   IdentityProvider,
   ProviderMetadata,
+  PushedAuthorization,
   TokenExchangeRequest,
 } from '../../../../application/login/ports/identity-provider.port';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../../../domain/login/auth/token-exchange';
@@ -67,6 +68,25 @@ export function tokenReply(body: unknown, host: string): TokenResponse {
 }
 
 /**
+ * A pushed authorization request endpoint's success reply (RFC 9126 §2.2), checked for
+ * shape: a non-empty `request_uri` of printable ASCII (it goes into the URL the browser
+ * opens) and a positive `expires_in`.
+ */
+export function pushedAuthorizationReply(body: unknown, host: string): PushedAuthorization {
+  const doc = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const bad = (what: string) =>
+    new NetworkError(
+      `the pushed authorization request endpoint of ${host} answered without ${what}`,
+      'OIDC.BAD_PAR_REPLY',
+    );
+  const uri = doc.request_uri;
+  if (typeof uri !== 'string' || !/^[\x21-\x7e]{1,2048}$/.test(uri)) throw bad('a usable request_uri');
+  const expiresIn = doc.expires_in;
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 1) throw bad('a positive expires_in');
+  return { requestUri: uri, expiresIn: Math.floor(expiresIn) };
+}
+
+/**
  * The OpenID provider over HTTP: discovery, the token endpoint (authorization code,
  * refresh, client credentials and token exchange grants) and RFC 7009 revocation.
  */
@@ -104,6 +124,14 @@ export class OidcIdentityProvider implements IdentityProvider {
     if (grants !== undefined) metadata.grantTypesSupported = grants;
     const methods = stringList(fields.token_endpoint_auth_methods_supported);
     if (methods !== undefined) metadata.tokenEndpointAuthMethodsSupported = methods;
+    // RFC 9207 §3, RFC 9126 §5: booleans only when they are booleans (a string "true" promises nothing).
+    if (fields.authorization_response_iss_parameter_supported === true)
+      metadata.authorizationResponseIssParameterSupported = true;
+    const par = endpoint(fields, 'pushed_authorization_request_endpoint', host, false);
+    if (par !== undefined) metadata.pushedAuthorizationRequestEndpoint = par;
+    if (fields.require_pushed_authorization_requests === true) metadata.requirePushedAuthorizationRequests = true;
+    const dpop = stringList(fields.dpop_signing_alg_values_supported);
+    if (dpop !== undefined) metadata.dpopSigningAlgValuesSupported = dpop;
     return metadata;
   }
 
@@ -151,6 +179,24 @@ export class OidcIdentityProvider implements IdentityProvider {
       ['requested_token_type', ACCESS_TOKEN_TYPE],
     ];
     return this.tokenRequest(tokenEndpoint, body, 'the token exchange', [request.subjectToken]);
+  }
+
+  async pushAuthorizationRequest(
+    endpoint: string,
+    parameters: ReadonlyArray<readonly [string, string]>,
+  ): Promise<PushedAuthorization> {
+    const host = hostOf(endpoint);
+    const reply = await this.http.send({ method: 'POST', url: endpoint, headers: FORM, body: formEncode(parameters) });
+    if (!ok(reply.status)) {
+      // The state and nonce are this sign-in's secrets: a provider echoing them back gets them redacted.
+      const secrets = parameters.filter(([k]) => k === 'state' || k === 'nonce').map(([, v]) => v);
+      const body = oneLine(redact(reply.body, secrets));
+      throw new IdentityError(
+        `the identity provider at ${host} refused the pushed authorization request: HTTP ${reply.status}${body ? `: ${body}` : ''}`,
+        'OIDC.PAR_STATUS',
+      );
+    }
+    return pushedAuthorizationReply(parseJsonReply(reply, endpoint, 'the pushed authorization request'), host);
   }
 
   async revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void> {
