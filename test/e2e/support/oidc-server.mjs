@@ -19,6 +19,9 @@
 // error_description, as a careless provider may, so the tests see skiff redact it.
 // /__stats lists the `sub` of each subject token accepted. OIDC_TOKEN_EXCHANGE=0 leaves the
 // grant unregistered (not in grant_types_supported).
+// Pushed authorization requests (RFC 9126) are on, as oidc-provider has them by default;
+// OIDC_REQUIRE_PAR=1 makes them required (require_pushed_authorization_requests in discovery).
+// /__stats counts them by status (`par`). Every authorization response carries `iss` (RFC 9207).
 // Its id_tokens are signed with an RS256 key of its JWKS (kid e2e-1). GET /__id_token?mode=<mode>
 // turns it into a stand-in whose token endpoint sends a bad id_token from then on, re-signed:
 // `foreign-key` (a key outside its JWKS), `impostor` (another key under kid e2e-1), `audience`,
@@ -94,6 +97,10 @@ const provider = new Provider(issuer, {
     revocation: { enabled: true },
     deviceFlow: { enabled: true },
     clientCredentials: { enabled: clientCredentials },
+    pushedAuthorizationRequests: {
+      enabled: true,
+      requirePushedAuthorizationRequests: process.env.OIDC_REQUIRE_PAR === '1',
+    },
   },
   ...(process.env.OIDC_DEVICE_TTL ? { ttl: { DeviceCode: Number(process.env.OIDC_DEVICE_TTL) } } : {}),
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -145,7 +152,7 @@ if (tokenExchange) {
   ]);
 }
 
-const stats = { token: {}, revocation: {}, devicePolls: [], exchangedSubjects: [] };
+const stats = { token: {}, revocation: {}, devicePolls: [], exchangedSubjects: [], par: {} };
 let slowDown = process.env.OIDC_DEVICE_SLOW_DOWN === '1';
 provider.use(async (ctx, next) => {
   if (ctx.path === '/__stats') {
@@ -181,6 +188,9 @@ provider.use(async (ctx, next) => {
     }
     const key = `${grant}:${ctx.status}`;
     stats.token[key] = (stats.token[key] ?? 0) + 1;
+  }
+  if (ctx.method === 'POST' && ctx.path === '/request') {
+    stats.par[ctx.status] = (stats.par[ctx.status] ?? 0) + 1;
   }
   if (ctx.method === 'POST' && ctx.path === '/token/revocation') {
     stats.revocation[ctx.status] = (stats.revocation[ctx.status] ?? 0) + 1;
