@@ -4,6 +4,7 @@ import { redact } from '../../login/helpers/http-client';
 import {
   ClientCredentialsRequest,
   CodeExchange,
+  DpopProver,
   IdentityProvider,
   ProviderMetadata,
   PushedAuthorization,
@@ -11,12 +12,19 @@ import {
 } from '../../../application/login/ports/identity-provider.port';
 
 export type TokenCall =
-  | { readonly grant: 'authorization_code'; readonly endpoint: string; readonly request: CodeExchange }
+  | {
+      readonly grant: 'authorization_code';
+      readonly endpoint: string;
+      readonly request: CodeExchange;
+      /** The DPoP proof sent with it (RFC 9449), when one was. */
+      readonly dpop?: string;
+    }
   | {
       readonly grant: 'refresh_token';
       readonly endpoint: string;
       readonly refreshToken: string;
       readonly clientId: string;
+      readonly dpop?: string;
     }
   | { readonly grant: 'client_credentials'; readonly endpoint: string; readonly request: ClientCredentialsRequest }
   | { readonly grant: 'token_exchange'; readonly endpoint: string; readonly request: TokenExchangeRequest };
@@ -58,13 +66,15 @@ export class FakeIdentityProvider implements IdentityProvider {
     return this.metadata;
   }
 
-  async exchangeCode(endpoint: string, request: CodeExchange): Promise<TokenResponse> {
-    this.tokenCalls.push({ grant: 'authorization_code', endpoint, request });
+  async exchangeCode(endpoint: string, request: CodeExchange, dpop?: DpopProver): Promise<TokenResponse> {
+    const proof = dpop === undefined ? undefined : await dpop('POST', endpoint);
+    this.tokenCalls.push({ grant: 'authorization_code', endpoint, request, ...(proof === undefined ? {} : { dpop: proof }) });
     return this.nextReply(endpoint, 'the code exchange');
   }
 
-  async refresh(endpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse> {
-    this.tokenCalls.push({ grant: 'refresh_token', endpoint, refreshToken, clientId });
+  async refresh(endpoint: string, refreshToken: string, clientId: string, dpop?: DpopProver): Promise<TokenResponse> {
+    const proof = dpop === undefined ? undefined : await dpop('POST', endpoint);
+    this.tokenCalls.push({ grant: 'refresh_token', endpoint, refreshToken, clientId, ...(proof === undefined ? {} : { dpop: proof }) });
     return this.nextReply(endpoint, 'the token refresh');
   }
 

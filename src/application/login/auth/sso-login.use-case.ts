@@ -25,6 +25,8 @@ import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 import { BrowserOpener } from './browser-opener';
 import { IdTokenCheck } from './id-token-check';
+import { DpopProofs } from './dpop-proofs';
+import { bindsTokens } from '../../../domain/login/auth/dpop';
 
 export interface SsoLoginInput {
   readonly target: AuthTarget;
@@ -64,6 +66,7 @@ export class SsoLogin {
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
     @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
+    @inject(DpopProofs) private readonly dpop: DpopProofs,
   ) {}
 
   async execute(input: SsoLoginInput): Promise<SsoLoginResult> {
@@ -98,12 +101,15 @@ export class SsoLogin {
     } finally {
       await server.close();
     }
-    const reply = await this.provider.exchangeCode(metadata.tokenEndpoint, {
-      code,
-      redirectUri,
-      clientId: CLIENT_ID,
-      codeVerifier: pkce.verifier,
-    });
+    // RFC 9449: with DPoP, the code exchange carries a proof of the domain's key, to which the tokens are bound.
+    const dpop = bindsTokens(scope.context?.dpop === 'always')
+      ? await this.dpop.forTokenEndpoint(scope.cacheDomain, scope.tokenStore)
+      : undefined;
+    const reply = await this.provider.exchangeCode(
+      metadata.tokenEndpoint,
+      { code, redirectUri, clientId: CLIENT_ID, codeVerifier: pkce.verifier },
+      dpop,
+    );
     const claims = await this.idTokens.received(reply, metadata, { nonce });
     await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()), scope.tokenStore);
     return { domain, email: claims?.email };

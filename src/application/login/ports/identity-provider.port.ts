@@ -50,6 +50,12 @@ export interface TokenExchangeRequest {
   readonly subjectTokenType: string;
 }
 
+/**
+ * Makes a DPoP proof (RFC 9449 §4) for one request to the token endpoint with the domain's
+ * key; `nonce` is the server's `DPoP-Nonce` when it asked for one (§8).
+ */
+export type DpopProver = (method: string, url: string, nonce?: string) => Promise<string>;
+
 export interface CodeExchange {
   readonly code: string;
   readonly redirectUri: string;
@@ -65,8 +71,9 @@ export interface CodeExchange {
 export interface IdentityProvider {
   /** GET <issuer>/.well-known/openid-configuration. */
   discover(issuerUrl: string, timeoutMs?: number): Promise<ProviderMetadata>;
-  exchangeCode(tokenEndpoint: string, request: CodeExchange): Promise<TokenResponse>;
-  refresh(tokenEndpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse>;
+  /** With `dpop`, every request carries a proof, and a `use_dpop_nonce` refusal is retried once with the nonce given. */
+  exchangeCode(tokenEndpoint: string, request: CodeExchange, dpop?: DpopProver): Promise<TokenResponse>;
+  refresh(tokenEndpoint: string, refreshToken: string, clientId: string, dpop?: DpopProver): Promise<TokenResponse>;
   /** RFC 6749 §4.4: the client credentials grant. */
   clientCredentials(tokenEndpoint: string, request: ClientCredentialsRequest): Promise<TokenResponse>;
   /** RFC 8693: the token exchange, asking for an access token. */

@@ -17,7 +17,7 @@ function userCompletes(h: SkiffTestbed, extra: (url: URL) => string = () => '') 
   h.browser.onOpen = (opened) => {
     const url = new URL(opened);
     const pushed = h.provider.pushes.at(-1);
-    const params = pushed === undefined ? url.searchParams : new URLSearchParams([...pushed.parameters]);
+    const params = pushed === undefined ? url.searchParams : new URLSearchParams(pushed.parameters.map(([k, v]): [string, string] => [k, v]));
     issueWithNonce(h.provider, `https://x/?nonce=${params.get('nonce')}`);
     h.listener.deliver(`/callback?code=the-code&state=${params.get('state')}${extra(url)}`);
   };

@@ -4,13 +4,15 @@ import { IdentityError, NetworkError } from '../../../../domain/shared/errors';
 import {
   ClientCredentialsRequest,
   CodeExchange,
+  DpopProver,
   IdentityProvider,
   ProviderMetadata,
   PushedAuthorization,
   TokenExchangeRequest,
 } from '../../../../application/login/ports/identity-provider.port';
+import { dpopNonce } from '../../../../domain/login/auth/dpop';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../../../domain/login/auth/token-exchange';
-import { HttpClient, hostOf, oneLine, parseJsonReply, redact } from '../../helpers/http-client';
+import { HttpClient, HttpReply, hostOf, oneLine, parseJsonReply, redact } from '../../helpers/http-client';
 
 const ok = (status: number) => status >= 200 && status < 300;
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
@@ -61,6 +63,9 @@ export function tokenReply(body: unknown, host: string): TokenResponse {
   const reply: { -readonly [K in keyof TokenResponse]: TokenResponse[K] } = { accessToken: doc.access_token };
   const refreshToken = optional('refresh_token');
   const idToken = optional('id_token');
+  // RFC 9449 §5: only a DPoP-bound token is told apart (RFC 6749 §5.1 compares token_type without case).
+  const tokenType = optional('token_type');
+  if (tokenType !== undefined && /^dpop$/i.test(tokenType)) reply.tokenType = 'DPoP';
   if (refreshToken !== undefined) reply.refreshToken = refreshToken;
   if (expiresIn !== undefined) reply.expiresIn = Math.floor(expiresIn);
   if (idToken !== undefined) reply.idToken = idToken;
@@ -135,7 +140,7 @@ export class OidcIdentityProvider implements IdentityProvider {
     return metadata;
   }
 
-  exchangeCode(tokenEndpoint: string, request: CodeExchange): Promise<TokenResponse> {
+  exchangeCode(tokenEndpoint: string, request: CodeExchange, dpop?: DpopProver): Promise<TokenResponse> {
     const body: Array<[string, string]> = [
       ['grant_type', 'authorization_code'],
       ['code', request.code],
@@ -143,16 +148,16 @@ export class OidcIdentityProvider implements IdentityProvider {
       ['client_id', request.clientId],
       ['code_verifier', request.codeVerifier],
     ];
-    return this.tokenRequest(tokenEndpoint, body, 'the code exchange', [request.code, request.codeVerifier]);
+    return this.tokenRequest(tokenEndpoint, body, 'the code exchange', [request.code, request.codeVerifier], FORM, dpop);
   }
 
-  refresh(tokenEndpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse> {
+  refresh(tokenEndpoint: string, refreshToken: string, clientId: string, dpop?: DpopProver): Promise<TokenResponse> {
     const body: Array<[string, string]> = [
       ['grant_type', 'refresh_token'],
       ['refresh_token', refreshToken],
       ['client_id', clientId],
     ];
-    return this.tokenRequest(tokenEndpoint, body, 'the token refresh', [refreshToken]);
+    return this.tokenRequest(tokenEndpoint, body, 'the token refresh', [refreshToken], FORM, dpop);
   }
 
   clientCredentials(tokenEndpoint: string, request: ClientCredentialsRequest): Promise<TokenResponse> {
@@ -220,9 +225,20 @@ export class OidcIdentityProvider implements IdentityProvider {
     what: string,
     secrets: string[],
     headers: Record<string, string> = FORM,
+    dpop?: DpopProver,
   ): Promise<TokenResponse> {
     const host = hostOf(url);
-    const reply = await this.http.send({ method: 'POST', url, headers, body: formEncode(fields) });
+    const send = async (nonce?: string) =>
+      this.http.send({
+        method: 'POST',
+        url,
+        headers: dpop === undefined ? headers : { ...headers, DPoP: await dpop('POST', url, nonce) },
+        body: formEncode(fields),
+      });
+    let reply = await send();
+    // RFC 9449 §8: a server that wants a nonce refuses with use_dpop_nonce and names one; asked once again with it.
+    const nonce = dpop === undefined ? undefined : nonceAsked(reply);
+    if (nonce !== undefined) reply = await send(nonce);
     if (!ok(reply.status)) {
       const body = oneLine(redact(reply.body, secrets));
       throw new IdentityError(
@@ -231,6 +247,18 @@ export class OidcIdentityProvider implements IdentityProvider {
       );
     }
     return tokenReply(parseJsonReply(reply, url, `${what}`), host);
+  }
+}
+
+/** The `DPoP-Nonce` of a `use_dpop_nonce` refusal (RFC 9449 §8), when it is a well-formed one. */
+export function nonceAsked(reply: HttpReply): string | undefined {
+  if (reply.status !== 400 && reply.status !== 401) return undefined;
+  const nonce = dpopNonce(reply.headers?.['dpop-nonce']);
+  if (nonce === undefined) return undefined;
+  try {
+    return (JSON.parse(reply.body) as { error?: unknown }).error === 'use_dpop_nonce' ? nonce : undefined;
+  } catch {
+    return undefined;
   }
 }
 

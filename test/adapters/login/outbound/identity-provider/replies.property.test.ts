@@ -58,9 +58,10 @@ describe('tokenReply on generated replies', () => {
           expect(Number.isSafeInteger(parsed.expiresIn) || Number.isInteger(parsed.expiresIn)).toBe(true);
           expect(parsed.expiresIn).toBeGreaterThanOrEqual(0);
         }
+        if (parsed.tokenType !== undefined) expect(String(doc.token_type).toLowerCase()).toBe('dpop');
         // Only what the cache's fields take comes out (a reply's scope is not kept).
         expect(
-          Object.keys(parsed).every((k) => ['accessToken', 'refreshToken', 'expiresIn', 'idToken'].includes(k)),
+          Object.keys(parsed).every((k) => ['accessToken', 'refreshToken', 'expiresIn', 'idToken', 'tokenType'].includes(k)),
         ).toBe(true);
       }),
       PROPERTY_BUDGET,
