@@ -1,3 +1,4 @@
+import { UsageError } from '../../shared/errors';
 import { base64url, utf8Bytes } from './encoding';
 
 /**
@@ -93,4 +94,28 @@ export function dpopNonce(header: string | undefined): string | undefined {
  */
 export function bindsTokens(contextAsks: boolean): boolean {
   return contextAsks;
+}
+
+/** RFC 9110 §5.6.2: a method is a token. */
+const METHOD = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,32}$/;
+
+/**
+ * `auth token --dpop-proof --method M --url U`: the request a script wants a proof for,
+ * judged before any file is read. The URL must be absolute http(s) with a host; its query and
+ * fragment are dropped as `htu` says (RFC 9449 §4.2). Anything else is a usage error naming it.
+ */
+export function proofTarget(method: string, url: string): { readonly htm: string; readonly htu: string } {
+  if (!METHOD.test(method))
+    throw new UsageError(
+      '--method must be an HTTP method such as GET or POST (for example: skiff auth token --dpop-proof --method GET --url https://api.example.com/)',
+      'CLI.BAD_DPOP_METHOD',
+    );
+  const match = /^(https?):\/\/([^/?#\s]+)([^\s]*)$/i.exec(url);
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+  if (match === null || /[\u0000-\u001f\u007f]/.test(url))
+    throw new UsageError(
+      '--url must be an absolute http or https URL (for example: skiff auth token --dpop-proof --method GET --url https://api.example.com/)',
+      'CLI.BAD_DPOP_URL',
+    );
+  return { htm: method, htu: htuOf(url) };
 }
