@@ -22,6 +22,10 @@
 // Pushed authorization requests (RFC 9126) are on, as oidc-provider has them by default;
 // OIDC_REQUIRE_PAR=1 makes them required (require_pushed_authorization_requests in discovery).
 // /__stats counts them by status (`par`). Every authorization response carries `iss` (RFC 9207).
+// DPoP (RFC 9449) is on, as by default; OIDC_DPOP_REQUIRED=1 registers skiff-cli with
+// dpop_bound_access_tokens (every token request of it must carry a proof), OIDC_DPOP_NONCE=1 makes
+// the token endpoint demand a server nonce (use_dpop_nonce, RFC 9449 §8). Introspection (RFC 7662)
+// is on for skiff-robot, so a resource stand-in can learn a token's cnf.jkt.
 // Its id_tokens are signed with an RS256 key of its JWKS (kid e2e-1). GET /__id_token?mode=<mode>
 // turns it into a stand-in whose token endpoint sends a bad id_token from then on, re-signed:
 // `foreign-key` (a key outside its JWKS), `impostor` (another key under kid e2e-1), `audience`,
@@ -79,6 +83,7 @@ const provider = new Provider(issuer, {
         ...(tokenExchange ? [TOKEN_EXCHANGE] : []),
       ],
       response_types: ['code'],
+      ...(process.env.OIDC_DPOP_REQUIRED === '1' ? { dpop_bound_access_tokens: true } : {}),
     },
     {
       client_id: 'skiff-robot',
@@ -97,6 +102,13 @@ const provider = new Provider(issuer, {
     revocation: { enabled: true },
     deviceFlow: { enabled: true },
     clientCredentials: { enabled: clientCredentials },
+    introspection: { enabled: true },
+    dPoP: {
+      enabled: true,
+      ...(process.env.OIDC_DPOP_NONCE === '1'
+        ? { nonceSecret: Buffer.alloc(32, 7), requireNonce: () => true }
+        : {}),
+    },
     pushedAuthorizationRequests: {
       enabled: true,
       requirePushedAuthorizationRequests: process.env.OIDC_REQUIRE_PAR === '1',
