@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { calculateJwkThumbprint, compactVerify, importJWK, type JWK } from 'jose';
 import { DpopProof } from '../../../../src/application/login/auth/dpop-proof.use-case';
+import { GetSession } from '../../../../src/application/login/auth/get-session.use-case';
+import { ListBoards } from '../../../../src/application/login/boards/list-boards.use-case';
 import { GetToken } from '../../../../src/application/login/auth/get-token.use-case';
 import { Logout } from '../../../../src/application/login/auth/logout.use-case';
 import { SsoLogin } from '../../../../src/application/login/auth/sso-login.use-case';
@@ -131,5 +133,41 @@ describe('auth token --dpop-proof', () => {
     ]) {
       await expect(h.get(DpopProof).execute({ target: {}, method, url })).rejects.toThrow(UsageError);
     }
+  });
+});
+
+describe('every call skiff makes with a bound token carries a fresh proof', () => {
+  it("a plugin's session: DPoP headers with a new proof per request for a bound token, Bearer for another", async () => {
+    const h = skiffTestbed();
+    await h.dpopKeys.keyFor('example.com', 'file');
+    h.signIn({ tokenType: 'DPoP', accessToken: 'bound' });
+    const session = await h.get(GetSession).execute({});
+    expect(session.tokenType).toBe('DPoP');
+    const one = await session.authorization('GET', 'https://api.example.com/me?x=1');
+    const two = await session.authorization('GET', 'https://api.example.com/me?x=1');
+    expect(one.Authorization).toBe('DPoP bound');
+    const claims = (await opened(one.DPoP)).claims;
+    expect(claims).toMatchObject({ htm: 'GET', htu: 'https://api.example.com/me', ath: createHash('sha256').update('bound').digest('base64url') });
+    expect(claims.jti).not.toBe((await opened(two.DPoP)).claims.jti);
+
+    const bearer = skiffTestbed();
+    bearer.signIn({ accessToken: 'plain' });
+    const plain = await bearer.get(GetSession).execute({});
+    expect(plain.tokenType).toBe('Bearer');
+    await expect(plain.authorization('GET', 'https://api.example.com/')).resolves.toEqual({ Authorization: 'Bearer plain' });
+  });
+
+  it('boards: the exchange of a bound token carries a proof for POST <boards>/access-tokens/exchange-using-token with its ath', async () => {
+    const h = skiffTestbed();
+    await h.dpopKeys.keyFor('example.com', 'file');
+    h.signIn({ tokenType: 'DPoP', accessToken: 'bound' });
+    await h.get(ListBoards).execute({});
+    expect(h.boardTool.exchanges).toEqual(['bound']);
+    const { claims } = await opened(h.boardTool.exchangeProofs[0]);
+    expect(claims).toMatchObject({
+      htm: 'POST',
+      htu: 'https://projects.example.com/api/access-tokens/exchange-using-token',
+      ath: createHash('sha256').update('bound').digest('base64url'),
+    });
   });
 });
