@@ -23,7 +23,9 @@ export function dpopKeysContract(name: string, make: () => { keys: DpopKeys; cle
         const input = `${Buffer.from('{"alg":"ES256"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}`;
         const signature = await key.sign(input);
         expect(Buffer.from(signature, 'base64url')).toHaveLength(64);
-        await expect(compactVerify(`${input}.${signature}`, await importJWK({ ...key.publicJwk }, 'ES256'))).resolves.toBeDefined();
+        await expect(
+          compactVerify(`${input}.${signature}`, await importJWK({ ...key.publicJwk }, 'ES256')),
+        ).resolves.toBeDefined();
       },
     );
 

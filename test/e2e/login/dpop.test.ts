@@ -29,7 +29,11 @@ async function home(provider: OidcServer, dpop = true): Promise<CliHome> {
   const h = new CliHome();
   homes.push(h);
   await useProvider(h, provider);
-  if (dpop) expect(await h.run(['config', 'set', '--dpop'])).toMatchObject({ code: 0, stdout: 'Context e2e now always uses DPoP.\n' });
+  if (dpop)
+    expect(await h.run(['config', 'set', '--dpop'])).toMatchObject({
+      code: 0,
+      stdout: 'Context e2e now always uses DPoP.\n',
+    });
   return h;
 }
 
@@ -58,7 +62,13 @@ describe('DPoP-bound tokens', () => {
     expect(record.token_type).toBe('DPoP');
     const keyFile = join(h.authDir, 'e2e.test.dpop.jwk');
     expect(lstatSync(keyFile).mode & 0o777).toBe(0o600);
-    expect(Object.keys(JSON.parse(readFileSync(keyFile, 'utf8')) as object).sort()).toEqual(['crv', 'd', 'kty', 'x', 'y']);
+    expect(Object.keys(JSON.parse(readFileSync(keyFile, 'utf8')) as object).sort()).toEqual([
+      'crv',
+      'd',
+      'kty',
+      'x',
+      'y',
+    ]);
     for (const secret of secrets(h)) expect(`${result.stdout}${result.stderr}`).not.toContain(secret);
   });
 
@@ -84,9 +94,13 @@ describe('DPoP-bound tokens', () => {
     expect((await signIn(h, ['auth', 'sso'])).result.code).toBe(0);
     const file = h.cacheFile('e2e.test');
     const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
-    writeFileSync(file, `${JSON.stringify({ ...record, expires_at: new Date(Date.now() - 1000).toISOString() }, null, 2)}\n`, {
-      mode: 0o600,
-    });
+    writeFileSync(
+      file,
+      `${JSON.stringify({ ...record, expires_at: new Date(Date.now() - 1000).toISOString() }, null, 2)}\n`,
+      {
+        mode: 0o600,
+      },
+    );
     const before = await oidc.grants('refresh_token');
     const refreshed = await h.run(['auth', 'token']);
     expect(refreshed.code).toBe(0);
@@ -104,9 +118,13 @@ describe('DPoP-bound tokens', () => {
     const file = h.cacheFile('e2e.test');
     const record = JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>;
     expect(record.token_type).toBe('DPoP');
-    writeFileSync(file, `${JSON.stringify({ ...record, expires_at: new Date(Date.now() - 1000).toISOString() }, null, 2)}\n`, {
-      mode: 0o600,
-    });
+    writeFileSync(
+      file,
+      `${JSON.stringify({ ...record, expires_at: new Date(Date.now() - 1000).toISOString() }, null, 2)}\n`,
+      {
+        mode: 0o600,
+      },
+    );
     expect((await h.run(['auth', 'token'])).code).toBe(0);
     const stats = await nonces.stats();
     expect(stats.token['authorization_code:400']).toBe(1);
@@ -118,7 +136,9 @@ describe('DPoP-bound tokens', () => {
     const h = await home(oidc, false);
     const { result } = await signIn(h, ['auth', 'sso']);
     expect(result.code).toBe(4);
-    expect(result.stderr.trim().split('\n').at(-1)).toMatch(/^skiff: the identity provider at \S+ refused the code exchange: HTTP 400/);
+    expect(result.stderr.trim().split('\n').at(-1)).toMatch(
+      /^skiff: the identity provider at \S+ refused the code exchange: HTTP 400/,
+    );
     expect(() => lstatSync(h.cacheFile('e2e.test'))).toThrow();
   });
 
@@ -129,7 +149,15 @@ describe('DPoP-bound tokens', () => {
     try {
       await useProvider(bearer, plain);
       expect((await signIn(bearer, ['auth', 'sso'])).result.code).toBe(0);
-      const result = await bearer.run(['auth', 'token', '--dpop-proof', '--method', 'GET', '--url', 'https://api.example/']);
+      const result = await bearer.run([
+        'auth',
+        'token',
+        '--dpop-proof',
+        '--method',
+        'GET',
+        '--url',
+        'https://api.example/',
+      ]);
       expect(result.code).toBe(3);
       expect(result.stderr).toContain('skiff config set --dpop');
       const bad = await bearer.run(['auth', 'token', '--dpop-proof', '--method', 'GET', '--url', 'api.example/x']);

@@ -105,9 +105,7 @@ const provider = new Provider(issuer, {
     introspection: { enabled: true },
     dPoP: {
       enabled: true,
-      ...(process.env.OIDC_DPOP_NONCE === '1'
-        ? { nonceSecret: Buffer.alloc(32, 7), requireNonce: () => true }
-        : {}),
+      ...(process.env.OIDC_DPOP_NONCE === '1' ? { nonceSecret: Buffer.alloc(32, 7), requireNonce: () => true } : {}),
     },
     pushedAuthorizationRequests: {
       enabled: true,

@@ -24,14 +24,19 @@ export default class AuthToken extends AuthCommand {
       dependsOn: ['method', 'url'],
       exclusive: ['json'],
     }),
-    method: Flags.string({ description: 'The HTTP method of the request the proof is for.', dependsOn: ['dpop-proof'] }),
+    method: Flags.string({
+      description: 'The HTTP method of the request the proof is for.',
+      dependsOn: ['dpop-proof'],
+    }),
     url: Flags.string({ description: 'The URL of the request the proof is for.', dependsOn: ['dpop-proof'] }),
   };
 
   async run(): Promise<TokenDetails | void> {
     const { flags } = await this.parse(AuthToken);
     if (flags['dpop-proof'] && flags.method !== undefined && flags.url !== undefined) {
-      this.log(await this.resolve(DpopProof).execute({ target: this.target(flags), method: flags.method, url: flags.url }));
+      this.log(
+        await this.resolve(DpopProof).execute({ target: this.target(flags), method: flags.method, url: flags.url }),
+      );
       return;
     }
     if (this.jsonEnabled()) return this.resolve(GetToken).details(this.target(flags));

@@ -41,7 +41,12 @@ export default class ConfigSet extends AppCommand {
 
   async run(): Promise<void> {
     const { flags } = await this.parse(ConfigSet);
-    if (flags.host === undefined && flags['token-store'] === undefined && flags.par === undefined && flags.dpop === undefined)
+    if (
+      flags.host === undefined &&
+      flags['token-store'] === undefined &&
+      flags.par === undefined &&
+      flags.dpop === undefined
+    )
       throw new UsageError(
         'config set needs --host <domain>, --token-store keyring|file, --[no-]par or --[no-]dpop (see `skiff config set --help`; for example: skiff config set --host example.com)',
         'CLI.MISSING_FLAG',

@@ -23,7 +23,8 @@ export class FakeBoardTool implements BoardTool {
     dpop?: (method: string, url: string) => Promise<string>,
   ): Promise<string> {
     this.exchanges.push(accessToken);
-    if (dpop !== undefined) this.exchangeProofs.push(await dpop('POST', `${baseUrl}/access-tokens/exchange-using-token`));
+    if (dpop !== undefined)
+      this.exchangeProofs.push(await dpop('POST', `${baseUrl}/access-tokens/exchange-using-token`));
     if (!this.exchangeAvailable) throw new BoardExchangeUnavailableError(new URL(baseUrl).host);
     const token = `board-token-${++this.issued}`;
     this.accepted.add(token);

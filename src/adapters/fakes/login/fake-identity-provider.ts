@@ -68,13 +68,24 @@ export class FakeIdentityProvider implements IdentityProvider {
 
   async exchangeCode(endpoint: string, request: CodeExchange, dpop?: DpopProver): Promise<TokenResponse> {
     const proof = dpop === undefined ? undefined : await dpop('POST', endpoint);
-    this.tokenCalls.push({ grant: 'authorization_code', endpoint, request, ...(proof === undefined ? {} : { dpop: proof }) });
+    this.tokenCalls.push({
+      grant: 'authorization_code',
+      endpoint,
+      request,
+      ...(proof === undefined ? {} : { dpop: proof }),
+    });
     return this.nextReply(endpoint, 'the code exchange');
   }
 
   async refresh(endpoint: string, refreshToken: string, clientId: string, dpop?: DpopProver): Promise<TokenResponse> {
     const proof = dpop === undefined ? undefined : await dpop('POST', endpoint);
-    this.tokenCalls.push({ grant: 'refresh_token', endpoint, refreshToken, clientId, ...(proof === undefined ? {} : { dpop: proof }) });
+    this.tokenCalls.push({
+      grant: 'refresh_token',
+      endpoint,
+      refreshToken,
+      clientId,
+      ...(proof === undefined ? {} : { dpop: proof }),
+    });
     return this.nextReply(endpoint, 'the token refresh');
   }
 

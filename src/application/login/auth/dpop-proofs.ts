@@ -1,10 +1,5 @@
 import { inject, injectable } from 'inversify';
-import {
-  accessTokenHash,
-  htuOf,
-  JTI_BYTES,
-  proofSigningInput,
-} from '../../../domain/login/auth/dpop';
+import { accessTokenHash, htuOf, JTI_BYTES, proofSigningInput } from '../../../domain/login/auth/dpop';
 import { base64url } from '../../../domain/login/auth/encoding';
 import { TokenStoreKind } from '../../../domain/login/auth/token-store';
 import { IdentityError } from '../../../domain/shared/errors';
@@ -62,7 +57,10 @@ export class DpopProofs {
       htu: htuOf(request.url),
       iat: Math.floor(this.clock.now().getTime() / 1000),
       nonce: request.nonce,
-      ath: request.accessToken === undefined ? undefined : accessTokenHash(request.accessToken, (b) => this.hasher.sha256(b)),
+      ath:
+        request.accessToken === undefined
+          ? undefined
+          : accessTokenHash(request.accessToken, (b) => this.hasher.sha256(b)),
     });
     return `${input}.${await key.sign(input)}`;
   }

@@ -26,7 +26,10 @@ export class ResourceAuthorization {
   }
 
   /** The headers for one request, with a fresh proof each time for a bound token. */
-  async headers(scope: AuthScope, tokens: AuthTokens): Promise<(method: string, url: string) => Promise<AuthorizationHeaders>> {
+  async headers(
+    scope: AuthScope,
+    tokens: AuthTokens,
+  ): Promise<(method: string, url: string) => Promise<AuthorizationHeaders>> {
     const prove = await this.prover(scope, tokens);
     if (prove === undefined) return async () => ({ Authorization: `Bearer ${tokens.accessToken}` });
     return async (method, url) => ({ Authorization: `DPoP ${tokens.accessToken}`, DPoP: await prove(method, url) });

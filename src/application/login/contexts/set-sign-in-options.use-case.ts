@@ -18,7 +18,8 @@ export class SetSignInOptions {
   constructor(@inject(CONFIG_STORE) private readonly store: ConfigStore) {}
 
   async execute(options: SignInOptions): Promise<{ context: string }> {
-    const value = (on: boolean | undefined) => (on === undefined ? undefined : on ? ('always' as const) : ('' as const));
+    const value = (on: boolean | undefined) =>
+      on === undefined ? undefined : on ? ('always' as const) : ('' as const);
     const changed = setInUse(await this.store.load(), { par: value(options.par), dpop: value(options.dpop) });
     await this.store.save(changed.config);
     return { context: changed.context };

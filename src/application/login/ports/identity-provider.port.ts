@@ -79,7 +79,10 @@ export interface IdentityProvider {
   /** RFC 8693: the token exchange, asking for an access token. */
   tokenExchange(tokenEndpoint: string, request: TokenExchangeRequest): Promise<TokenResponse>;
   /** RFC 9126 §2.1: pushes the authorization request's parameters (a public client: `client_id` among them). */
-  pushAuthorizationRequest(endpoint: string, parameters: ReadonlyArray<readonly [string, string]>): Promise<PushedAuthorization>;
+  pushAuthorizationRequest(
+    endpoint: string,
+    parameters: ReadonlyArray<readonly [string, string]>,
+  ): Promise<PushedAuthorization>;
   /** RFC 7009 revocation of a refresh token; bounded by `timeoutMs`. */
   revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void>;
 }

@@ -63,8 +63,16 @@ export interface AuthTokens extends Readonly<AuthTokenFields> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class AuthTokens {
   constructor(fields: AuthTokenFields) {
-    const { idToken, giteaToken, clientId, clientSecretFile, subjectTokenFile, subjectTokenType, tokenType, ...required } =
-      fields;
+    const {
+      idToken,
+      giteaToken,
+      clientId,
+      clientSecretFile,
+      subjectTokenFile,
+      subjectTokenType,
+      tokenType,
+      ...required
+    } = fields;
     Object.assign(this, required, { expiresAt: new Date(fields.expiresAt.getTime()) });
     // Absent optional fields stay absent (not undefined-valued keys): records compare and encode by their keys.
     const optional = { idToken, giteaToken, clientId, clientSecretFile, subjectTokenFile, subjectTokenType, tokenType };

@@ -65,7 +65,10 @@ export function pushedAuthorizationUrl(authorizationEndpoint: string, requestUri
  * configuration error, since the sign-in cannot be made as asked.
  */
 export function pushEndpoint(
-  metadata: { readonly pushedAuthorizationRequestEndpoint?: string; readonly requirePushedAuthorizationRequests?: boolean },
+  metadata: {
+    readonly pushedAuthorizationRequestEndpoint?: string;
+    readonly requirePushedAuthorizationRequests?: boolean;
+  },
   contextAsks: boolean,
   host: string,
 ): string | undefined {

@@ -18,7 +18,10 @@ const asking = () => configWith({ name: 'local', domain: 'example.com', dpop: 'a
 async function opened(proof: string) {
   const header = JSON.parse(Buffer.from(proof.split('.')[0], 'base64url').toString('utf8')) as { jwk: JWK };
   const { payload, protectedHeader } = await compactVerify(proof, await importJWK(header.jwk, 'ES256'));
-  return { header: protectedHeader, claims: JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown> };
+  return {
+    header: protectedHeader,
+    claims: JSON.parse(Buffer.from(payload).toString('utf8')) as Record<string, unknown>,
+  };
 }
 
 function userCompletes(h: SkiffTestbed) {
@@ -80,10 +83,13 @@ describe('DPoP at the token endpoint', () => {
     expect(h.cache.records.get('example.com')?.tokenType).toBe('DPoP');
   });
 
-  it("a bound record whose key is gone: the refresh fails with the warning naming it, then session expired", async () => {
+  it('a bound record whose key is gone: the refresh fails with the warning naming it, then session expired', async () => {
     const h = skiffTestbed();
     h.signIn({ expiresAt: new Date(NOW.getTime() - 1000), tokenType: 'DPoP' });
-    const err = await h.get(GetToken).execute({}).catch((e: unknown) => e);
+    const err = await h
+      .get(GetToken)
+      .execute({})
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(IdentityError);
     expect(h.notifier.warnings.join('\n')).toContain('bound to a DPoP key that is no longer kept');
     expect(h.provider.tokenCalls).toEqual([]);
@@ -147,14 +153,20 @@ describe('every call skiff makes with a bound token carries a fresh proof', () =
     const two = await session.authorization('GET', 'https://api.example.com/me?x=1');
     expect(one.Authorization).toBe('DPoP bound');
     const claims = (await opened(one.DPoP)).claims;
-    expect(claims).toMatchObject({ htm: 'GET', htu: 'https://api.example.com/me', ath: createHash('sha256').update('bound').digest('base64url') });
+    expect(claims).toMatchObject({
+      htm: 'GET',
+      htu: 'https://api.example.com/me',
+      ath: createHash('sha256').update('bound').digest('base64url'),
+    });
     expect(claims.jti).not.toBe((await opened(two.DPoP)).claims.jti);
 
     const bearer = skiffTestbed();
     bearer.signIn({ accessToken: 'plain' });
     const plain = await bearer.get(GetSession).execute({});
     expect(plain.tokenType).toBe('Bearer');
-    await expect(plain.authorization('GET', 'https://api.example.com/')).resolves.toEqual({ Authorization: 'Bearer plain' });
+    await expect(plain.authorization('GET', 'https://api.example.com/')).resolves.toEqual({
+      Authorization: 'Bearer plain',
+    });
   });
 
   it('boards: the exchange of a bound token carries a proof for POST <boards>/access-tokens/exchange-using-token with its ath', async () => {

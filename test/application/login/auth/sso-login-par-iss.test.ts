@@ -9,7 +9,11 @@ import { idToken, issueWithNonce } from '../../../support/tokens';
  */
 
 const input: SsoLoginInput = { target: {}, openBrowser: true };
-const reply = () => ({ accessToken: 'access-9', refreshToken: 'refresh-9', idToken: idToken({ email: 'a@example.com' }) });
+const reply = () => ({
+  accessToken: 'access-9',
+  refreshToken: 'refresh-9',
+  idToken: idToken({ email: 'a@example.com' }),
+});
 const PAR = 'https://auth.example.com/request';
 
 /** The browser side: with a pushed request the parameters are the ones pushed, else the URL's. */
@@ -17,7 +21,10 @@ function userCompletes(h: SkiffTestbed, extra: (url: URL) => string = () => '') 
   h.browser.onOpen = (opened) => {
     const url = new URL(opened);
     const pushed = h.provider.pushes.at(-1);
-    const params = pushed === undefined ? url.searchParams : new URLSearchParams(pushed.parameters.map(([k, v]): [string, string] => [k, v]));
+    const params =
+      pushed === undefined
+        ? url.searchParams
+        : new URLSearchParams(pushed.parameters.map(([k, v]): [string, string] => [k, v]));
     issueWithNonce(h.provider, `https://x/?nonce=${params.get('nonce')}`);
     h.listener.deliver(`/callback?code=the-code&state=${params.get('state')}${extra(url)}`);
   };
@@ -67,7 +74,10 @@ describe('pushed authorization requests', () => {
   });
 
   it('the context asks (par: always): pushed; a provider without the endpoint is a configuration error before any listener', async () => {
-    const contexts = { currentContext: 'local', contexts: [{ name: 'local', domain: 'example.com', par: 'always' as const }] };
+    const contexts = {
+      currentContext: 'local',
+      contexts: [{ name: 'local', domain: 'example.com', par: 'always' as const }],
+    };
     const h = skiffTestbed(contexts);
     h.provider.metadata = { ...h.provider.metadata, pushedAuthorizationRequestEndpoint: PAR };
     h.provider.tokenReplies = [reply()];
@@ -76,7 +86,10 @@ describe('pushed authorization requests', () => {
     expect(h.provider.pushes).toHaveLength(1);
 
     const without = skiffTestbed(contexts);
-    const err = await without.get(SsoLogin).execute(input).catch((e: unknown) => e);
+    const err = await without
+      .get(SsoLogin)
+      .execute(input)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigurationError);
     expect((err as Error).message).toContain('skiff config set --no-par');
     expect(without.browser.opened).toEqual([]);
@@ -84,7 +97,11 @@ describe('pushed authorization requests', () => {
 
   it('a refused push is the identity error, nothing opened, nothing cached', async () => {
     const h = skiffTestbed();
-    h.provider.metadata = { ...h.provider.metadata, pushedAuthorizationRequestEndpoint: PAR, requirePushedAuthorizationRequests: true };
+    h.provider.metadata = {
+      ...h.provider.metadata,
+      pushedAuthorizationRequestEndpoint: PAR,
+      requirePushedAuthorizationRequests: true,
+    };
     h.provider.pushReply = 400;
     await expect(h.get(SsoLogin).execute(input)).rejects.toBeInstanceOf(IdentityError);
     expect(h.browser.opened).toEqual([]);
@@ -108,18 +125,26 @@ describe('the issuer in the callback (RFC 9207)', () => {
     ['missing', () => ''],
     ['another issuer', () => `&iss=${encodeURIComponent('https://evil.example')}`],
     ['the issuer with a trailing slash', () => `&iss=${encodeURIComponent('https://auth.example.com/')}`],
-  ])('advertised and %s: an identity error naming the mix-up, the browser told, no code exchanged', async (_, extra) => {
-    const h = skiffTestbed();
-    advertised(h);
-    h.provider.tokenReplies = [reply()];
-    userCompletes(h, extra);
-    const err = await h.get(SsoLogin).execute(input).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(IdentityError);
-    expect((err as Error).message).toMatch(/the issuer https:\/\/auth\.example\.com this sign-in was sent to: possible mix-up attack \(RFC 9207\)/);
-    expect((err as Error).message).not.toContain('evil');
-    expect(h.provider.tokenCalls).toEqual([]);
-    expect(h.listener.replies.at(-1)).toMatchObject({ kind: 'failure' });
-  });
+  ])(
+    'advertised and %s: an identity error naming the mix-up, the browser told, no code exchanged',
+    async (_, extra) => {
+      const h = skiffTestbed();
+      advertised(h);
+      h.provider.tokenReplies = [reply()];
+      userCompletes(h, extra);
+      const err = await h
+        .get(SsoLogin)
+        .execute(input)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(IdentityError);
+      expect((err as Error).message).toMatch(
+        /the issuer https:\/\/auth\.example\.com this sign-in was sent to: possible mix-up attack \(RFC 9207\)/,
+      );
+      expect((err as Error).message).not.toContain('evil');
+      expect(h.provider.tokenCalls).toEqual([]);
+      expect(h.listener.replies.at(-1)).toMatchObject({ kind: 'failure' });
+    },
+  );
 
   it('not advertised: a callback without iss signs in as the seed says; one with another iss is still refused', async () => {
     const h = skiffTestbed();

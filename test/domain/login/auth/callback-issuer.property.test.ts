@@ -76,14 +76,18 @@ describe('judgeIssuer on generated queries', () => {
     const tail = `, not the issuer ${expected} this sign-in was sent to: possible mix-up attack (RFC 9207), the sign-in was refused: run \`skiff auth login\` again`;
     const documented = [`the callback has no iss parameter${tail}`, `the callback names another issuer (iss)${tail}`];
     fc.assert(
-      fc.property(text.map((s) => s.replace(/&/g, '')), fc.boolean(), (forged, advertised) => {
-        try {
-          judgeCallback(`/callback?code=c&state=s&iss=${forged}`, 's', { issuer: expected, advertised });
-        } catch (err) {
-          expect(err).toBeInstanceOf(IdentityError);
-          expect(documented).toContain((err as Error).message);
-        }
-      }),
+      fc.property(
+        text.map((s) => s.replace(/&/g, '')),
+        fc.boolean(),
+        (forged, advertised) => {
+          try {
+            judgeCallback(`/callback?code=c&state=s&iss=${forged}`, 's', { issuer: expected, advertised });
+          } catch (err) {
+            expect(err).toBeInstanceOf(IdentityError);
+            expect(documented).toContain((err as Error).message);
+          }
+        },
+      ),
       PROPERTY_BUDGET,
     );
   });

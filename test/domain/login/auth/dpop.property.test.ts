@@ -22,7 +22,10 @@ function aKey(): PublicEcJwk {
 
 describe('dpopNonce on generated header values (RFC 9449 §8.1)', () => {
   it('any text: itself when it is 1 to 1024 NQCHARs (printable ASCII but " and \\), else undefined', () => {
-    const unit = fc.oneof(fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), fc.constantFrom('"', '\\', ' ', '\r', '\n'));
+    const unit = fc.oneof(
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+      fc.constantFrom('"', '\\', ' ', '\r', '\n'),
+    );
     fc.assert(
       fc.property(fc.oneof(fc.string({ unit, maxLength: 40 }), fc.stringMatching(/^[!#-[\]-~]{1,1100}$/)), (value) => {
         const nqchars = [...value].every((c) => c >= '!' && c <= '~' && c !== '"' && c !== '\\');

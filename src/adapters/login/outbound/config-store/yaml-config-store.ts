@@ -147,7 +147,9 @@ export class YamlConfigStore implements ConfigStore {
       }
       for (const key of ['par', 'dpop'] as const) {
         if (context[key] !== undefined && context[key] !== 'always')
-          throw this.problem(`${key} of context ${quoted(item.name)} is ${quoted(context[key])}, not always (or absent)`);
+          throw this.problem(
+            `${key} of context ${quoted(item.name)} is ${quoted(context[key])}, not always (or absent)`,
+          );
       }
       return context as unknown as Context;
     });

@@ -54,7 +54,11 @@ export class StoredDpopKeys implements DpopKeys {
     let d = doc.d;
     if (d === undefined && typeof doc.keyring === 'string') d = await this.keyring().get(doc.keyring);
     if (typeof d !== 'string' || !B64URL.test(d))
-      throw new TokenCacheError(path, 'the DPoP key is incomplete: run `skiff auth login` again', 'AUTH.CACHE_UNREADABLE');
+      throw new TokenCacheError(
+        path,
+        'the DPoP key is incomplete: run `skiff auth login` again',
+        'AUTH.CACHE_UNREADABLE',
+      );
     return this.key({ kty: 'EC', crv: 'P-256', x: doc.x as string, y: doc.y as string }, d);
   }
 
@@ -73,7 +77,10 @@ export class StoredDpopKeys implements DpopKeys {
     } catch {
       return false;
     }
-    if (typeof doc.keyring === 'string') await this.keyring().delete(doc.keyring).catch(() => false);
+    if (typeof doc.keyring === 'string')
+      await this.keyring()
+        .delete(doc.keyring)
+        .catch(() => false);
     return true;
   }
 
@@ -112,7 +119,11 @@ export class StoredDpopKeys implements DpopKeys {
     try {
       writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
     } catch (err) {
-      throw new TokenCacheError(path, `the DPoP key cannot be written: ${describeFsError(err)}`, 'AUTH.CACHE_UNWRITABLE');
+      throw new TokenCacheError(
+        path,
+        `the DPoP key cannot be written: ${describeFsError(err)}`,
+        'AUTH.CACHE_UNWRITABLE',
+      );
     }
     return this.key(publicJwk, jwk.d);
   }

@@ -78,7 +78,10 @@ export function tokenReply(body: unknown, host: string): TokenResponse {
  * opens) and a positive `expires_in`.
  */
 export function pushedAuthorizationReply(body: unknown, host: string): PushedAuthorization {
-  const doc = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const doc = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<
+    string,
+    unknown
+  >;
   const bad = (what: string) =>
     new NetworkError(
       `the pushed authorization request endpoint of ${host} answered without ${what}`,
@@ -148,7 +151,14 @@ export class OidcIdentityProvider implements IdentityProvider {
       ['client_id', request.clientId],
       ['code_verifier', request.codeVerifier],
     ];
-    return this.tokenRequest(tokenEndpoint, body, 'the code exchange', [request.code, request.codeVerifier], FORM, dpop);
+    return this.tokenRequest(
+      tokenEndpoint,
+      body,
+      'the code exchange',
+      [request.code, request.codeVerifier],
+      FORM,
+      dpop,
+    );
   }
 
   refresh(tokenEndpoint: string, refreshToken: string, clientId: string, dpop?: DpopProver): Promise<TokenResponse> {

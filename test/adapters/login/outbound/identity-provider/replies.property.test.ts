@@ -61,7 +61,9 @@ describe('tokenReply on generated replies', () => {
         if (parsed.tokenType !== undefined) expect(String(doc.token_type).toLowerCase()).toBe('dpop');
         // Only what the cache's fields take comes out (a reply's scope is not kept).
         expect(
-          Object.keys(parsed).every((k) => ['accessToken', 'refreshToken', 'expiresIn', 'idToken', 'tokenType'].includes(k)),
+          Object.keys(parsed).every((k) =>
+            ['accessToken', 'refreshToken', 'expiresIn', 'idToken', 'tokenType'].includes(k),
+          ),
         ).toBe(true);
       }),
       PROPERTY_BUDGET,
@@ -121,7 +123,10 @@ describe('the device grant bounds on generated numbers', () => {
 describe('pushedAuthorizationReply on generated replies (RFC 9126 §2.2)', () => {
   const parReply = fc.record(
     {
-      request_uri: fc.oneof(stringish, fc.constantFrom('urn:ietf:params:oauth:request_uri:abc', 'a b', '\u001b[31m', '')),
+      request_uri: fc.oneof(
+        stringish,
+        fc.constantFrom('urn:ietf:params:oauth:request_uri:abc', 'a b', '\u001b[31m', ''),
+      ),
       expires_in: fc.oneof(number, fc.string(), fc.jsonValue()),
     },
     { requiredKeys: [] },
