@@ -47,7 +47,8 @@ export async function userInfo(session: Session): Promise<UserInfo> {
       `the identity provider at ${new URL(issuer).host} has no userinfo endpoint`,
       'HELLO.NO_USERINFO',
     );
-  const reply = await get(endpoint, { Authorization: `Bearer ${session.accessToken}` });
+  // The session's headers: a bearer token, or a DPoP-bound one with a fresh proof for this request (RFC 9449).
+  const reply = await get(endpoint, await session.authorization('GET', endpoint));
   if (reply.status === 401)
     throw new IdentityError(
       `${new URL(endpoint).host} refused the access token: run \`skiff auth login\``,

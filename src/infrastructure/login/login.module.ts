@@ -17,6 +17,8 @@ import { CLIENT_SECRETS } from '../../application/login/ports/client-secrets.por
 import { SUBJECT_TOKENS } from '../../application/login/ports/subject-tokens.port';
 import { TOKEN_CACHE } from '../../application/login/ports/token-cache.port';
 import { SECRET_STORE } from '../../application/login/ports/secret-store.port';
+import { DPOP_KEYS } from '../../application/login/ports/dpop-keys.port';
+import type * as Dpop from '../../adapters/login/outbound/dpop-keys/stored-dpop-keys';
 import { KUBE_CONFIG } from '../../application/login/ports/kube-config.port';
 import { GIT_CONFIG } from '../../application/login/ports/git-config.port';
 import { DEVICE_AUTHORIZATION } from '../../application/login/ports/device-authorization.port';
@@ -65,6 +67,14 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
     bind(BOARD_CREDENTIALS).toConstantValue(new FsBoardCredentials(paths.authDir));
     bind(CLIENT_SECRETS).toConstantValue(new FsClientSecrets(process.env));
     bind(SUBJECT_TOKENS).toConstantValue(new FsSubjectTokens());
+    // Beside the cache; the keyring (its private half, for a `keyring` context) reached only when asked.
+    bind(DPOP_KEYS).toDynamicValue(
+      () =>
+        new (require('../../adapters/login/outbound/dpop-keys/stored-dpop-keys') as typeof Dpop).StoredDpopKeys(
+          paths.authDir,
+          () => files.keyring,
+        ),
+    );
     // Loaded on first use, with the node: modules they need (child_process, net,
     // crypto, axios): `auth token` with a valid cache starts without them (docs/performance.md, "The login flow").
     let http: Http.HttpClient | undefined;
@@ -83,6 +93,7 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
       refresh: (...args) => provider().refresh(...args),
       clientCredentials: (...args) => provider().clientCredentials(...args),
       tokenExchange: (...args) => provider().tokenExchange(...args),
+      pushAuthorizationRequest: (...args) => provider().pushAuthorizationRequest(...args),
       revoke: (...args) => provider().revoke(...args),
     };
     bind(IDENTITY_PROVIDER).toConstantValue(lazyProvider);

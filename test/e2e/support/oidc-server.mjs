@@ -19,6 +19,13 @@
 // error_description, as a careless provider may, so the tests see skiff redact it.
 // /__stats lists the `sub` of each subject token accepted. OIDC_TOKEN_EXCHANGE=0 leaves the
 // grant unregistered (not in grant_types_supported).
+// Pushed authorization requests (RFC 9126) are on, as oidc-provider has them by default;
+// OIDC_REQUIRE_PAR=1 makes them required (require_pushed_authorization_requests in discovery).
+// /__stats counts them by status (`par`). Every authorization response carries `iss` (RFC 9207).
+// DPoP (RFC 9449) is on, as by default; OIDC_DPOP_REQUIRED=1 registers skiff-cli with
+// dpop_bound_access_tokens (every token request of it must carry a proof), OIDC_DPOP_NONCE=1 makes
+// the token endpoint demand a server nonce (use_dpop_nonce, RFC 9449 §8). Introspection (RFC 7662)
+// is on for skiff-robot, so a resource stand-in can learn a token's cnf.jkt.
 // Its id_tokens are signed with an RS256 key of its JWKS (kid e2e-1). GET /__id_token?mode=<mode>
 // turns it into a stand-in whose token endpoint sends a bad id_token from then on, re-signed:
 // `foreign-key` (a key outside its JWKS), `impostor` (another key under kid e2e-1), `audience`,
@@ -76,6 +83,7 @@ const provider = new Provider(issuer, {
         ...(tokenExchange ? [TOKEN_EXCHANGE] : []),
       ],
       response_types: ['code'],
+      ...(process.env.OIDC_DPOP_REQUIRED === '1' ? { dpop_bound_access_tokens: true } : {}),
     },
     {
       client_id: 'skiff-robot',
@@ -94,6 +102,15 @@ const provider = new Provider(issuer, {
     revocation: { enabled: true },
     deviceFlow: { enabled: true },
     clientCredentials: { enabled: clientCredentials },
+    introspection: { enabled: true },
+    dPoP: {
+      enabled: true,
+      ...(process.env.OIDC_DPOP_NONCE === '1' ? { nonceSecret: Buffer.alloc(32, 7), requireNonce: () => true } : {}),
+    },
+    pushedAuthorizationRequests: {
+      enabled: true,
+      requirePushedAuthorizationRequests: process.env.OIDC_REQUIRE_PAR === '1',
+    },
   },
   ...(process.env.OIDC_DEVICE_TTL ? { ttl: { DeviceCode: Number(process.env.OIDC_DEVICE_TTL) } } : {}),
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -145,7 +162,7 @@ if (tokenExchange) {
   ]);
 }
 
-const stats = { token: {}, revocation: {}, devicePolls: [], exchangedSubjects: [] };
+const stats = { token: {}, revocation: {}, devicePolls: [], exchangedSubjects: [], par: {} };
 let slowDown = process.env.OIDC_DEVICE_SLOW_DOWN === '1';
 provider.use(async (ctx, next) => {
   if (ctx.path === '/__stats') {
@@ -181,6 +198,9 @@ provider.use(async (ctx, next) => {
     }
     const key = `${grant}:${ctx.status}`;
     stats.token[key] = (stats.token[key] ?? 0) + 1;
+  }
+  if (ctx.method === 'POST' && ctx.path === '/request') {
+    stats.par[ctx.status] = (stats.par[ctx.status] ?? 0) + 1;
   }
   if (ctx.method === 'POST' && ctx.path === '/token/revocation') {
     stats.revocation[ctx.status] = (stats.revocation[ctx.status] ?? 0) + 1;

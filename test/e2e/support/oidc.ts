@@ -8,6 +8,8 @@ export interface TokenStats {
   devicePolls: Array<{ at: number; status: number; error?: string }>;
   /** The `sub` of each subject token a token exchange accepted, in order. */
   exchangedSubjects: string[];
+  /** Pushed authorization requests (RFC 9126) by status. */
+  par: Record<string, number>;
 }
 
 /** How the stand-in spoils the id_tokens it sends (oidc-server.mjs). */

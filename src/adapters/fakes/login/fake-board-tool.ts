@@ -14,8 +14,17 @@ export class FakeBoardTool implements BoardTool {
     boards: [{ id: '9007199254740993', name: 'Roadmap', projectId: '1357924680135792468' }],
   };
 
-  async exchangeToken(baseUrl: string, accessToken: string): Promise<string> {
+  /** The DPoP proof of each exchange that carried one (RFC 9449), in order. */
+  readonly exchangeProofs: string[] = [];
+
+  async exchangeToken(
+    baseUrl: string,
+    accessToken: string,
+    dpop?: (method: string, url: string) => Promise<string>,
+  ): Promise<string> {
     this.exchanges.push(accessToken);
+    if (dpop !== undefined)
+      this.exchangeProofs.push(await dpop('POST', `${baseUrl}/access-tokens/exchange-using-token`));
     if (!this.exchangeAvailable) throw new BoardExchangeUnavailableError(new URL(baseUrl).host);
     const token = `board-token-${++this.issued}`;
     this.accepted.add(token);

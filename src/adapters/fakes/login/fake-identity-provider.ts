@@ -4,18 +4,27 @@ import { redact } from '../../login/helpers/http-client';
 import {
   ClientCredentialsRequest,
   CodeExchange,
+  DpopProver,
   IdentityProvider,
   ProviderMetadata,
+  PushedAuthorization,
   TokenExchangeRequest,
 } from '../../../application/login/ports/identity-provider.port';
 
 export type TokenCall =
-  | { readonly grant: 'authorization_code'; readonly endpoint: string; readonly request: CodeExchange }
+  | {
+      readonly grant: 'authorization_code';
+      readonly endpoint: string;
+      readonly request: CodeExchange;
+      /** The DPoP proof sent with it (RFC 9449), when one was. */
+      readonly dpop?: string;
+    }
   | {
       readonly grant: 'refresh_token';
       readonly endpoint: string;
       readonly refreshToken: string;
       readonly clientId: string;
+      readonly dpop?: string;
     }
   | { readonly grant: 'client_credentials'; readonly endpoint: string; readonly request: ClientCredentialsRequest }
   | { readonly grant: 'token_exchange'; readonly endpoint: string; readonly request: TokenExchangeRequest };
@@ -39,6 +48,9 @@ export class FakeIdentityProvider implements IdentityProvider {
   readonly discoveries: string[] = [];
   readonly tokenCalls: TokenCall[] = [];
   readonly revocations: Array<{ endpoint: string; token: string }> = [];
+  /** The pushed authorization requests received (RFC 9126), and what the next one is answered. */
+  readonly pushes: Array<{ endpoint: string; parameters: ReadonlyArray<readonly [string, string]> }> = [];
+  pushReply: PushedAuthorization | number = { requestUri: 'urn:ietf:params:oauth:request_uri:fake-1', expiresIn: 60 };
   /** Never settles discovery (a silent host). */
   hangDiscovery = false;
 
@@ -54,13 +66,26 @@ export class FakeIdentityProvider implements IdentityProvider {
     return this.metadata;
   }
 
-  async exchangeCode(endpoint: string, request: CodeExchange): Promise<TokenResponse> {
-    this.tokenCalls.push({ grant: 'authorization_code', endpoint, request });
+  async exchangeCode(endpoint: string, request: CodeExchange, dpop?: DpopProver): Promise<TokenResponse> {
+    const proof = dpop === undefined ? undefined : await dpop('POST', endpoint);
+    this.tokenCalls.push({
+      grant: 'authorization_code',
+      endpoint,
+      request,
+      ...(proof === undefined ? {} : { dpop: proof }),
+    });
     return this.nextReply(endpoint, 'the code exchange');
   }
 
-  async refresh(endpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse> {
-    this.tokenCalls.push({ grant: 'refresh_token', endpoint, refreshToken, clientId });
+  async refresh(endpoint: string, refreshToken: string, clientId: string, dpop?: DpopProver): Promise<TokenResponse> {
+    const proof = dpop === undefined ? undefined : await dpop('POST', endpoint);
+    this.tokenCalls.push({
+      grant: 'refresh_token',
+      endpoint,
+      refreshToken,
+      clientId,
+      ...(proof === undefined ? {} : { dpop: proof }),
+    });
     return this.nextReply(endpoint, 'the token refresh');
   }
 
@@ -72,6 +97,20 @@ export class FakeIdentityProvider implements IdentityProvider {
   async tokenExchange(endpoint: string, request: TokenExchangeRequest): Promise<TokenResponse> {
     this.tokenCalls.push({ grant: 'token_exchange', endpoint, request });
     return this.nextReply(endpoint, 'the token exchange', [request.subjectToken]);
+  }
+
+  async pushAuthorizationRequest(
+    endpoint: string,
+    parameters: ReadonlyArray<readonly [string, string]>,
+  ): Promise<PushedAuthorization> {
+    this.pushes.push({ endpoint, parameters });
+    if (typeof this.pushReply === 'number') {
+      throw new IdentityError(
+        `the identity provider at ${new URL(endpoint).host} refused the pushed authorization request: HTTP ${this.pushReply}: ${this.failureBody}`,
+        'OIDC.PAR_STATUS',
+      );
+    }
+    return this.pushReply;
   }
 
   async revoke(endpoint: string, token: string): Promise<void> {

@@ -16,6 +16,8 @@ export interface HttpReply {
   /** The raw text: callers parse it (ids must keep their digits). */
   readonly body: string;
   readonly contentType: string;
+  /** The reply's headers, names in lower case (absent in replies made by hand). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Every request is bounded: a silent remote never hangs a command. */
@@ -185,6 +187,11 @@ export class HttpClient {
         status: reply.status,
         body: typeof reply.data === 'string' ? reply.data : String(reply.data ?? ''),
         contentType: String(reply.headers['content-type'] ?? ''),
+        headers: Object.fromEntries(
+          Object.entries(reply.headers as Record<string, unknown>)
+            .filter(([, v]) => typeof v === 'string')
+            .map(([k, v]) => [k.toLowerCase(), v as string]),
+        ),
       };
     } catch (err) {
       throw networkFailure(err, request.url, timeoutMs);

@@ -4,6 +4,7 @@ import { ServiceUrls } from '../../../domain/login/contexts/service-urls';
 import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 import { GetToken } from './get-token.use-case';
+import { AuthorizationHeaders, ResourceAuthorization } from './resource-authorization';
 
 /** What a plugin's command works with: where it is signed in, the services there, a valid token. */
 export interface Session {
@@ -18,6 +19,14 @@ export interface Session {
   readonly expiresAt: Date;
   /** The e-mail claim of the id token when it has one (for display: the signature is not verified). */
   readonly identity?: string;
+  /** `DPoP` when the token is bound to the domain's DPoP key (RFC 9449), else `Bearer`. */
+  readonly tokenType: 'Bearer' | 'DPoP';
+  /**
+   * The headers of one request to `url` with the token: `Authorization: Bearer ...`, or for a
+   * DPoP-bound token `Authorization: DPoP ...` and a fresh `DPoP` proof for that method and URL.
+   * Call it for every request: a proof is good for one.
+   */
+  authorization(method: string, url: string): Promise<AuthorizationHeaders>;
 }
 
 /**
@@ -30,6 +39,7 @@ export class GetSession {
   constructor(
     @inject(AuthScopes) private readonly scopes: AuthScopes,
     @inject(GetToken) private readonly getToken: GetToken,
+    @inject(ResourceAuthorization) private readonly resources: ResourceAuthorization,
   ) {}
 
   async execute(target: AuthTarget): Promise<Session> {
@@ -44,6 +54,8 @@ export class GetSession {
       accessToken: tokens.accessToken,
       expiresAt: tokens.expiresAt,
       identity: readableEmail(tokens.idToken),
+      tokenType: tokens.dpopBound() ? 'DPoP' : 'Bearer',
+      authorization: await this.resources.headers(scope, tokens),
     };
   }
 }

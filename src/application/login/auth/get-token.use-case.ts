@@ -15,6 +15,9 @@ import { AuthTarget } from './auth-target';
 import { ClientCredentialsGrant } from './client-credentials-grant';
 import { IdTokenCheck } from './id-token-check';
 import { TokenExchangeGrant } from './token-exchange-grant';
+import { DpopProofs } from './dpop-proofs';
+import { bindsTokens } from '../../../domain/login/auth/dpop';
+import { DpopProver } from '../ports/identity-provider.port';
 
 /**
  * get_token (docs/login-contract.md, "Sign-in states"): a valid access token from the
@@ -35,6 +38,7 @@ export class GetToken {
     @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
     @inject(ClientCredentialsGrant) private readonly robots: ClientCredentialsGrant,
     @inject(TokenExchangeGrant) private readonly exchanges: TokenExchangeGrant,
+    @inject(DpopProofs) private readonly dpop: DpopProofs,
   ) {}
 
   async execute(target: AuthTarget): Promise<string> {
@@ -90,13 +94,31 @@ export class GetToken {
     return renewed;
   }
 
+  /**
+   * RFC 9449 §5: a bound record refreshes with a proof of the key it is bound to (a public
+   * client's refresh token is bound too); a context asking for DPoP binds the next token.
+   */
+  private async prover(scope: AuthScope, tokens: AuthTokens): Promise<DpopProver | undefined> {
+    if (tokens.dpopBound()) {
+      const key = await this.dpop.boundKey(scope.cacheDomain);
+      return (method, url, nonce) => this.dpop.proof(key, { method, url, nonce });
+    }
+    if (!bindsTokens(scope.context?.dpop === 'always')) return undefined;
+    return this.dpop.forTokenEndpoint(scope.cacheDomain, scope.tokenStore);
+  }
+
   /** Refresh, discovering the token endpoint from the cached record's domain; a new id_token is verified before it is written. */
   private async refresh(scope: AuthScope, tokens: AuthTokens): Promise<AuthTokens> {
     let refreshed: AuthTokens;
     try {
       const urls = this.scopes.urls(scope, tokens.domain);
       const metadata = await this.provider.discover(urls.identityProvider);
-      const reply = await this.provider.refresh(metadata.tokenEndpoint, tokens.refreshToken, CLIENT_ID);
+      const reply = await this.provider.refresh(
+        metadata.tokenEndpoint,
+        tokens.refreshToken,
+        CLIENT_ID,
+        await this.prover(scope, tokens),
+      );
       // A refreshed id_token is verified as a new one, and must name the same subject (OpenID Connect Core §12.2).
       await this.idTokens.received(reply, metadata, { subject: readableSubject(tokens.idToken) });
       refreshed = tokens.withRefreshed(reply, this.clock.now());

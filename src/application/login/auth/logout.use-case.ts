@@ -4,6 +4,7 @@ import { CLIENT_ID } from '../../../domain/login/auth/authorization-url';
 import { BOARD_CREDENTIALS, type BoardCredentials } from '../ports/board-credentials.port';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
+import { DPOP_KEYS, type DpopKeys } from '../ports/dpop-keys.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScope, AuthScopes } from './auth-scopes';
@@ -22,7 +23,7 @@ export interface LogoutResult {
 
 /**
  * `auth logout`: removes the active domain's cache file (and the board tool
- * credentials derived from it), then revokes the refresh token at the provider when
+ * credentials derived from it, and its DPoP key), then revokes the refresh token at the provider when
  * discovery lists a revocation endpoint: best effort, within REVOKE_BUDGET_MS.
  */
 @injectable()
@@ -34,6 +35,7 @@ export class Logout {
     @inject(IDENTITY_PROVIDER) private readonly provider: IdentityProvider,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
+    @inject(DPOP_KEYS) private readonly dpopKeys: DpopKeys,
   ) {}
 
   async execute(target: AuthTarget): Promise<LogoutResult> {
@@ -41,6 +43,8 @@ export class Logout {
     const { tokens } = await this.scopes.readCache(scope);
     const loggedOut = await this.cache.remove(scope.cacheDomain);
     await this.boards.remove(scope.cacheDomain);
+    // The DPoP key (RFC 9449) goes with the tokens bound to it: a new sign-in makes a new one.
+    await this.dpopKeys.remove(scope.cacheDomain);
     const domain = tokens?.domain || scope.cacheDomain;
     const revoked = loggedOut && tokens !== undefined && tokens.canRefresh() ? await this.revoke(scope, tokens) : false;
     return { loggedOut, domain, revoked };

@@ -1,14 +1,23 @@
 import { inject, injectable } from 'inversify';
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import { loginTimedOut } from '../../../domain/login/auth/auth-errors';
-import { authorizationUrl, CLIENT_ID, redirectUriFor } from '../../../domain/login/auth/authorization-url';
+import {
+  AuthorizationRequest,
+  authorizationParameters,
+  authorizationUrl,
+  CLIENT_ID,
+  pushedAuthorizationUrl,
+  pushEndpoint,
+  redirectUriFor,
+} from '../../../domain/login/auth/authorization-url';
+import { IssuerExpectation } from '../../../domain/login/auth/callback-issuer';
 import { CALLBACK_WAIT_MS, CallbackParameters, judgeCallback } from '../../../domain/login/auth/callback-request';
 import { deriveNonce, NONCE_BYTES } from '../../../domain/login/auth/id-token-claims';
 import { derivePkce, deriveState, STATE_BYTES, VERIFIER_BYTES } from '../../../domain/login/auth/pkce';
 import { CALLBACK_LISTENER, type CallbackListener, type CallbackServer } from '../ports/callback-listener.port';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { HASHER, type Hasher } from '../ports/hasher.port';
-import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-provider.port';
+import { IDENTITY_PROVIDER, type IdentityProvider, type ProviderMetadata } from '../ports/identity-provider.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 import { RANDOM, type Random } from '../ports/random.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
@@ -16,6 +25,8 @@ import { AuthScopes } from './auth-scopes';
 import { AuthTarget } from './auth-target';
 import { BrowserOpener } from './browser-opener';
 import { IdTokenCheck } from './id-token-check';
+import { DpopProofs } from './dpop-proofs';
+import { bindsTokens } from '../../../domain/login/auth/dpop';
 
 export interface SsoLoginInput {
   readonly target: AuthTarget;
@@ -55,6 +66,7 @@ export class SsoLogin {
     @inject(CLOCK) private readonly clock: Clock,
     @inject(NOTIFIER) private readonly notifier: Notifier,
     @inject(IdTokenCheck) private readonly idTokens: IdTokenCheck,
+    @inject(DpopProofs) private readonly dpop: DpopProofs,
   ) {}
 
   async execute(input: SsoLoginInput): Promise<SsoLoginResult> {
@@ -72,7 +84,7 @@ export class SsoLogin {
     let code: string;
     const redirectUri = redirectUriFor(server.port);
     try {
-      const url = authorizationUrl({
+      const url = await this.authorizationUrl(metadata, scope.context?.par === 'always', {
         authorizationEndpoint: metadata.authorizationEndpoint,
         redirectUri,
         codeChallenge: pkce.challenge,
@@ -80,24 +92,51 @@ export class SsoLogin {
         nonce,
       });
       await this.browser.show(url, 'Open this URL in a browser to sign in:', input.openBrowser);
-      ({ code } = await this.awaitCallback(server, state));
+      const issuer: IssuerExpectation = {
+        issuer: metadata.issuer,
+        advertised: metadata.authorizationResponseIssParameterSupported === true,
+      };
+      ({ code } = await this.awaitCallback(server, state, issuer));
       await server.reply({ kind: 'success', redirectTo: input.redirectTo });
     } finally {
       await server.close();
     }
-    const reply = await this.provider.exchangeCode(metadata.tokenEndpoint, {
-      code,
-      redirectUri,
-      clientId: CLIENT_ID,
-      codeVerifier: pkce.verifier,
-    });
+    // RFC 9449: with DPoP, the code exchange carries a proof of the domain's key, to which the tokens are bound.
+    const dpop = bindsTokens(scope.context?.dpop === 'always')
+      ? await this.dpop.forTokenEndpoint(scope.cacheDomain, scope.tokenStore)
+      : undefined;
+    const reply = await this.provider.exchangeCode(
+      metadata.tokenEndpoint,
+      { code, redirectUri, clientId: CLIENT_ID, codeVerifier: pkce.verifier },
+      dpop,
+    );
     const claims = await this.idTokens.received(reply, metadata, { nonce });
     await this.cache.write(scope.cacheDomain, AuthTokens.fromLogin(reply, domain, this.clock.now()), scope.tokenStore);
     return { domain, email: claims?.email };
   }
 
-  /** Steps 8-9: the first /callback request within 300 seconds, judged; a failure page on refusal. */
-  private async awaitCallback(server: CallbackServer, state: string): Promise<CallbackParameters> {
+  /**
+   * Step 6: the URL of the seed, or, when the provider requires pushed authorization requests
+   * or the context asks for them (RFC 9126), the same parameters pushed first and a URL with
+   * only `client_id` and the `request_uri` answered.
+   */
+  private async authorizationUrl(
+    metadata: ProviderMetadata,
+    contextAsks: boolean,
+    request: AuthorizationRequest,
+  ): Promise<string> {
+    const endpoint = pushEndpoint(metadata, contextAsks, new URL(metadata.tokenEndpoint).host);
+    if (endpoint === undefined) return authorizationUrl(request);
+    const pushed = await this.provider.pushAuthorizationRequest(endpoint, authorizationParameters(request));
+    return pushedAuthorizationUrl(metadata.authorizationEndpoint, pushed.requestUri);
+  }
+
+  /** Steps 8-9: the first /callback request within 300 seconds, judged (with RFC 9207's `iss`); a failure page on refusal. */
+  private async awaitCallback(
+    server: CallbackServer,
+    state: string,
+    issuer: IssuerExpectation,
+  ): Promise<CallbackParameters> {
     const waiting = this.notifier.waiting(
       `Waiting for the browser to complete the sign-in on port ${server.port} (up to 5 minutes; Ctrl-C cancels)...`,
     );
@@ -110,7 +149,7 @@ export class SsoLogin {
     }
     if (target === TIMED_OUT) throw loginTimedOut();
     try {
-      return judgeCallback(target, state);
+      return judgeCallback(target, state, issuer);
     } catch (err) {
       await server.reply({ kind: 'failure', reason: err instanceof Error ? err.message : String(err) });
       throw err;

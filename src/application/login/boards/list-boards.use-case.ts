@@ -4,6 +4,7 @@ import { BoardListing, boardsWithProjects } from '../../../domain/login/boards/b
 import { AuthScopes } from '../auth/auth-scopes';
 import { AuthTarget } from '../auth/auth-target';
 import { GetToken } from '../auth/get-token.use-case';
+import { ResourceAuthorization } from '../auth/resource-authorization';
 import { BOARD_CREDENTIALS, type BoardCredentials } from '../ports/board-credentials.port';
 import { BOARD_TOOL, type BoardTool, type ProjectsAndBoards } from '../ports/board-tool.port';
 
@@ -19,6 +20,7 @@ export class ListBoards {
     @inject(GetToken) private readonly getToken: GetToken,
     @inject(BOARD_TOOL) private readonly boards: BoardTool,
     @inject(BOARD_CREDENTIALS) private readonly credentials: BoardCredentials,
+    @inject(ResourceAuthorization) private readonly resources: ResourceAuthorization,
   ) {}
 
   async execute(target: AuthTarget): Promise<BoardListing[]> {
@@ -30,7 +32,9 @@ export class ListBoards {
       listing = await this.boards.listProjects(base, { apiKey: stored.apiKey });
     } else {
       const exchange = async () => {
-        const boardToken = await this.boards.exchangeToken(base, await this.getToken.execute(target));
+        const tokens = await this.getToken.tokens(scope);
+        const dpop = await this.resources.prover(scope, tokens);
+        const boardToken = await this.boards.exchangeToken(base, tokens.accessToken, dpop);
         await this.credentials.write(scope.cacheDomain, { ...stored, boardToken });
         return boardToken;
       };

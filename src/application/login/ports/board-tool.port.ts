@@ -16,8 +16,15 @@ export interface ProjectsAndBoards {
  * `BoardTokenRejectedError`.
  */
 export interface BoardTool {
-  /** POST <base>/access-tokens/exchange-using-token {"token": access token} -> the board token. */
-  exchangeToken(baseUrl: string, accessToken: string): Promise<string>;
+  /**
+   * POST <base>/access-tokens/exchange-using-token {"token": access token} -> the board token;
+   * with `dpop` (a DPoP-bound access token, RFC 9449) the request carries a proof made for it.
+   */
+  exchangeToken(
+    baseUrl: string,
+    accessToken: string,
+    dpop?: (method: string, url: string) => Promise<string>,
+  ): Promise<string>;
   /** GET <base>/projects. */
   listProjects(baseUrl: string, auth: BoardAuth): Promise<ProjectsAndBoards>;
 }

@@ -42,6 +42,13 @@ export interface AuthTokenFields {
   readonly subjectTokenFile?: string;
   /** token-exchange only: the subject token's type (RFC 8693 §3). */
   readonly subjectTokenType?: string;
+  /** `DPoP` when the access token is bound to the domain's DPoP key (RFC 9449 §5); absent for a bearer token. */
+  readonly tokenType?: 'DPoP';
+}
+
+/** RFC 9449 §5: a reply whose token_type is DPoP makes a DPoP-bound record. */
+function boundType(reply: TokenResponse): 'DPoP' | undefined {
+  return reply.tokenType === 'DPoP' ? 'DPoP' : undefined;
 }
 
 /** The fields, read-only, on every record (declaration merging with the class below). */
@@ -56,10 +63,19 @@ export interface AuthTokens extends Readonly<AuthTokenFields> {}
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging -- see the interface above
 export class AuthTokens {
   constructor(fields: AuthTokenFields) {
-    const { idToken, giteaToken, clientId, clientSecretFile, subjectTokenFile, subjectTokenType, ...required } = fields;
+    const {
+      idToken,
+      giteaToken,
+      clientId,
+      clientSecretFile,
+      subjectTokenFile,
+      subjectTokenType,
+      tokenType,
+      ...required
+    } = fields;
     Object.assign(this, required, { expiresAt: new Date(fields.expiresAt.getTime()) });
     // Absent optional fields stay absent (not undefined-valued keys): records compare and encode by their keys.
-    const optional = { idToken, giteaToken, clientId, clientSecretFile, subjectTokenFile, subjectTokenType };
+    const optional = { idToken, giteaToken, clientId, clientSecretFile, subjectTokenFile, subjectTokenType, tokenType };
     for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(this, { [key]: value });
     Object.freeze(this);
   }
@@ -75,6 +91,7 @@ export class AuthTokens {
       expiresAt: expiryOf(reply, now),
       idToken: reply.idToken,
       domain,
+      tokenType: boundType(reply),
     });
   }
 
@@ -140,6 +157,11 @@ export class AuthTokens {
     return this.signInKind() === 'person' ? SCOPE.split(' ') : undefined;
   }
 
+  /** RFC 9449: the access token is bound to the domain's DPoP key: every request with it carries a proof. */
+  dpopBound(): boolean {
+    return this.tokenType === 'DPoP';
+  }
+
   canRefresh(): boolean {
     return this.refreshToken !== '';
   }
@@ -188,6 +210,7 @@ export class AuthTokens {
       refreshToken: reply.refreshToken ?? this.refreshToken,
       idToken: reply.idToken ?? this.idToken,
       expiresAt: expiryOf(reply, now),
+      tokenType: boundType(reply),
     });
   }
 

@@ -1,4 +1,5 @@
 import { IdentityError } from '../../shared/errors';
+import { IssuerExpectation, judgeIssuer } from './callback-issuer';
 
 /** Limits (docs/login-contract.md): one read of at most 4096 bytes; the path the redirect URI names. */
 export const CALLBACK_READ_LIMIT = 4096;
@@ -51,9 +52,11 @@ function providerError(params: Map<string, string>): string {
  * SSO steps 8-9 (docs/login-contract.md): the query of the callback's request target,
  * `code` and `state` taken as they stand (not percent-decoded). A missing query, code
  * or state is an identity error naming the missing part; a state other than the one
- * generated is an identity error mentioning possible CSRF.
+ * generated is an identity error mentioning possible CSRF. Then, when `issuer` is given
+ * (every browser sign-in gives the discovered one), the `iss` parameter of RFC 9207
+ * (callback-issuer.ts): the code and state rules above are unchanged and judged first.
  */
-export function judgeCallback(target: string, expectedState: string): CallbackParameters {
+export function judgeCallback(target: string, expectedState: string, issuer?: IssuerExpectation): CallbackParameters {
   if (target === '') fail('the callback request was empty', 'AUTH.CALLBACK_EMPTY');
   const mark = target.indexOf('?');
   if (mark < 0 || mark === target.length - 1)
@@ -74,5 +77,6 @@ export function judgeCallback(target: string, expectedState: string): CallbackPa
       'AUTH.CALLBACK_STATE_MISMATCH',
     );
   }
+  if (issuer !== undefined) judgeIssuer(target.slice(mark + 1), issuer);
   return { code, state };
 }

@@ -6,6 +6,8 @@ export interface TokenResponse {
   /** Seconds; absent means the default lifetime. */
   readonly expiresIn?: number;
   readonly idToken?: string;
+  /** `DPoP` when the reply's `token_type` says the token is DPoP-bound (RFC 9449 §5); absent for any other. */
+  readonly tokenType?: 'DPoP';
 }
 
 /** 3600 seconds are used when `expires_in` is absent (SSO step 12). */

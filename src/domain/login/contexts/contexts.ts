@@ -11,7 +11,14 @@ export interface Context extends UrlOverrides {
   readonly domain: string;
   /** Where its tokens' secrets are kept; absent: `file`. */
   readonly tokenStore?: TokenStoreKind;
+  /** `always`: authorization requests are pushed (RFC 9126) even when the provider does not require it. */
+  readonly par?: ContextAlways;
+  /** `always`: tokens are bound to a DPoP key (RFC 9449) even when the provider does not ask for it. */
+  readonly dpop?: ContextAlways;
 }
+
+/** The one value `par` and `dpop` take in a context; absent means "as the provider says". */
+export type ContextAlways = 'always';
 
 export interface SkiffConfig {
   readonly currentContext?: string;
@@ -21,7 +28,10 @@ export interface SkiffConfig {
 export const EMPTY_CONFIG: SkiffConfig = { contexts: [] };
 
 /** The fields `set-context` can change; '' clears an override. */
-export type ContextChanges = Partial<Omit<Context, 'name'>>;
+export type ContextChanges = Partial<Omit<Context, 'name' | 'par' | 'dpop'>> & {
+  readonly par?: ContextAlways | '';
+  readonly dpop?: ContextAlways | '';
+};
 
 function notFound(name: string, where: string): ConfigurationError {
   return new ConfigurationError(
@@ -71,6 +81,8 @@ function normalized(context: Context): Context {
   if (context.boardsUrl) out.boardsUrl = checkServiceUrl(context.boardsUrl, 'the boards URL');
   // `file` is the default: stored only when it is not.
   if (context.tokenStore === 'keyring') out.tokenStore = 'keyring';
+  if (context.par === 'always') out.par = 'always';
+  if (context.dpop === 'always') out.dpop = 'always';
   return out;
 }
 

@@ -22,6 +22,8 @@ import { FakeClientSecrets } from '../../../adapters/fakes/login/fake-client-sec
 import { SUBJECT_TOKENS } from '../../../application/login/ports/subject-tokens.port';
 import { FakeSubjectTokens } from '../../../adapters/fakes/login/fake-subject-tokens';
 import { SECRET_STORE } from '../../../application/login/ports/secret-store.port';
+import { DPOP_KEYS } from '../../../application/login/ports/dpop-keys.port';
+import { FakeDpopKeys } from '../../../adapters/fakes/login/fake-dpop-keys';
 import { FakeSecretStore } from '../../../adapters/fakes/login/fake-secret-store';
 import { DEVICE_AUTHORIZATION } from '../../../application/login/ports/device-authorization.port';
 import { FakeDeviceAuthorization } from '../../../adapters/fakes/login/fake-device-authorization';
@@ -84,6 +86,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
     clientSecrets: new FakeClientSecrets(),
     subjectTokens: new FakeSubjectTokens(),
     secretStore: new FakeSecretStore(),
+    dpopKeys: new FakeDpopKeys(),
   };
   const overrides = new ContainerModule(({ rebindSync }) => {
     const pairs: Array<[symbol, unknown]> = [
@@ -107,6 +110,7 @@ export function skiffTestbed(config: SkiffConfig = configWith({ name: 'local', d
       [CLIENT_SECRETS, fakes.clientSecrets],
       [SUBJECT_TOKENS, fakes.subjectTokens],
       [SECRET_STORE, fakes.secretStore],
+      [DPOP_KEYS, fakes.dpopKeys],
       [CACHED_DOMAINS, new FakeCachedDomains(fakes.cache)],
     ];
     for (const [token, fake] of pairs) rebindSync(token).toConstantValue(fake);

@@ -21,6 +21,8 @@ describe('GetSession', () => {
       accessToken: 'access-1',
       expiresAt: aRecord().expiresAt,
       identity: 'alice@example.com',
+      tokenType: 'Bearer',
+      authorization: expect.any(Function),
     });
   });
 

@@ -8,8 +8,15 @@ import { TARGET_FLAGS } from './target-flags';
  * AuthCommand builds its baseFlags from the same table, and `auth token` and `auth status` have
  * oclif's `--json` (test/infrastructure/entry/auth-flags.test.ts holds the two together).
  */
+/** `auth token --dpop-proof --method M --url U`: known to the fast path only to hand it to oclif (it signs). */
+const DPOP_PROOF_FLAGS = {
+  'dpop-proof': { type: 'boolean', description: 'Print a DPoP proof (RFC 9449) for one request with the token.' },
+  method: { type: 'string', description: 'The HTTP method of the request the proof is for.' },
+  url: { type: 'string', description: 'The URL of the request the proof is for.' },
+} as const satisfies FlagSpecs;
+
 export const FAST_AUTH_FLAGS = {
-  token: { ...TARGET_FLAGS, json: JSON_FLAG },
+  token: { ...TARGET_FLAGS, json: JSON_FLAG, ...DPOP_PROOF_FLAGS },
   'kube-credential': TARGET_FLAGS,
   status: { ...TARGET_FLAGS, json: JSON_FLAG },
   'git-credential': TARGET_FLAGS,
@@ -57,6 +64,12 @@ export function parseAuthArgs(argv: readonly string[]): FastAuthCall | undefined
 
 function fastFlags(verb: FastVerb, argv: readonly string[]): FastCall | undefined {
   const table: FlagSpecs = FAST_AUTH_FLAGS[verb];
-  const flags: { domain?: string; context?: string; json?: true } | undefined = parseFastArgv(table, argv);
-  return flags && { domain: flags.domain, context: flags.context, json: flags.json === true };
+  const flags: Readonly<Record<string, string | true | undefined>> | undefined = parseFastArgv(table, argv);
+  // A proof is made by the full command (the key, the clock, crypto): never on the fast path.
+  if (flags === undefined || Object.keys(DPOP_PROOF_FLAGS).some((name) => flags[name] !== undefined)) return undefined;
+  return {
+    domain: flags.domain as string | undefined,
+    context: flags.context as string | undefined,
+    json: flags.json === true,
+  };
 }

@@ -31,12 +31,19 @@ function statusError(reply: HttpReply, url: string, what: string): NetworkError 
 export class PlankaBoardTool implements BoardTool {
   constructor(private readonly http: HttpClient) {}
 
-  async exchangeToken(baseUrl: string, accessToken: string): Promise<string> {
+  async exchangeToken(
+    baseUrl: string,
+    accessToken: string,
+    dpop?: (method: string, url: string) => Promise<string>,
+  ): Promise<string> {
     const url = `${baseUrl}/access-tokens/exchange-using-token`;
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+    // RFC 9449 §7: a bound access token travels with a proof made for this request (the body stays the contract's).
+    if (dpop !== undefined) headers.DPoP = await dpop('POST', url);
     const reply = await this.http.send({
       method: 'POST',
       url,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers,
       body: JSON.stringify({ token: accessToken }),
     });
     if (reply.status === 404) throw new BoardExchangeUnavailableError(hostOf(url));

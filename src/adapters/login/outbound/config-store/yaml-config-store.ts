@@ -44,6 +44,8 @@ const KEYS = {
   gitHostUrl: 'git-url',
   boardsUrl: 'boards-url',
   tokenStore: 'token-store',
+  par: 'par',
+  dpop: 'dpop',
 } as const;
 
 type Yaml = typeof import('yaml');
@@ -142,6 +144,12 @@ export class YamlConfigStore implements ConfigStore {
         } catch (err) {
           throw this.problem((err as Error).message);
         }
+      }
+      for (const key of ['par', 'dpop'] as const) {
+        if (context[key] !== undefined && context[key] !== 'always')
+          throw this.problem(
+            `${key} of context ${quoted(item.name)} is ${quoted(context[key])}, not always (or absent)`,
+          );
       }
       return context as unknown as Context;
     });

@@ -4,12 +4,15 @@ import { IdentityError, NetworkError } from '../../../../domain/shared/errors';
 import {
   ClientCredentialsRequest,
   CodeExchange,
+  DpopProver,
   IdentityProvider,
   ProviderMetadata,
+  PushedAuthorization,
   TokenExchangeRequest,
 } from '../../../../application/login/ports/identity-provider.port';
+import { dpopNonce } from '../../../../domain/login/auth/dpop';
 import { ACCESS_TOKEN_TYPE, TOKEN_EXCHANGE_GRANT } from '../../../../domain/login/auth/token-exchange';
-import { HttpClient, hostOf, oneLine, parseJsonReply, redact } from '../../helpers/http-client';
+import { HttpClient, HttpReply, hostOf, oneLine, parseJsonReply, redact } from '../../helpers/http-client';
 
 const ok = (status: number) => status >= 200 && status < 300;
 const LOOPBACK = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
@@ -60,10 +63,35 @@ export function tokenReply(body: unknown, host: string): TokenResponse {
   const reply: { -readonly [K in keyof TokenResponse]: TokenResponse[K] } = { accessToken: doc.access_token };
   const refreshToken = optional('refresh_token');
   const idToken = optional('id_token');
+  // RFC 9449 §5: only a DPoP-bound token is told apart (RFC 6749 §5.1 compares token_type without case).
+  const tokenType = optional('token_type');
+  if (tokenType !== undefined && /^dpop$/i.test(tokenType)) reply.tokenType = 'DPoP';
   if (refreshToken !== undefined) reply.refreshToken = refreshToken;
   if (expiresIn !== undefined) reply.expiresIn = Math.floor(expiresIn);
   if (idToken !== undefined) reply.idToken = idToken;
   return reply;
+}
+
+/**
+ * A pushed authorization request endpoint's success reply (RFC 9126 §2.2), checked for
+ * shape: a non-empty `request_uri` of printable ASCII (it goes into the URL the browser
+ * opens) and a positive `expires_in`.
+ */
+export function pushedAuthorizationReply(body: unknown, host: string): PushedAuthorization {
+  const doc = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as Record<
+    string,
+    unknown
+  >;
+  const bad = (what: string) =>
+    new NetworkError(
+      `the pushed authorization request endpoint of ${host} answered without ${what}`,
+      'OIDC.BAD_PAR_REPLY',
+    );
+  const uri = doc.request_uri;
+  if (typeof uri !== 'string' || !/^[\x21-\x7e]{1,2048}$/.test(uri)) throw bad('a usable request_uri');
+  const expiresIn = doc.expires_in;
+  if (typeof expiresIn !== 'number' || !Number.isFinite(expiresIn) || expiresIn < 1) throw bad('a positive expires_in');
+  return { requestUri: uri, expiresIn: Math.floor(expiresIn) };
 }
 
 /**
@@ -104,10 +132,18 @@ export class OidcIdentityProvider implements IdentityProvider {
     if (grants !== undefined) metadata.grantTypesSupported = grants;
     const methods = stringList(fields.token_endpoint_auth_methods_supported);
     if (methods !== undefined) metadata.tokenEndpointAuthMethodsSupported = methods;
+    // RFC 9207 §3, RFC 9126 §5: booleans only when they are booleans (a string "true" promises nothing).
+    if (fields.authorization_response_iss_parameter_supported === true)
+      metadata.authorizationResponseIssParameterSupported = true;
+    const par = endpoint(fields, 'pushed_authorization_request_endpoint', host, false);
+    if (par !== undefined) metadata.pushedAuthorizationRequestEndpoint = par;
+    if (fields.require_pushed_authorization_requests === true) metadata.requirePushedAuthorizationRequests = true;
+    const dpop = stringList(fields.dpop_signing_alg_values_supported);
+    if (dpop !== undefined) metadata.dpopSigningAlgValuesSupported = dpop;
     return metadata;
   }
 
-  exchangeCode(tokenEndpoint: string, request: CodeExchange): Promise<TokenResponse> {
+  exchangeCode(tokenEndpoint: string, request: CodeExchange, dpop?: DpopProver): Promise<TokenResponse> {
     const body: Array<[string, string]> = [
       ['grant_type', 'authorization_code'],
       ['code', request.code],
@@ -115,16 +151,23 @@ export class OidcIdentityProvider implements IdentityProvider {
       ['client_id', request.clientId],
       ['code_verifier', request.codeVerifier],
     ];
-    return this.tokenRequest(tokenEndpoint, body, 'the code exchange', [request.code, request.codeVerifier]);
+    return this.tokenRequest(
+      tokenEndpoint,
+      body,
+      'the code exchange',
+      [request.code, request.codeVerifier],
+      FORM,
+      dpop,
+    );
   }
 
-  refresh(tokenEndpoint: string, refreshToken: string, clientId: string): Promise<TokenResponse> {
+  refresh(tokenEndpoint: string, refreshToken: string, clientId: string, dpop?: DpopProver): Promise<TokenResponse> {
     const body: Array<[string, string]> = [
       ['grant_type', 'refresh_token'],
       ['refresh_token', refreshToken],
       ['client_id', clientId],
     ];
-    return this.tokenRequest(tokenEndpoint, body, 'the token refresh', [refreshToken]);
+    return this.tokenRequest(tokenEndpoint, body, 'the token refresh', [refreshToken], FORM, dpop);
   }
 
   clientCredentials(tokenEndpoint: string, request: ClientCredentialsRequest): Promise<TokenResponse> {
@@ -153,6 +196,24 @@ export class OidcIdentityProvider implements IdentityProvider {
     return this.tokenRequest(tokenEndpoint, body, 'the token exchange', [request.subjectToken]);
   }
 
+  async pushAuthorizationRequest(
+    endpoint: string,
+    parameters: ReadonlyArray<readonly [string, string]>,
+  ): Promise<PushedAuthorization> {
+    const host = hostOf(endpoint);
+    const reply = await this.http.send({ method: 'POST', url: endpoint, headers: FORM, body: formEncode(parameters) });
+    if (!ok(reply.status)) {
+      // The state and nonce are this sign-in's secrets: a provider echoing them back gets them redacted.
+      const secrets = parameters.filter(([k]) => k === 'state' || k === 'nonce').map(([, v]) => v);
+      const body = oneLine(redact(reply.body, secrets));
+      throw new IdentityError(
+        `the identity provider at ${host} refused the pushed authorization request: HTTP ${reply.status}${body ? `: ${body}` : ''}`,
+        'OIDC.PAR_STATUS',
+      );
+    }
+    return pushedAuthorizationReply(parseJsonReply(reply, endpoint, 'the pushed authorization request'), host);
+  }
+
   async revoke(revocationEndpoint: string, refreshToken: string, clientId: string, timeoutMs: number): Promise<void> {
     const body = formEncode([
       ['token', refreshToken],
@@ -174,9 +235,20 @@ export class OidcIdentityProvider implements IdentityProvider {
     what: string,
     secrets: string[],
     headers: Record<string, string> = FORM,
+    dpop?: DpopProver,
   ): Promise<TokenResponse> {
     const host = hostOf(url);
-    const reply = await this.http.send({ method: 'POST', url, headers, body: formEncode(fields) });
+    const send = async (nonce?: string) =>
+      this.http.send({
+        method: 'POST',
+        url,
+        headers: dpop === undefined ? headers : { ...headers, DPoP: await dpop('POST', url, nonce) },
+        body: formEncode(fields),
+      });
+    let reply = await send();
+    // RFC 9449 §8: a server that wants a nonce refuses with use_dpop_nonce and names one; asked once again with it.
+    const nonce = dpop === undefined ? undefined : nonceAsked(reply);
+    if (nonce !== undefined) reply = await send(nonce);
     if (!ok(reply.status)) {
       const body = oneLine(redact(reply.body, secrets));
       throw new IdentityError(
@@ -185,6 +257,18 @@ export class OidcIdentityProvider implements IdentityProvider {
       );
     }
     return tokenReply(parseJsonReply(reply, url, `${what}`), host);
+  }
+}
+
+/** The `DPoP-Nonce` of a `use_dpop_nonce` refusal (RFC 9449 §8), when it is a well-formed one. */
+export function nonceAsked(reply: HttpReply): string | undefined {
+  if (reply.status !== 400 && reply.status !== 401) return undefined;
+  const nonce = dpopNonce(reply.headers?.['dpop-nonce']);
+  if (nonce === undefined) return undefined;
+  try {
+    return (JSON.parse(reply.body) as { error?: unknown }).error === 'use_dpop_nonce' ? nonce : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -4,7 +4,8 @@ import { AuthTokens } from '../../../../domain/login/auth/auth-tokens';
  * The cache file's JSON (docs/login-contract.md, "Files"): exactly the specification's
  * fields, the optional ones (`id_token`, `gitea_token`) omitted when absent, `expires_at`
  * in RFC 3339 UTC; a robot's record alone adds `client_id` and `client_secret_file` (client
- * credentials) or `client_id`, `subject_token_file` and `subject_token_type` (token exchange).
+ * credentials) or `client_id`, `subject_token_file` and `subject_token_type` (token exchange), and a
+ * DPoP-bound record `token_type: "DPoP"` (RFC 9449 §5; a bearer record has no `token_type`).
  * Any other key is ignored on read (files an earlier skiff wrote with `scope` and
  * `sign_in` read, and are written back without them).
  */
@@ -19,6 +20,7 @@ export interface TokenRecordJson {
   client_secret_file?: string;
   subject_token_file?: string;
   subject_token_type?: string;
+  token_type?: string;
 }
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})$/;
@@ -46,7 +48,15 @@ export function recordJson(tokens: AuthTokens): Record<keyof TokenRecordJson, st
     client_secret_file: tokens.clientSecretFile,
     subject_token_file: tokens.subjectTokenFile,
     subject_token_type: tokens.subjectTokenType,
+    token_type: tokens.tokenType,
   };
+}
+
+/** `token_type` read back: only `DPoP` is kept (a bearer token is the record without the field). */
+function dpopType(value: string | undefined): 'DPoP' | undefined {
+  if (value === undefined || /^bearer$/i.test(value)) return undefined;
+  if (value === 'DPoP') return 'DPoP';
+  throw new Error('field token_type is neither DPoP nor absent');
 }
 
 /** Parses the file's text; throws an Error whose message names the faulty field. */
@@ -94,5 +104,6 @@ export function decodeRecordObject(record: Record<string, unknown>): AuthTokens 
     clientSecretFile: optional('client_secret_file'),
     subjectTokenFile: optional('subject_token_file'),
     subjectTokenType: optional('subject_token_type'),
+    tokenType: dpopType(optional('token_type')),
   });
 }

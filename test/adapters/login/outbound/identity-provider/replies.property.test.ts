@@ -1,5 +1,8 @@
 import fc from 'fast-check';
-import { tokenReply } from '../../../../../src/adapters/login/outbound/identity-provider/oidc-identity-provider';
+import {
+  pushedAuthorizationReply,
+  tokenReply,
+} from '../../../../../src/adapters/login/outbound/identity-provider/oidc-identity-provider';
 import {
   deviceCodeLifetime,
   firstPollInterval,
@@ -55,9 +58,12 @@ describe('tokenReply on generated replies', () => {
           expect(Number.isSafeInteger(parsed.expiresIn) || Number.isInteger(parsed.expiresIn)).toBe(true);
           expect(parsed.expiresIn).toBeGreaterThanOrEqual(0);
         }
+        if (parsed.tokenType !== undefined) expect(String(doc.token_type).toLowerCase()).toBe('dpop');
         // Only what the cache's fields take comes out (a reply's scope is not kept).
         expect(
-          Object.keys(parsed).every((k) => ['accessToken', 'refreshToken', 'expiresIn', 'idToken'].includes(k)),
+          Object.keys(parsed).every((k) =>
+            ['accessToken', 'refreshToken', 'expiresIn', 'idToken', 'tokenType'].includes(k),
+          ),
         ).toBe(true);
       }),
       PROPERTY_BUDGET,
@@ -109,6 +115,39 @@ describe('the device grant bounds on generated numbers', () => {
           expect(lifetime).toBeLessThanOrEqual(MAX_DEVICE_CODE_LIFETIME_S);
         },
       ),
+      PROPERTY_BUDGET,
+    );
+  });
+});
+
+describe('pushedAuthorizationReply on generated replies (RFC 9126 §2.2)', () => {
+  const parReply = fc.record(
+    {
+      request_uri: fc.oneof(
+        stringish,
+        fc.constantFrom('urn:ietf:params:oauth:request_uri:abc', 'a b', '\u001b[31m', ''),
+      ),
+      expires_in: fc.oneof(number, fc.string(), fc.jsonValue()),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('any JSON body or reply-shaped object: a request_uri of printable ASCII and a positive whole expires_in, or the one network error', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.jsonValue(), parReply), (body) => {
+        let parsed;
+        try {
+          parsed = pushedAuthorizationReply(body, 'auth.example.com');
+        } catch (err) {
+          expect(err).toBeInstanceOf(NetworkError);
+          expect((err as NetworkError).code).toBe('OIDC.BAD_PAR_REPLY');
+          return;
+        }
+        expect(parsed.requestUri).toBe((body as Record<string, unknown>).request_uri);
+        expect(parsed.requestUri).toMatch(/^[\x21-\x7e]{1,2048}$/);
+        expect(Number.isInteger(parsed.expiresIn) && parsed.expiresIn >= 1).toBe(true);
+        expect(Object.keys(parsed).sort()).toEqual(['expiresIn', 'requestUri']);
+      }),
       PROPERTY_BUDGET,
     );
   });
