@@ -167,7 +167,10 @@ class PrivateContainerd {
     for (;;) {
       if (failed !== undefined) throw new Error(failed);
       if (fs.existsSync(p.address)) {
-        const version = await ctr(p.address, 'default', ['version'], { timeoutMs: 3_000, ctrBinary: this.binaries.ctr });
+        const version = await ctr(p.address, 'default', ['version'], {
+          timeoutMs: 3_000,
+          ctrBinary: this.binaries.ctr,
+        });
         if (version.status === 0) return;
       }
       if (Date.now() > deadline)

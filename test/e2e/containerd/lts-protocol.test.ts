@@ -93,7 +93,11 @@ if (ltsContainerdTestsEnabled())
       const address = bundleFile(env, ns, 'b1', 'address');
       expect(result.toObject()).toMatchObject({ version: 2, address, protocol: 'ttrpc' });
       // containerd took it: it stored it, as for the runc shim (whose sandbox API makes it version 3).
-      expect(JSON.parse(bundleFile(env, ns, 'b1', 'bootstrap.json'))).toEqual({ version: 2, address, protocol: 'ttrpc' });
+      expect(JSON.parse(bundleFile(env, ns, 'b1', 'bootstrap.json'))).toEqual({
+        version: 2,
+        address,
+        protocol: 'ttrpc',
+      });
       expect(JSON.parse(bundleFile(env, ns, 'r1', 'bootstrap.json'))).toMatchObject({ version: 3, protocol: 'ttrpc' });
       await ok(env, ns, ['task', 'exec', '--exec-id', 'e1', 'b1', 'true']);
       // -info: once when the CRI plugin loaded (its handlers' features), once before the first Create
