@@ -50,6 +50,8 @@
             "native/containerd-shim/flags.c",
             "native/containerd-shim/delete-response.c",
             "native/containerd-shim/runtime-info.c",
+            "native/containerd-shim/proto-wire.c",
+            "native/containerd-shim/bootstrap.c",
             "native/containerd-shim/forget.c",
             "native/containerd-shim/root-owned.c",
             "native/containerd-shim/package-code.c",

@@ -46,6 +46,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bootstrap.h"
 #include "delete-response.h"
 #include "exec-report.h"
 #include "flags.h"
@@ -422,7 +423,9 @@ static int keeper_wanted(void) {
 }
 
 /* `start` with a keeper: containerd dials the pod's keeper, which relays to the serving process. */
-static int start_keeper(const struct flags *f) {
+static void answer_start(int v23, const char *address);
+
+static int start_keeper(const struct flags *f, int v23) {
   char bundle[PATH_MAX], state[PATH_MAX], pod[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
   char log_path[PATH_MAX], pkg[PATH_MAX], node[PATH_MAX], why[PATH_MAX + 256], address[PATH_MAX + 8];
   bundle_and_state(f, bundle, state);
@@ -444,7 +447,7 @@ static int start_keeper(const struct flags *f) {
   if (keeper_ensure(socket_path, lock_path, argv, log_path, why, sizeof why) != 0) die(why, NULL);
   snprintf(address, sizeof address, "unix://%s", socket_path);
   write_address(bundle, address);
-  fputs(address, stdout);
+  answer_start(v23, address);
   return 0;
 }
 
@@ -465,12 +468,52 @@ static int do_keep(const struct flags *f) {
   return keeper_main(&c);
 }
 
-static int do_start(const struct flags *f) {
-  /* The runtime options (an Any) arrive on stdin; Create carries them again, where they are read. */
+/* The most of stdin start keeps: containerd 2.3's BootstrapParams are a few hundred bytes (with the runtime options). */
+#define MAX_BOOTSTRAP_INPUT (1 << 20)
+
+/*
+ * Which daemon runs this start, from stdin, read to its end (bootstrap.h): 1 for containerd 2.3
+ * and later (a BootstrapParams of this -id and -namespace), 0 for an older one (the runtime
+ * options as an Any, or nothing). Either way the options are left: Create carries them again,
+ * where they are read. More than MAX_BOOTSTRAP_INPUT bytes is no BootstrapParams of containerd's.
+ */
+static int bootstrap_caller(const struct flags *f) {
+  unsigned char *in = malloc(MAX_BOOTSTRAP_INPUT);
+  if (in == NULL) die("out of memory", NULL);
+  size_t len = 0;
+  ssize_t r;
   char sink[4096];
-  while (read(0, sink, sizeof sink) > 0) {
+  while (len < MAX_BOOTSTRAP_INPUT && ((r = read(0, in + len, MAX_BOOTSTRAP_INPUT - len)) > 0 || (r < 0 && errno == EINTR)))
+    if (r > 0) len += (size_t)r;
+  int whole = len < MAX_BOOTSTRAP_INPUT;
+  while ((r = read(0, sink, sizeof sink)) > 0 || (r < 0 && errno == EINTR)) whole = 0;
+  struct bootstrap_params params;
+  int v23 = whole && bootstrap_params_of(in, len, f->id, f->namespace, &params);
+  free(in);
+  return v23;
+}
+
+/*
+ * start's answer: to containerd 2.3 a BootstrapResult (ttrpc, task API 2), as its shims answer;
+ * to an older daemon the address as text, the only answer 1.6 reads and one 2.2 cannot take as
+ * protobuf (upstream's 2.3 shims once sent 2.2 protobuf, which it dialled as an address).
+ */
+static void answer_start(int v23, const char *address) {
+  if (!v23) {
+    fputs(address, stdout);
+    return;
   }
-  if (keeper_wanted()) return start_keeper(f);
+  unsigned char *out = malloc(bootstrap_result_max(strlen(address)));
+  if (out == NULL) die("out of memory", NULL);
+  size_t len = bootstrap_result_encode(out, address);
+  int ok = fwrite(out, 1, len, stdout) == len && fflush(stdout) == 0;
+  free(out);
+  if (!ok) die("cannot write the BootstrapResult to stdout", strerror(errno));
+}
+
+static int do_start(const struct flags *f) {
+  int v23 = bootstrap_caller(f);
+  if (keeper_wanted()) return start_keeper(f, v23);
   char bundle[PATH_MAX], state[PATH_MAX], socket_path[PATH_MAX], lock_path[PATH_MAX];
   bundle_and_state(f, bundle, state);
   group_files(f, state, bundle, socket_path, lock_path);
@@ -493,7 +536,7 @@ static int do_start(const struct flags *f) {
     close(lock);
   }
   write_address(bundle, address);
-  fputs(address, stdout);
+  answer_start(v23, address);
   return 0;
 }
 

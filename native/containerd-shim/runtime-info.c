@@ -5,53 +5,19 @@
 #include <stdio.h>
 #include <string.h>
 
-static int get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v) {
-  *v = 0;
-  for (unsigned shift = 0; shift < 64; shift += 7) {
-    if (*p >= end) return -1;
-    unsigned char b = *(*p)++;
-    *v |= (uint64_t)(b & 0x7f) << shift;
-    if (b < 0x80) return 0;
-  }
-  return -1;
-}
-
 /*
  * Walks a message's fields: for each length-delimited field numbered `want`, *out is its bytes
  * (the last wins, as proto3 takes a repeated scalar field). Other fields are skipped by wire type.
  */
-static int find_bytes(const unsigned char *buf, size_t len, uint64_t want, struct bytes *out) {
+static int find_bytes(const unsigned char *buf, size_t len, uint32_t want, struct bytes *out) {
   const unsigned char *p = buf, *end = buf + len;
+  struct proto_field f;
+  int r;
   out->data = buf;
   out->len = 0;
-  while (p < end) {
-    uint64_t key, n;
-    if (get_varint(&p, end, &key) != 0 || key >> 3 == 0) return -1;
-    switch (key & 7) {
-    case 0:
-      if (get_varint(&p, end, &n) != 0) return -1;
-      break;
-    case 1:
-      if ((size_t)(end - p) < 8) return -1;
-      p += 8;
-      break;
-    case 2:
-      if (get_varint(&p, end, &n) != 0 || n > (uint64_t)(end - p)) return -1;
-      if (key >> 3 == want) {
-        out->data = p;
-        out->len = (size_t)n;
-      }
-      p += n;
-      break;
-    case 5:
-      if ((size_t)(end - p) < 4) return -1;
-      p += 4;
-      break;
-    default:
-      return -1;
-    }
-  }
-  return 0;
+  while ((r = proto_next(&p, end, &f)) > 0)
+    if (f.number == want && f.wire_type == PROTO_LEN) *out = f.bytes;
+  return r;
 }
 
 int any_decode(const unsigned char *buf, size_t len, struct bytes *type_url, struct bytes *value) {
@@ -98,54 +64,33 @@ int info_runtime_binary(const unsigned char *in, size_t len, char *binary, size_
   return 0;
 }
 
-static unsigned char *put_varint(unsigned char *p, uint64_t v) {
-  while (v >= 0x80) {
-    *p++ = (unsigned char)(v | 0x80);
-    v >>= 7;
-  }
-  *p++ = (unsigned char)v;
-  return p;
-}
-
-static size_t varint_len(uint64_t v) {
-  size_t n = 1;
-  while (v >= 0x80) v >>= 7, n++;
-  return n;
-}
-
-/* A length-delimited field (wire type 2) of `len` bytes; its bytes are the caller's to write after. */
-static unsigned char *put_header(unsigned char *p, unsigned field, size_t len) {
-  p = put_varint(p, (uint64_t)field << 3 | 2);
-  return put_varint(p, len);
-}
-
-static unsigned char *put_bytes(unsigned char *p, unsigned field, const void *data, size_t len) {
-  p = put_header(p, field, len);
-  memcpy(p, data, len);
-  return p + len;
-}
-
 size_t runtime_info_max(size_t name_len, size_t version_len, size_t options_len, size_t features_len) {
-  /* Each field: a one-byte key and a length of at most 10 bytes; the nested ones twice. */
-  return name_len + version_len + options_len + features_len + sizeof FEATURES_TYPE_URL + 8 * 11;
+  /* Each field: a one-byte key and a length of at most 10 bytes; the nested ones twice; the annotation's three. */
+  return name_len + version_len + options_len + features_len + sizeof FEATURES_TYPE_URL + sizeof ALLOW_MOUNTS_KEY +
+         sizeof ALLOW_MOUNTS + 11 * 11;
 }
 
 size_t runtime_info_encode(unsigned char *out, const char *name, const char *version, struct bytes options,
                            struct bytes features) {
   unsigned char *p = out;
-  p = put_bytes(p, 1, name, strlen(name));
+  p = proto_put_bytes(p, 1, name, strlen(name));
   size_t v_len = strlen(version);
   /* RuntimeVersion{version = 1}; revision (2) is "" and left out, as proto3 leaves defaults out. */
-  p = put_header(p, 2, v_len == 0 ? 0 : 1 + varint_len(v_len) + v_len);
-  if (v_len > 0) p = put_bytes(p, 1, version, v_len);
-  if (options.len > 0) p = put_bytes(p, 3, options.data, options.len);
+  p = proto_put_header(p, 2, v_len == 0 ? 0 : 1 + proto_varint_len(v_len) + v_len);
+  if (v_len > 0) p = proto_put_bytes(p, 1, version, v_len);
+  if (options.len > 0) p = proto_put_bytes(p, 3, options.data, options.len);
   if (features.data != NULL) {
     size_t url_len = sizeof FEATURES_TYPE_URL - 1;
-    size_t value_len = features.len == 0 ? 0 : 1 + varint_len(features.len) + features.len;
-    size_t any_len = 1 + varint_len(url_len) + url_len + value_len;
-    p = put_header(p, 4, any_len);
-    p = put_bytes(p, 1, FEATURES_TYPE_URL, url_len);
-    if (features.len > 0) p = put_bytes(p, 2, features.data, features.len);
+    size_t value_len = features.len == 0 ? 0 : 1 + proto_varint_len(features.len) + features.len;
+    size_t any_len = 1 + proto_varint_len(url_len) + url_len + value_len;
+    p = proto_put_header(p, 4, any_len);
+    p = proto_put_bytes(p, 1, FEATURES_TYPE_URL, url_len);
+    if (features.len > 0) p = proto_put_bytes(p, 2, features.data, features.len);
   }
+  /* annotations (5), a map: one entry {key = 1, value = 2}. */
+  size_t key_len = sizeof ALLOW_MOUNTS_KEY - 1, value_len = sizeof ALLOW_MOUNTS - 1;
+  p = proto_put_header(p, 5, 2 + key_len + 2 + value_len);
+  p = proto_put_bytes(p, 1, ALLOW_MOUNTS_KEY, key_len);
+  p = proto_put_bytes(p, 2, ALLOW_MOUNTS, value_len);
   return (size_t)(p - out);
 }

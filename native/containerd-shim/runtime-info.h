@@ -8,15 +8,19 @@
 
 #include <stddef.h>
 
-/* Bytes inside a buffer the caller holds: not NUL-terminated. */
-struct bytes {
-  const unsigned char *data;
-  size_t len;
-};
+#include "proto-wire.h"
 
 #define RUNC_OPTIONS_TYPE "containerd.runc.v1.Options"
 #define RUNTIME_OPTIONS_TYPE "runtimeoptions.v1.Options"
 #define FEATURES_TYPE_URL "types.containerd.io/opencontainers/runtime-spec/1/features/Features"
+/*
+ * The mount types the shim mounts itself, which containerd 2.3's mount manager then leaves to it
+ * (core/runtime/v2/task_manager.go allowedMounts, docs/containerd.md "-info"): the rootfs mounts
+ * skiff makes with the system calls, idmapped ones included (rootfs-mounts.ts). Not erofs, loop,
+ * format/, mkfs/ or mkdir/: those the mount manager does before the shim, as for runc's.
+ */
+#define ALLOW_MOUNTS_KEY "containerd.io/runtime-allow-mounts"
+#define ALLOW_MOUNTS "bind,overlay"
 
 /* A google.protobuf.Any's type_url (1) and value (2), each empty when absent. 0, or -1 when the bytes are not one. */
 int any_decode(const unsigned char *buf, size_t len, struct bytes *type_url, struct bytes *value);
@@ -42,7 +46,8 @@ size_t runtime_info_max(size_t name_len, size_t version_len, size_t options_len,
 /*
  * RuntimeInfo{name, version{version, revision ""}, options (the Any's bytes as received, left out
  * when empty), features (Any{FEATURES_TYPE_URL, the runtime's features JSON}, left out when
- * features.data is NULL)} into out, which holds runtime_info_max(...) bytes. Returns the length.
+ * features.data is NULL), annotations {ALLOW_MOUNTS_KEY: ALLOW_MOUNTS}} into out, which holds
+ * runtime_info_max(...) bytes. Returns the length.
  */
 size_t runtime_info_encode(unsigned char *out, const char *name, const char *version, struct bytes options,
                            struct bytes features);

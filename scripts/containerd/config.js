@@ -26,6 +26,21 @@ function printedSkiffSection(configFile) {
   return execFileSync(process.execPath, args, { encoding: 'utf8' });
 }
 
+/**
+ * The same for containerd 2.3 (its bin dir `bin` first on PATH): no --format, so the command
+ * decides from the config it goes into, as an operator's run does.
+ */
+function printedLtsSection(bin) {
+  return (configFile) => {
+    const run = path.join(__dirname, '../../bin/run.js');
+    const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
+    return execFileSync(process.execPath, [run, 'containerd', 'config', '--config-file', configFile], {
+      encoding: 'utf8',
+      env,
+    });
+  };
+}
+
 /** The section printed for the config text `base` (skiffSection: a text, or a printer given the config's path). */
 function skiffSectionFor(base, skiffSection = printedSkiffSection) {
   if (typeof skiffSection === 'string') return skiffSection;
@@ -60,6 +75,7 @@ const str = (value) => JSON.stringify(value);
  * the path of the config it goes into; default this checkout's).
  */
 function containerdConfig(dir, options = {}) {
+  if (options.bin !== undefined) return containerdConfigV3(dir, options);
   const p = layout(dir);
   const disabled = [...UNUSED_PLUGINS, ...(options.cri ? [] : [CRI])];
   const lines = [
@@ -113,6 +129,62 @@ function criSection(p, options) {
     `      [${section}.containerd.runtimes.runc]`,
     `        runtime_type = ${str(RUNTIMES.runc)}`,
   ];
+}
+
+/**
+ * The version 3 config (containerd 2.x: docs/cri/config.md of 2.3) of the same instance: the CRI
+ * plugin split in three (runtime, images, the gRPC service), NRI off (its socket would be
+ * /var/run/nri's). options.bin is containerd 2.3's bin dir (lts.js).
+ */
+function containerdConfigV3(dir, options) {
+  const p = layout(dir);
+  const criPlugins = [CRI, 'io.containerd.cri.v1.runtime', 'io.containerd.cri.v1.images'];
+  const disabled = [...UNUSED_PLUGINS, 'io.containerd.nri.v1.nri', ...(options.cri ? [] : criPlugins)];
+  const runtime = 'plugins."io.containerd.cri.v1.runtime"';
+  const lines = [
+    'version = 3',
+    `root = ${str(p.root)}`,
+    `state = ${str(p.state)}`,
+    `disabled_plugins = [${disabled.map(str).join(', ')}]`,
+    '',
+    '[grpc]',
+    `  address = ${str(p.address)}`,
+    '[ttrpc]',
+    `  address = ${str(p.ttrpcAddress)}`,
+    '[debug]',
+    `  level = ${str(options.logLevel ?? 'info')}`,
+    '',
+    '[plugins."io.containerd.internal.v1.opt"]',
+    `  path = ${str(`${p.root}/opt`)}`,
+    ...(options.cri
+      ? [
+          '[plugins."io.containerd.cri.v1.images"]',
+          '  snapshotter = "overlayfs"',
+          '  [plugins."io.containerd.cri.v1.images".pinned_images]',
+          `    sandbox = ${str(options.sandboxImage ?? PAUSE_IMAGE)}`,
+          `[${runtime}]`,
+          '  disable_apparmor = true',
+          '  enable_selinux = false',
+          '  restrict_oom_score_adj = true',
+          '  netns_mounts_under_state_dir = true',
+          `  [${runtime}.cni]`,
+          `    bin_dirs = [${str(p.cniBinDir)}]`,
+          `    conf_dir = ${str(p.cniConfDir)}`,
+          `  [${runtime}.containerd]`,
+          '    default_runtime_name = "runc"',
+          `    [${runtime}.containerd.runtimes.runc]`,
+          `      runtime_type = ${str(RUNTIMES.runc)}`,
+          `[plugins.${str(CRI)}]`,
+          '  disable_tcp_service = true',
+          '  stream_server_address = "127.0.0.1"',
+          '  stream_server_port = "0"',
+        ]
+      : []),
+  ];
+  const base = `${lines.join('\n')}\n`;
+  if (!options.cri) return base;
+  const section = skiffSectionFor(base, options.skiffSection ?? printedLtsSection(options.bin));
+  return `${base}\n${section.trimEnd()}\n`;
 }
 
 module.exports = { containerdConfig };

@@ -20,14 +20,14 @@ function withFifoDir(args, fifoDir) {
 
 /**
  * Options: timeoutMs (default 15 s; then ctr is killed and `timedOut` is true), input
- * (written to ctr's stdin, which is /dev/null otherwise), fifoDir, env.
+ * (written to ctr's stdin, which is /dev/null otherwise), fifoDir, env, ctrBinary (default ctr on PATH).
  * Resolves { stdout, stderr, status (exit code or null), signal, timedOut, ms }.
  */
 function ctr(address, namespace, args, options = {}) {
   const argv = ['--address', address, '--namespace', namespace, ...withFifoDir(args, options.fifoDir)];
   const started = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const child = spawn('ctr', argv, {
+    const child = spawn(options.ctrBinary ?? 'ctr', argv, {
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       env: options.env ?? process.env,
     });

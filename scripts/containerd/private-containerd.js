@@ -13,6 +13,7 @@ const { buildImageArchive, BUSYBOX_IMAGE, PAUSE_IMAGE } = require('../busybox-im
 const { containerdConfig } = require('./config');
 const { ctr, describe } = require('./ctr');
 const { layout, MAX_SOCKET_PATH } = require('./layout');
+const { ltsContainerd } = require('./lts');
 const { alive, startTime } = require('./procfs');
 const { teardown, waitUntil } = require('./teardown');
 
@@ -59,9 +60,16 @@ class PrivateContainerd {
    * stateOnTmpfs (containerd's state dir on a tmpfs of its own, as /run/containerd is on a
    * node: the shims' task files then cost what they cost there; default false), searchable (the
    * instance's dir 0711 instead of 0700, as /run/containerd is on a node: a container whose root
-   * is mapped to another host id, a user namespace, then reaches its bundle's rootfs; default false).
+   * is mapped to another host id, a user namespace, then reaches its bundle's rootfs; default false),
+   * lts (containerd 2.3.4 from lts.js, its ctr and runc shim, with a version 3 config; default
+   * false: the containerd on this process's PATH, version 2).
    */
   static async start(options = {}) {
+    if (options.lts) {
+      const lts = ltsContainerd();
+      if (lts.bin === undefined) throw new Error(lts.missing);
+      options = { ...options, bin: lts.bin };
+    }
     const stale = await sweepStale();
     if (stale.length > 0) process.stderr.write(`a stale private containerd left behind: ${stale.join('; ')}\n`);
     const dir = fs.mkdtempSync(path.join(baseDir(), PREFIX));
@@ -79,6 +87,11 @@ class PrivateContainerd {
   constructor(dir, options) {
     this.paths = layout(dir);
     this.options = options;
+    /** Where containerd and ctr come from: the lts dir, else this process's PATH. */
+    this.binaries = {
+      containerd: options.bin === undefined ? containerdBinary() : path.join(options.bin, 'containerd'),
+      ctr: options.bin === undefined ? 'ctr' : path.join(options.bin, 'ctr'),
+    };
     this.child = undefined;
     this.started = undefined;
     this.stopped = false;
@@ -110,6 +123,7 @@ class PrivateContainerd {
       ownerStart: startTime(process.pid),
       containerd: this.child?.pid,
       containerdStart: this.started,
+      ctr: this.binaries.ctr,
     };
     fs.writeFileSync(this.paths.owner, JSON.stringify(record), { mode: 0o600 });
   }
@@ -120,13 +134,18 @@ class PrivateContainerd {
     const env = {
       ...process.env,
       ...this.options.env,
-      PATH: [...shimDirs, this.options.systemPath ?? process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'].join(':'),
+      // The lts dir after the shims: its containerd-shim-runc-v2 before the system's.
+      PATH: [
+        ...shimDirs,
+        ...(this.options.bin === undefined ? [] : [this.options.bin]),
+        this.options.systemPath ?? process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+      ].join(':'),
     };
     const log = fs.openSync(p.log, 'a', 0o600);
     let child;
     try {
       // Found on this process's PATH: containerd's own (systemPath) need not have it.
-      child = spawn(containerdBinary(), ['--config', p.config], { stdio: ['ignore', log, log], env });
+      child = spawn(this.binaries.containerd, ['--config', p.config], { stdio: ['ignore', log, log], env });
     } finally {
       fs.closeSync(log);
     }
@@ -148,7 +167,10 @@ class PrivateContainerd {
     for (;;) {
       if (failed !== undefined) throw new Error(failed);
       if (fs.existsSync(p.address)) {
-        const version = await ctr(p.address, 'default', ['version'], { timeoutMs: 3_000 });
+        const version = await ctr(p.address, 'default', ['version'], {
+          timeoutMs: 3_000,
+          ctrBinary: this.binaries.ctr,
+        });
         if (version.status === 0) return;
       }
       if (Date.now() > deadline)
@@ -165,7 +187,11 @@ class PrivateContainerd {
       this.namespaces.add(namespace);
       fs.writeFileSync(this.paths.namespaces, JSON.stringify([...this.namespaces]), { mode: 0o600 });
     }
-    return ctr(this.paths.address, namespace, args, { fifoDir: this.paths.fifoDir, ...options });
+    return ctr(this.paths.address, namespace, args, {
+      fifoDir: this.paths.fifoDir,
+      ctrBinary: this.binaries.ctr,
+      ...options,
+    });
   }
 
   /** Imports the busybox and pause images into `namespace` (k8s.io for CRI); throws when ctr fails. */
@@ -195,7 +221,7 @@ class PrivateContainerd {
   async stop() {
     if (this.stopped) return;
     this.stopped = true;
-    const left = await teardown(this.paths.dir, { pid: this.child?.pid, start: this.started });
+    const left = await teardown(this.paths.dir, { pid: this.child?.pid, start: this.started, ctr: this.binaries.ctr });
     if (left.length > 0) throw new Error(`the private containerd left behind: ${left.join('; ')}`);
   }
 }
@@ -245,7 +271,8 @@ async function sweepStale() {
         continue;
       }
       if (alive(record.owner, record.ownerStart) || !claim(dir)) continue;
-      left.push(...(await teardown(dir, { pid: record.containerd, start: record.containerdStart })));
+      const daemon = { pid: record.containerd, start: record.containerdStart, ctr: record.ctr };
+      left.push(...(await teardown(dir, daemon)));
     }
   }
   return left;

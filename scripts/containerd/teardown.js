@@ -35,8 +35,8 @@ function lines(text) {
 }
 
 /** Asks the running daemon to remove every task (killing it) and container, namespace by namespace. */
-async function drain(p, known, namespaces) {
-  const run = (ns, args) => ctr(p.address, ns, args, { timeoutMs: 10_000 });
+async function drain(p, known, namespaces, ctrBinary) {
+  const run = (ns, args) => ctr(p.address, ns, args, { timeoutMs: 10_000, ctrBinary });
   const listed = await run('default', ['namespaces', 'ls', '-q']);
   if (listed.status !== 0) return;
   for (const ns of lines(listed.stdout)) {
@@ -164,14 +164,15 @@ async function removeOrphan(p, key) {
 }
 
 /**
- * Tears down the instance in `dir`. `daemon` = { pid, start } of its containerd, when known.
+ * Tears down the instance in `dir`. `daemon` = { pid, start, ctr } of its containerd, when known
+ * (ctr: the ctr binary of its version, default ctr on PATH).
  * Resolves the list of leftovers, one line each.
  */
 async function teardown(dir, daemon = {}) {
   const p = layout(dir);
   const known = new Set();
   const namespaces = new Set(namespacesUsed(p));
-  if (daemon.pid !== undefined && alive(daemon.pid, daemon.start)) await drain(p, known, namespaces);
+  if (daemon.pid !== undefined && alive(daemon.pid, daemon.start)) await drain(p, known, namespaces, daemon.ctr);
   await stopDaemon(daemon.pid, daemon.start);
 
   for (const key of bundlesOnDisk(p)) known.add(key);

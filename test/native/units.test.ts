@@ -13,7 +13,14 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'task-layout.test.c', sources: ['native/common/task-layout.c'] },
   { test: 'flags.test.c', sources: ['native/containerd-shim/flags.c'] },
   { test: 'delete-response.test.c', sources: ['native/containerd-shim/delete-response.c'] },
-  { test: 'runtime-info.test.c', sources: ['native/containerd-shim/runtime-info.c'] },
+  {
+    test: 'runtime-info.test.c',
+    sources: ['native/containerd-shim/runtime-info.c', 'native/containerd-shim/proto-wire.c'],
+  },
+  {
+    test: 'bootstrap.test.c',
+    sources: ['native/containerd-shim/bootstrap.c', 'native/containerd-shim/proto-wire.c'],
+  },
   { test: 'root-owned.test.c', sources: ['native/containerd-shim/root-owned.c'] },
   {
     test: 'package-code.test.c',

@@ -22,6 +22,10 @@ const teardownJs = require('../../scripts/containerd/teardown.js') as {
 const ctrJs = require('../../scripts/containerd/ctr.js') as {
   describe(args: readonly string[], result: CtrResult): string;
 };
+const ltsJs = require('../../scripts/containerd/lts.js') as {
+  ltsContainerd(): { bin?: string; missing?: string };
+  LTS_VERSION: string;
+};
 const procfs = require('../../scripts/containerd/procfs.js') as { alive(pid: number): boolean };
 
 export const BUSYBOX_IMAGE = impl.BUSYBOX_IMAGE;
@@ -51,6 +55,8 @@ export interface ContainerdOptions {
   readonly systemPath?: string;
   /** The instance's dir 0711, as /run/containerd is on a node: user-namespaced containers reach their rootfs. */
   readonly searchable?: boolean;
+  /** containerd 2.3.4 (its ctr and runc shim too) from the shared archive, with a version 3 config. */
+  readonly lts?: boolean;
 }
 
 export interface CtrResult {
@@ -126,4 +132,23 @@ export function containerdTestsEnabled(): boolean {
     tools: CONTAINERD_TOOLS,
     packages: 'containerd runc busybox-static',
   });
+}
+
+export const LTS_VERSION = ltsJs.LTS_VERSION;
+let ltsNoted = false;
+
+/**
+ * Whether the containerd 2.3 suites run here: the containerd suites do, and containerd 2.3.4's
+ * archive is beside the checkout (lts.js unpacks it once, its sums checked). Where it is missing
+ * they are left out with one line; under CI=true or SKIFF_CONTAINERD_TESTS=1 that is an error.
+ */
+export function ltsContainerdTestsEnabled(): boolean {
+  if (!containerdTestsEnabled()) return false;
+  const lts = ltsJs.ltsContainerd();
+  if (lts.bin !== undefined) return true;
+  if (process.env.CI === 'true' || process.env.SKIFF_CONTAINERD_TESTS === '1')
+    throw new Error(`the containerd ${LTS_VERSION} suites cannot run: ${lts.missing}`);
+  if (!ltsNoted) process.stderr.write(`containerd ${LTS_VERSION} suites not run here: ${lts.missing}\n`);
+  ltsNoted = true;
+  return false;
 }

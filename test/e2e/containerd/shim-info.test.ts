@@ -62,7 +62,8 @@ if (!LINUX) process.stderr.write('containerd-shim-skiff-v2 -info suite not run: 
       const features = JSON.parse(Buffer.from(decoded.features.value).toString('utf8')) as Record<string, unknown>;
       expect(features).toMatchObject({ ociVersionMin: expect.any(String), ociVersionMax: expect.any(String) });
       expect(features.hooks).toContain('prestart');
-      expect(decoded.annotations.size).toBe(0);
+      // The mount types skiff mounts itself, which containerd 2.3's mount manager leaves to it (docs/containerd.md).
+      expect(Object.fromEntries(decoded.annotations)).toEqual({ 'containerd.io/runtime-allow-mounts': 'bind,overlay' });
     },
   );
 

@@ -40,7 +40,11 @@ export const FUZZERS: readonly Fuzzer[] = [
   },
   { name: 'json-read', sources: ['native/common/json-read.c'] },
   { name: 'shim-flags', sources: ['native/containerd-shim/flags.c'] },
-  { name: 'shim-info', sources: ['native/containerd-shim/runtime-info.c'] },
+  { name: 'shim-info', sources: ['native/containerd-shim/runtime-info.c', 'native/containerd-shim/proto-wire.c'] },
+  {
+    name: 'shim-bootstrap',
+    sources: ['native/containerd-shim/bootstrap.c', 'native/containerd-shim/proto-wire.c'],
+  },
 ];
 
 /** libFuzzer with the sanitizers, as Debian's clang builds it; the C of a fuzzer sits in native/'s rooms. */

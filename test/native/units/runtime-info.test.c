@@ -15,13 +15,26 @@ static int same(const unsigned char *a, size_t a_len, const unsigned char *b, si
 
 static int bytes_are(struct bytes b, const char *s) { return b.len == strlen(s) && memcmp(b.data, s, b.len) == 0; }
 
+/* The annotation every RuntimeInfo ends with: field 5, the map entry {ALLOW_MOUNTS_KEY, ALLOW_MOUNTS}. */
+static size_t annotation_len(void) { return 2 + 2 + strlen(ALLOW_MOUNTS_KEY) + 2 + strlen(ALLOW_MOUNTS); }
+
+static int ends_with_annotation(const unsigned char *out, size_t n) {
+  size_t key = strlen(ALLOW_MOUNTS_KEY), value = strlen(ALLOW_MOUNTS);
+  const unsigned char *a = out + n - annotation_len();
+  return a[0] == 0x2a && a[1] == 2 + key + 2 + value && a[2] == 0x0a && a[3] == key &&
+         memcmp(a + 4, ALLOW_MOUNTS_KEY, key) == 0 && a[4 + key] == 0x12 && a[5 + key] == value &&
+         memcmp(a + 6 + key, ALLOW_MOUNTS, value) == 0;
+}
+
 static void encodes_as_proto3(void) {
-  /* RuntimeInfo{name "n", version{version "1.2"}}: no options, no features. */
+  /* RuntimeInfo{name "n", version{version "1.2"}}: no options, no features; then the annotation. */
   static const unsigned char plain[] = {0x0a, 1, 'n', 0x12, 5, 0x0a, 3, '1', '.', '2'};
   unsigned char out[256];
   struct bytes none = {NULL, 0};
   size_t n = runtime_info_encode(out, "n", "1.2", none, none);
-  CHECK(same(out, n, plain, sizeof plain));
+  CHECK(same(out, n - annotation_len(), plain, sizeof plain));
+  CHECK(ends_with_annotation(out, n));
+  CHECK_STR(ALLOW_MOUNTS, "bind,overlay");
   CHECK(n <= runtime_info_max(1, 3, 0, 0));
 
   /* With options (the Any's bytes as given, field 3) and features (an Any, field 4). */
@@ -29,7 +42,8 @@ static void encodes_as_proto3(void) {
   struct bytes options = {opts, sizeof opts}, features = {(const unsigned char *)"{}", 2};
   n = runtime_info_encode(out, "n", "1.2", options, features);
   size_t url = sizeof FEATURES_TYPE_URL - 1;
-  CHECK(n == sizeof plain + 2 + sizeof opts + 2 + (2 + url + 2 + 2));
+  CHECK(n == sizeof plain + 2 + sizeof opts + 2 + (2 + url + 2 + 2) + annotation_len());
+  CHECK(ends_with_annotation(out, n));
   CHECK(n <= runtime_info_max(1, 3, sizeof opts, 2));
   CHECK(same(out + sizeof plain, 2 + sizeof opts, (const unsigned char[]){0x1a, 3, 0x0a, 1, 't'}, 5));
   const unsigned char *f = out + sizeof plain + 2 + sizeof opts;
@@ -46,7 +60,7 @@ static void sizes_large_fields(void) {
   struct bytes none = {NULL, 0}, features = {json, len};
   size_t n = runtime_info_encode(out, "io.containerd.skiff.v2", "0.1.0", none, features);
   CHECK(n <= runtime_info_max(22, 5, 0, len));
-  CHECK(n == 24 + 9 + 1 + 2 + (2 + sizeof FEATURES_TYPE_URL - 1 + 1 + 2 + len));
+  CHECK(n == 24 + 9 + 1 + 2 + (2 + sizeof FEATURES_TYPE_URL - 1 + 1 + 2 + len) + annotation_len());
   free(json);
   free(out);
 }
