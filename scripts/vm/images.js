@@ -77,7 +77,7 @@ function imageProblem(name) {
   const { overlay } = IMAGES[name];
   if (overlay === undefined) return undefined;
   const problem = overlayProblem(overlay);
-  return problem && `the ${name} image needs ${problem}`;
+  return problem && `the ${name} image: ${problem}`;
 }
 
 /**
@@ -90,9 +90,10 @@ function defaultImages(log, strict) {
   for (const [name, image] of Object.entries(IMAGES)) {
     if (!image.ci) continue;
     const problem = imageProblem(name);
-    if (problem !== undefined && !strict && archiveMissing(image.overlay)) log(`${name} left out: ${problem}`);
-    else if (problem !== undefined) throw new Error(problem);
-    else images.push(name);
+    if (problem === undefined) images.push(name);
+    else if (!archiveMissing(image.overlay)) throw new Error(problem);
+    else if (strict) throw new Error(`SKIFF_VM_TESTS=1 but ${problem}`);
+    else log(`left out ${problem}`);
   }
   return images;
 }

@@ -29,7 +29,7 @@ function archiveMissing(overlay) {
 /** Why the overlay cannot be used here, as one line; undefined when it can. */
 function overlayProblem(overlay) {
   const file = archivePath(overlay);
-  if (archiveMissing(overlay)) return `${file}, which is not there`;
+  if (archiveMissing(overlay)) return `${file} is not there`;
   const actual = sha256(file);
   if (actual !== overlay.sha256) return `${file} has sha256 ${actual}, not the ${overlay.sha256} the image pins`;
   return undefined;
