@@ -9,9 +9,9 @@
 //  - memory of 20 pods x 2 containers, RSS of the runtime's processes (target <= 0.4x);
 //  - SIGKILL of skiff's serving process to the next call served, beside one call.
 // Under emulation the times are many times the host's; the ratios count. Without qemu or
-// mmdebstrap it says so and returns. SKIFF_VM_IMAGES picks the images (trixie,sid).
+// mmdebstrap it says so and returns. The images are CI's (trixie, lts); SKIFF_VM_IMAGES picks others.
 const { missingTools } = require('../scripts/vm/commands');
-const { IMAGES } = require('../scripts/vm/images');
+const { defaultImages } = require('../scripts/vm/images');
 const { vm } = require('../scripts/vm/run');
 const { report } = require('./stats');
 const path = require('node:path');
@@ -41,7 +41,8 @@ async function run() {
     console.log(`VM figures left out: ${problem}`);
     return;
   }
-  const images = (process.env.SKIFF_VM_IMAGES || Object.keys(IMAGES).join(',')).split(',').filter(Boolean);
+  const named = (process.env.SKIFF_VM_IMAGES ?? '').split(',').filter(Boolean);
+  const images = named.length > 0 ? named : defaultImages((line) => console.log(`VM figures: ${line}`), false);
   const failed = [];
   for (const image of images) {
     let f;

@@ -1,9 +1,12 @@
 'use strict';
 // The guests of the VM bed (docs/vm.md): Debian root filesystems built by mmdebstrap from
-// Debian's packages only, with systemd as init on cgroup v2 alone, and the kernel and initrd
-// of their own linux-image package. One per release an operator runs today:
+// Debian's packages, with systemd as init on cgroup v2 alone, and the kernel and initrd of
+// their own linux-image package. One per containerd line an operator runs today:
 //   trixie  kernel 6.12, containerd 1.7, runc 1.1, crun, criu, Node.js 20 (Debian 13, stable)
-//   sid     kernel 7.x, containerd 2.x, runc 1.3, crun, criu, Node.js 24 (unstable)
+//   lts     sid's packages with upstream containerd 2.3.4 (ctr and runc shim too) laid over
+//           Debian's: the line upstream supports longest, which no Debian suite packages
+//   sid     kernel 7.x, containerd 2.1, runc 1.3, crun, criu, Node.js 24 (unstable); by name
+//           only, 2.1 being out of upstream's support
 // An image is cached under its key, the hash of everything that goes into it, so a changed
 // package list (SKIFF_VM_PACKAGES too) or a changed build step makes a new one.
 const { createHash } = require('node:crypto');
@@ -11,6 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { run } = require('./commands');
+const { applyOverlay, archiveMissing, overlayProblem } = require('./overlay');
 
 const MIRROR = 'http://deb.debian.org/debian';
 
@@ -34,11 +38,65 @@ const PACKAGES = [
   'npm',
 ];
 
-const IMAGES = {
-  trixie: { suite: 'trixie', aptopts: [] },
-  // sid's Release file can read as expired on a machine whose clock is ahead of the mirror's.
-  sid: { suite: 'sid', aptopts: ['Acquire::Check-Valid-Until "false"'] },
+// sid's Release file can read as expired on a machine whose clock is ahead of the mirror's.
+const SID_APTOPTS = ['Acquire::Check-Valid-Until "false"'];
+
+/**
+ * containerd 2.3.4 as upstream builds it (static), from `shared/` beside the checkout: its
+ * sha256s as published beside the archive. Debian's unit and config stay.
+ */
+const CONTAINERD_LTS = {
+  archive: 'containerd/containerd-v2.3.4-linux-amd64.tar.xz',
+  sha256: '8ac53019bab74edb6c2d90a011079efc03fda133be23b603ce17e4f7ff0d3ac4',
+  files: {
+    'usr/bin/containerd': {
+      from: 'containerd-v2.3.4/bin/containerd',
+      sha256: 'e33588e21b3cfdf40a52a286f0d87ebdba31acbea1fef303d87687a5f26c801e',
+    },
+    'usr/bin/ctr': {
+      from: 'containerd-v2.3.4/bin/ctr',
+      sha256: 'c854f38b969f196ee81a5dd28654444d617f53d4980d290e7186d7df9108402e',
+    },
+    'usr/bin/containerd-shim-runc-v2': {
+      from: 'containerd-v2.3.4/bin/containerd-shim-runc-v2',
+      sha256: '43f085de9a883ac06723cc0c62680c02f77fb168c6aec9b86b97811e450c1a3a',
+    },
+  },
 };
+
+/** `ci`: in the default run of `npm run test:vm` (CI's guests); the others run by name. */
+const IMAGES = {
+  trixie: { suite: 'trixie', aptopts: [], ci: true },
+  lts: { suite: 'sid', aptopts: SID_APTOPTS, overlay: CONTAINERD_LTS, ci: true },
+  sid: { suite: 'sid', aptopts: SID_APTOPTS, ci: false },
+};
+
+/** Why `name` cannot be built or used here (one line), or undefined: an overlay's archive missing or changed. */
+function imageProblem(name) {
+  if (!(name in IMAGES)) return `unknown image ${name}: one of ${Object.keys(IMAGES).join(', ')}`;
+  const { overlay } = IMAGES[name];
+  if (overlay === undefined) return undefined;
+  const problem = overlayProblem(overlay);
+  return problem && `the ${name} image: ${problem}`;
+}
+
+/**
+ * The images a run without SKIFF_VM_IMAGES takes: CI's. One whose archive is missing here is
+ * left out with one line (`log`), unless `strict` (SKIFF_VM_TESTS=1), when that is an error;
+ * a changed archive is always one.
+ */
+function defaultImages(log, strict) {
+  const images = [];
+  for (const [name, image] of Object.entries(IMAGES)) {
+    if (!image.ci) continue;
+    const problem = imageProblem(name);
+    if (problem === undefined) images.push(name);
+    else if (!archiveMissing(image.overlay)) throw new Error(problem);
+    else if (strict) throw new Error(`SKIFF_VM_TESTS=1 but ${problem}`);
+    else log(`left out ${problem}`);
+  }
+  return images;
+}
 
 /**
  * Run inside the new root filesystem (mmdebstrap's customize hook, "$1" is its path): the one
@@ -116,6 +174,7 @@ function recipe(name, env = process.env) {
     aptopts: image.aptopts,
     packages,
     customize: CUSTOMIZE,
+    ...(image.overlay && { overlay: image.overlay }),
     format: 2,
   };
 }
@@ -145,9 +204,12 @@ function imagePaths(name, env = process.env) {
  * build that fails leaves nothing that could pass for an image. Returns imagePaths.
  */
 async function ensureImage(name, log, env = process.env) {
+  const problem = imageProblem(name);
+  if (problem !== undefined) throw new Error(problem);
   const paths = imagePaths(name, env);
   if (fs.existsSync(paths.done)) return paths;
   const { suite, mirror, aptopts, packages, customize } = recipe(name, env);
+  const { overlay } = IMAGES[name];
   fs.mkdirSync(cacheRoot(env), { recursive: true });
   const work = fs.mkdtempSync(path.join(cacheRoot(env), `.build-${name}-`));
   const tree = path.join(work, 'tree');
@@ -173,6 +235,13 @@ async function ensureImage(name, log, env = process.env) {
       kernel: version,
       ...packageVersions(tree, ['containerd', 'runc', 'crun', 'criu', 'nodejs', 'systemd']),
     };
+    if (overlay !== undefined) {
+      await applyOverlay(overlay, tree, work);
+      // The binary's own word (static, so it runs here); the package's version is kept beside it.
+      const said = await run(path.join(tree, 'usr/bin/containerd'), ['--version']);
+      versions.containerdPackage = versions.containerd;
+      versions.containerd = said.trim().split(/\s+/)[2].replace(/^v/, '');
+    }
     fs.writeFileSync(
       path.join(work, 'recipe.json'),
       `${JSON.stringify({ ...recipe(name, env), versions }, null, 2)}\n`,
@@ -191,4 +260,14 @@ async function ensureImage(name, log, env = process.env) {
   }
 }
 
-module.exports = { IMAGES, PACKAGES, cacheRoot, ensureImage, imageKey, imagePaths, recipe };
+module.exports = {
+  IMAGES,
+  PACKAGES,
+  cacheRoot,
+  defaultImages,
+  ensureImage,
+  imageKey,
+  imagePaths,
+  imageProblem,
+  recipe,
+};

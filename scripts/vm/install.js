@@ -31,7 +31,8 @@ tar -czf /var/lib/skiff-vm/skiff-next.tgz -C /var/lib/skiff-vm/next package
 rm -r /var/lib/skiff-vm/next /tmp/skiff.tgz
 cp -r /run/skiff-npm /var/cache/skiff-vm-npm
 command -v skiff containerd-shim-skiff-v2
-major=$(containerd --version | awk '{ split($3, v, "."); print v[1] + 0 }')
+# Debian's binaries print "2.1.9+unknown", upstream's "v2.3.4".
+major=$(containerd --version | awk '{ sub(/^v/, "", $3); split($3, v, "."); print v[1] + 0 }')
 if [ "$major" -ge 2 ] && grep -Eq '^imports *=.*conf\.d' /etc/containerd/config.toml; then
   mkdir -p /etc/containerd/conf.d
   { echo 'version = 3'; skiff containerd config; } > /etc/containerd/conf.d/skiff.toml

@@ -5,7 +5,7 @@
 //
 //   npm run vm -- IMAGE [--share DIR:TAG]... [--] COMMAND...
 //
-// IMAGE is trixie or sid (scripts/vm/images.js). Each --share mounts a host folder read-write
+// IMAGE is trixie, lts or sid (scripts/vm/images.js). Each --share mounts a host folder read-write
 // at /mnt/TAG. The bed's own failures (a missing tool, a failed build or set-up, a panic twice,
 // a timeout) are one line on stderr and exit 125, which no command's status is taken for.
 // SKIFF_VM_CACHE: where images are kept (~/.cache/skiff/vm); SKIFF_VM_PACKAGES: more Debian

@@ -173,6 +173,9 @@ for (const handler of HANDLERS) {
 }
 
 const cgroupOf = (pid) => fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim();
+const MiB = 1024 * 1024;
+/** What the systemd driver's resize left, by handler, compared at the end. */
+const systemdSeen = {};
 
 // kubelet's systemd cgroup driver: the pod's parent is a slice, and the CRI plugin writes each
 // container's cgroupsPath as slice:prefix:name. containerd's runc shim needs SystemdCgroup in its
@@ -180,27 +183,37 @@ const cgroupOf = (pid) => fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim();
 for (const handler of ['runc-systemd', 'skiff']) {
   describe(`the systemd cgroup driver through the ${handler} handler`, { timeout: 10 * SLOW_MS }, () => {
     const cri = criClient(ADDRESS, { deadlineMs: SLOW_MS });
+    const slice = `vmtest${handler.replace(/[^a-z]/g, '')}.slice`;
+    systemdSeen[handler] = {};
     after(() => cri.close());
 
-    it('runs the pod in a systemd scope under its slice; the shim stays where containerd started it', async () => {
-      const slice = `vmtest${handler.replace(/[^a-z]/g, '')}.slice`;
+    /** A pod under the slice with one container; resolves the ids and the container's scope. */
+    const podInSlice = async (name, container) => {
       const base = podConfig({
-        name: `systemd-${handler}`,
-        uid: `systemd-${handler}-${process.pid}`,
+        name: `${name}-${handler}`,
+        uid: `${name}-${handler}-${process.pid}`,
         logDirectory: '/var/log',
       });
       const sandboxConfig = { ...base, linux: { ...base.linux, cgroupParent: slice } };
       const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
+      const { containerId } = await cri.runtime('CreateContainer', {
+        podSandboxId,
+        config: containerConfig(container),
+        sandboxConfig,
+      });
+      await cri.runtime('StartContainer', { containerId });
+      return { podSandboxId, containerId, scope: `cri-containerd-${containerId}.scope` };
+    };
+
+    it('runs the pod in a systemd scope under its slice; the shim stays where containerd started it', async () => {
+      const { podSandboxId, containerId, scope } = await podInSlice('systemd', {
+        name: 'c',
+        command: ['sleep', '100000'],
+      });
       try {
-        const { containerId } = await cri.runtime('CreateContainer', {
-          podSandboxId,
-          config: containerConfig({ name: 'c', command: ['sleep', '100000'] }),
-          sandboxConfig,
-        });
-        await cri.runtime('StartContainer', { containerId });
         const info = JSON.parse((await cri.runtime('ContainerStatus', { containerId, verbose: true })).info.info);
-        assert.equal(cgroupOf(info.pid), `0::/${slice}/cri-containerd-${containerId}.scope`);
-        const unit = sh(`systemctl show -p ActiveState --value cri-containerd-${containerId}.scope`);
+        assert.equal(cgroupOf(info.pid), `0::/${slice}/${scope}`);
+        const unit = sh(`systemctl show -p ActiveState --value ${scope}`);
         assert.equal(unit.stdout.trim(), 'active');
         const address = shimAddress('k8s.io', podSandboxId);
         const shim = servingPid(address);
@@ -215,6 +228,79 @@ for (const handler of ['runc-systemd', 'skiff']) {
         await removePod(cri, podSandboxId);
       }
     });
+
+    // With the systemd driver a limit lives twice: in the scope unit's properties and in the
+    // cgroup's files. runc sets both, so that systemd, which writes its units' properties back
+    // into their cgroups (daemon-reload among other times), keeps the new limits.
+    it('resizes memory, CPU and swap in place: the scope and its cgroup as runc sets them, the container running on', async () => {
+      const { podSandboxId, containerId, scope } = await podInSlice('resize', {
+        name: 'c',
+        command: ['sleep', '100000'],
+        resources: {
+          memoryLimitInBytes: String(256 * MiB),
+          memorySwapLimitInBytes: String(512 * MiB),
+          cpuPeriod: '100000',
+          cpuQuota: '50000',
+        },
+      });
+      try {
+        const dir = path.join('/sys/fs/cgroup', slice, scope);
+        const files = () =>
+          Object.fromEntries(
+            ['memory.max', 'memory.swap.max', 'cpu.max'].map((f) => [
+              f,
+              fs.readFileSync(path.join(dir, f), 'utf8').trim(),
+            ]),
+          );
+        const unit = () => {
+          const shown = sh(`systemctl show -p MemoryMax -p MemorySwapMax -p CPUQuotaPerSecUSec ${scope}`);
+          assert.equal(shown.status, 0, shown.stderr);
+          return Object.fromEntries(
+            shown.stdout
+              .trim()
+              .split('\n')
+              .map((line) => line.split('=')),
+          );
+        };
+        // cgroup v2's memory.swap.max is swap alone; CRI's and OCI's swap figure is memory + swap.
+        assert.deepEqual(files(), {
+          'memory.max': String(256 * MiB),
+          'memory.swap.max': String(256 * MiB),
+          'cpu.max': '50000 100000',
+        });
+        await cri.runtime('UpdateContainerResources', {
+          containerId,
+          linux: {
+            memoryLimitInBytes: String(128 * MiB),
+            memorySwapLimitInBytes: String(192 * MiB),
+            cpuPeriod: '100000',
+            cpuQuota: '20000',
+          },
+        });
+        const resized = {
+          'memory.max': String(128 * MiB),
+          'memory.swap.max': String(64 * MiB),
+          'cpu.max': '20000 100000',
+        };
+        assert.deepEqual(files(), resized);
+        const properties = unit();
+        assert.deepEqual(properties, {
+          MemoryMax: String(128 * MiB),
+          MemorySwapMax: String(64 * MiB),
+          CPUQuotaPerSecUSec: '200ms',
+        });
+        const reload = sh('systemctl daemon-reload');
+        assert.equal(reload.status, 0, reload.stderr);
+        assert.deepEqual(files(), resized, 'the limits after systemctl daemon-reload');
+        const { status } = await cri.runtime('ContainerStatus', { containerId });
+        assert.equal(status.state, 'CONTAINER_RUNNING');
+        const exec = await cri.runtime('ExecSync', { containerId, cmd: ['echo', 'still here'], timeout: 60 });
+        assert.deepEqual([exec.stdout.toString(), exec.exitCode], ['still here\n', 0]);
+        systemdSeen[handler] = { files: files(), properties, resources: status.resources };
+      } finally {
+        await removePod(cri, podSandboxId);
+      }
+    });
   });
 }
 
@@ -222,5 +308,10 @@ describe('side by side', () => {
   it('skiff shows what the runc handler shows (AppArmor profile, updated limits, OOM reason)', () => {
     assert.deepEqual(seen.skiff, seen.runc);
     assert.match(seen.runc.apparmor ?? '', /cri-containerd\.apparmor\.d \(enforce\)/);
+  });
+
+  it("skiff's systemd-driver resize leaves what runc's does (cgroup files, scope properties, ContainerStatus resources)", () => {
+    assert.deepEqual(systemdSeen.skiff, systemdSeen['runc-systemd']);
+    assert.equal(systemdSeen.skiff.resources?.linux?.memoryLimitInBytes, String(128 * MiB));
   });
 });
