@@ -64,11 +64,15 @@ const CONTAINERD_LTS = {
   },
 };
 
-/** `ci`: in the default run of `npm run test:vm` (CI's guests); the others run by name. */
+/**
+ * `ci`: in the default run of `npm run test:vm` (CI's guests); the others run by name. lts
+ * replaces sid in CI once its guest suites pass: 7 of its 58 checks fail today (docs/vm.md,
+ * "The lts image"), and a red CI lands nothing.
+ */
 const IMAGES = {
   trixie: { suite: 'trixie', aptopts: [], ci: true },
-  lts: { suite: 'sid', aptopts: SID_APTOPTS, overlay: CONTAINERD_LTS, ci: true },
-  sid: { suite: 'sid', aptopts: SID_APTOPTS, ci: false },
+  lts: { suite: 'sid', aptopts: SID_APTOPTS, overlay: CONTAINERD_LTS, ci: false },
+  sid: { suite: 'sid', aptopts: SID_APTOPTS, ci: true },
 };
 
 /** Why `name` cannot be built or used here (one line), or undefined: an overlay's archive missing or changed. */

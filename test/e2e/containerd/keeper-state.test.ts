@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { connect, Socket } from 'node:net';
 import { join } from 'node:path';
-import { BUSYBOX_IMAGE, containerdTestsEnabled, PrivateContainerd, startContainerd, uniqueNamespace } from '../../support/containerd';
+import {
+  BUSYBOX_IMAGE,
+  containerdTestsEnabled,
+  PrivateContainerd,
+  startContainerd,
+  uniqueNamespace,
+} from '../../support/containerd';
 import { ok, processRuns, taskList, waitForStatus } from './support';
 import { groupServers, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
@@ -125,7 +131,9 @@ if (containerdTestsEnabled())
         const asked = Date.now();
         expect(await client.state(id)).toEqual(served);
         const tookMs = Date.now() - asked;
-        console.log(`State of a running task while its serving process is stopped: answered by its keeper in ${tookMs} ms`);
+        console.log(
+          `State of a running task while its serving process is stopped: answered by its keeper in ${tookMs} ms`,
+        );
         expect(tookMs).toBeLessThan(2000);
         // containerd's own path, as `ctr task ls` meets it: the same row, not UNKNOWN after its 2 s deadline.
         expect((await taskList(env, ns)).get(id)).toEqual(listed);
