@@ -11,7 +11,7 @@ const path = require('node:path');
 
 const VERSION = 'v2.3.4';
 const ARCHIVE_NAME = `containerd-${VERSION}-linux-amd64.tar.xz`;
-/** The sums of /work/shared/containerd/README.md: the archive, and each binary it holds. */
+/** The sums published beside the archive (its README): the archive, and each binary it holds. */
 const SHA256 = {
   archive: '8ac53019bab74edb6c2d90a011079efc03fda133be23b603ce17e4f7ff0d3ac4',
   containerd: 'e33588e21b3cfdf40a52a286f0d87ebdba31acbea1fef303d87687a5f26c801e',
@@ -72,4 +72,9 @@ function ltsContainerd() {
   return { bin };
 }
 
-module.exports = { ltsContainerd, LTS_VERSION: VERSION };
+/** Whether the archive is absent here (a clone without `shared/` beside it), rather than wrong. */
+function ltsArchiveMissing() {
+  return !fs.existsSync(archivePath());
+}
+
+module.exports = { ltsContainerd, ltsArchiveMissing, LTS_VERSION: VERSION, LTS_SHA256: SHA256, LTS_BINARIES: BINARIES };

@@ -15,6 +15,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { run } = require('./commands');
 const { applyOverlay, archiveMissing, overlayProblem } = require('./overlay');
+const { LTS_BINARIES, LTS_SHA256, LTS_VERSION } = require('../containerd/lts');
 
 const MIRROR = 'http://deb.debian.org/debian';
 
@@ -42,26 +43,14 @@ const PACKAGES = [
 const SID_APTOPTS = ['Acquire::Check-Valid-Until "false"'];
 
 /**
- * containerd 2.3.4 as upstream builds it (static), from `shared/` beside the checkout: its
- * sha256s as published beside the archive. Debian's unit and config stay.
+ * containerd 2.3.4 as upstream builds it (static), from `shared/` beside the checkout
+ * (scripts/containerd/lts.js checks and unpacks it): its sums go into the image's key. Debian's
+ * unit and config stay.
  */
 const CONTAINERD_LTS = {
-  archive: 'containerd/containerd-v2.3.4-linux-amd64.tar.xz',
-  sha256: '8ac53019bab74edb6c2d90a011079efc03fda133be23b603ce17e4f7ff0d3ac4',
-  files: {
-    'usr/bin/containerd': {
-      from: 'containerd-v2.3.4/bin/containerd',
-      sha256: 'e33588e21b3cfdf40a52a286f0d87ebdba31acbea1fef303d87687a5f26c801e',
-    },
-    'usr/bin/ctr': {
-      from: 'containerd-v2.3.4/bin/ctr',
-      sha256: 'c854f38b969f196ee81a5dd28654444d617f53d4980d290e7186d7df9108402e',
-    },
-    'usr/bin/containerd-shim-runc-v2': {
-      from: 'containerd-v2.3.4/bin/containerd-shim-runc-v2',
-      sha256: '43f085de9a883ac06723cc0c62680c02f77fb168c6aec9b86b97811e450c1a3a',
-    },
-  },
+  version: LTS_VERSION,
+  sha256: LTS_SHA256,
+  files: Object.fromEntries(LTS_BINARIES.map((name) => [`usr/bin/${name}`, name])),
 };
 
 /**
@@ -80,7 +69,7 @@ function imageProblem(name) {
   if (!(name in IMAGES)) return `unknown image ${name}: one of ${Object.keys(IMAGES).join(', ')}`;
   const { overlay } = IMAGES[name];
   if (overlay === undefined) return undefined;
-  const problem = overlayProblem(overlay);
+  const problem = overlayProblem();
   return problem && `the ${name} image: ${problem}`;
 }
 
@@ -240,7 +229,7 @@ async function ensureImage(name, log, env = process.env) {
       ...packageVersions(tree, ['containerd', 'runc', 'crun', 'criu', 'nodejs', 'systemd']),
     };
     if (overlay !== undefined) {
-      await applyOverlay(overlay, tree, work);
+      applyOverlay(overlay, tree);
       // The binary's own word (static, so it runs here); the package's version is kept beside it.
       const said = await run(path.join(tree, 'usr/bin/containerd'), ['--version']);
       versions.containerdPackage = versions.containerd;
