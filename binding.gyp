@@ -50,7 +50,7 @@
             "native/containerd-shim/flags.c",
             "native/containerd-shim/delete-response.c",
             "native/containerd-shim/runtime-info.c",
-            "native/containerd-shim/proto-wire.c",
+            "native/common/proto-wire.c",
             "native/containerd-shim/bootstrap.c",
             "native/containerd-shim/forget.c",
             "native/containerd-shim/root-owned.c",

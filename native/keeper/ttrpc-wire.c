@@ -1,6 +1,8 @@
 /* ttrpc framing and the protobuf fields the keeper needs (ttrpc types.go, google/rpc/status.proto). */
 #include "ttrpc-wire.h"
 
+#include "proto-wire.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,65 +24,25 @@ void ttrpc_header_read(const unsigned char *bytes, struct ttrpc_header *h) {
   h->flags = bytes[9];
 }
 
-/* A varint at *p (< end); 0 when it runs past end or over 10 bytes. */
-static int read_varint(const unsigned char **p, const unsigned char *end, uint64_t *out) {
-  uint64_t v = 0;
-  for (int shift = 0; shift < 70 && *p < end; shift += 7) {
-    unsigned char b = *(*p)++;
-    v |= (uint64_t)(b & 0x7f) << shift;
-    if ((b & 0x80) == 0) {
-      *out = v;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 /*
- * Walks a message's fields to the first field `want`: a length-delimited one (its bytes) or a
+ * Walks a message's fields to the first field `want` that is length-delimited (its bytes) or a
  * varint (value in *varint, bytes NULL), and where the fields after it start (*after).
- * Returns 1 when found, 0 when absent, -1 when the bytes are not protobuf.
+ * Returns 1 when found, 0 when absent, -1 when the bytes are not protobuf (proto-wire.h).
  */
 static int find_field(const unsigned char *p, size_t len, uint32_t want, const unsigned char **bytes, size_t *blen,
                       uint64_t *varint, const unsigned char **after) {
   const unsigned char *end = p + len;
-  while (p < end) {
-    uint64_t key, v;
-    if (!read_varint(&p, end, &key)) return -1;
-    uint32_t number = (uint32_t)(key >> 3);
-    switch (key & 7) {
-    case 0:
-      if (!read_varint(&p, end, &v)) return -1;
-      if (number == want) {
-        *bytes = NULL;
-        *varint = v;
-        *after = p;
-        return 1;
-      }
-      break;
-    case 1:
-      if (end - p < 8) return -1;
-      p += 8;
-      break;
-    case 2:
-      if (!read_varint(&p, end, &v) || v > (uint64_t)(end - p)) return -1;
-      if (number == want) {
-        *bytes = p;
-        *blen = (size_t)v;
-        *after = p + v;
-        return 1;
-      }
-      p += v;
-      break;
-    case 5:
-      if (end - p < 4) return -1;
-      p += 4;
-      break;
-    default:
-      return -1;
-    }
+  struct proto_field f;
+  int got;
+  while ((got = proto_next(&p, end, &f)) == 1) {
+    if (f.number != want || (f.wire_type != PROTO_VARINT && f.wire_type != PROTO_LEN)) continue;
+    *bytes = f.wire_type == PROTO_LEN ? f.bytes.data : NULL;
+    *blen = f.bytes.len;
+    *varint = f.varint;
+    *after = p;
+    return 1;
   }
-  return 0;
+  return got;
 }
 
 void ttrpc_request_method(const unsigned char *payload, size_t len, char out[METHOD_MAX]) {
@@ -146,58 +108,35 @@ int ttrpc_last_field(const unsigned char *msg, size_t len, uint32_t number, cons
   }
 }
 
-static size_t put_varint(unsigned char *p, uint64_t v) {
-  size_t n = 0;
-  while (v >= 0x80) {
-    p[n++] = (unsigned char)(v | 0x80);
-    v >>= 7;
-  }
-  p[n++] = (unsigned char)v;
-  return n;
+/* The header of a Response frame whose body ends at `end`; the frame's whole length. */
+static size_t response_header(unsigned char *frame, const unsigned char *end, uint32_t stream_id) {
+  size_t body = (size_t)(end - frame) - TTRPC_HEADER;
+  put_be32(frame, (uint32_t)body);
+  put_be32(frame + 4, stream_id);
+  frame[8] = TTRPC_RESPONSE;
+  frame[9] = 0;
+  return TTRPC_HEADER + body;
 }
 
 unsigned char *ttrpc_status_frame(uint32_t stream_id, uint32_t code, const char *message, size_t *len) {
   size_t mlen = strlen(message);
-  /* Status{1: code, 2: message} inside Response{1: status}; 10 bytes bound each varint. */
-  unsigned char *frame = malloc(TTRPC_HEADER + 1 + 10 + 1 + 10 + 1 + 10 + mlen);
+  /* Response{1: Status{1: code, 2: message}} */
+  size_t status_len = 1 + proto_varint_len(code) + 1 + proto_varint_len(mlen) + mlen;
+  unsigned char *frame = malloc(TTRPC_HEADER + 1 + proto_varint_len(status_len) + status_len);
   if (frame == NULL) return NULL;
-  unsigned char status_head[24];
-  size_t s = 0;
-  status_head[s++] = 0x08;
-  s += put_varint(status_head + s, code);
-  status_head[s++] = 0x12;
-  s += put_varint(status_head + s, mlen);
-  size_t status_len = s + mlen;
-  unsigned char *p = frame + TTRPC_HEADER;
-  *p++ = 0x0a;
-  p += put_varint(p, status_len);
-  memcpy(p, status_head, s);
-  p += s;
-  memcpy(p, message, mlen);
-  p += mlen;
-  size_t payload = (size_t)(p - frame) - TTRPC_HEADER;
-  put_be32(frame, (uint32_t)payload);
-  put_be32(frame + 4, stream_id);
-  frame[8] = TTRPC_RESPONSE;
-  frame[9] = 0;
-  *len = TTRPC_HEADER + payload;
+  unsigned char *p = proto_put_header(frame + TTRPC_HEADER, 1, status_len);
+  p = proto_put_varint(p, (uint64_t)1 << 3 | PROTO_VARINT);
+  p = proto_put_varint(p, code);
+  p = proto_put_bytes(p, 2, message, mlen);
+  *len = response_header(frame, p, stream_id);
   return frame;
 }
 
 unsigned char *ttrpc_payload_frame(uint32_t stream_id, const unsigned char *payload, size_t plen, size_t *len) {
   if (plen > TTRPC_MAX_PAYLOAD - 11) return NULL;
-  unsigned char *frame = malloc(TTRPC_HEADER + 1 + 10 + plen);
+  /* Response{2: payload} */
+  unsigned char *frame = malloc(TTRPC_HEADER + 1 + proto_varint_len(plen) + plen);
   if (frame == NULL) return NULL;
-  unsigned char *p = frame + TTRPC_HEADER;
-  *p++ = 0x12;
-  p += put_varint(p, plen);
-  if (plen) memcpy(p, payload, plen);
-  p += plen;
-  size_t body = (size_t)(p - frame) - TTRPC_HEADER;
-  put_be32(frame, (uint32_t)body);
-  put_be32(frame + 4, stream_id);
-  frame[8] = TTRPC_RESPONSE;
-  frame[9] = 0;
-  *len = TTRPC_HEADER + body;
+  *len = response_header(frame, proto_put_bytes(frame + TTRPC_HEADER, 2, payload, plen), stream_id);
   return frame;
 }

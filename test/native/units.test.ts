@@ -15,26 +15,34 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'delete-response.test.c', sources: ['native/containerd-shim/delete-response.c'] },
   {
     test: 'runtime-info.test.c',
-    sources: ['native/containerd-shim/runtime-info.c', 'native/containerd-shim/proto-wire.c'],
+    sources: ['native/containerd-shim/runtime-info.c', 'native/common/proto-wire.c'],
   },
   {
     test: 'bootstrap.test.c',
-    sources: ['native/containerd-shim/bootstrap.c', 'native/containerd-shim/proto-wire.c'],
+    sources: ['native/containerd-shim/bootstrap.c', 'native/common/proto-wire.c'],
   },
   { test: 'root-owned.test.c', sources: ['native/containerd-shim/root-owned.c'] },
   {
     test: 'package-code.test.c',
     sources: ['native/containerd-shim/package-code.c', 'native/containerd-shim/root-owned.c'],
   },
-  { test: 'ttrpc-wire.test.c', sources: ['native/keeper/ttrpc-wire.c'] },
-  { test: 'state-cache.test.c', sources: ['native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c'] },
+  { test: 'ttrpc-wire.test.c', sources: ['native/keeper/ttrpc-wire.c', 'native/common/proto-wire.c'] },
+  {
+    test: 'state-cache.test.c',
+    sources: ['native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c', 'native/common/proto-wire.c'],
+  },
   { test: 'control-wire.test.c', sources: ['native/keeper/control-wire.c'] },
   { test: 'exec-fifo.test.c', sources: ['native/keeper/exec-fifo.c'] },
   { test: 'preamble.test.c', sources: ['native/common/preamble.c'] },
   // The vectors shared with the TypeScript side (test/vectors/README.md), through the real readers.
   {
     test: 'ttrpc-vectors.test.c',
-    sources: ['native/keeper/relay.c', 'native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c'],
+    sources: [
+      'native/keeper/relay.c',
+      'native/keeper/state-cache.c',
+      'native/keeper/ttrpc-wire.c',
+      'native/common/proto-wire.c',
+    ],
   },
   { test: 'control-vectors.test.c', sources: ['native/keeper/control-wire.c'] },
 ];

@@ -30,7 +30,12 @@ function relayScript(input: Buffer): Buffer {
 export const FUZZERS: readonly Fuzzer[] = [
   {
     name: 'relay',
-    sources: ['native/keeper/relay.c', 'native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c'],
+    sources: [
+      'native/keeper/relay.c',
+      'native/keeper/state-cache.c',
+      'native/keeper/ttrpc-wire.c',
+      'native/common/proto-wire.c',
+    ],
     seeds: () => readVectors('ttrpc').map((v) => relayScript(v.input)),
   },
   {
@@ -40,10 +45,10 @@ export const FUZZERS: readonly Fuzzer[] = [
   },
   { name: 'json-read', sources: ['native/common/json-read.c'] },
   { name: 'shim-flags', sources: ['native/containerd-shim/flags.c'] },
-  { name: 'shim-info', sources: ['native/containerd-shim/runtime-info.c', 'native/containerd-shim/proto-wire.c'] },
+  { name: 'shim-info', sources: ['native/containerd-shim/runtime-info.c', 'native/common/proto-wire.c'] },
   {
     name: 'shim-bootstrap',
-    sources: ['native/containerd-shim/bootstrap.c', 'native/containerd-shim/proto-wire.c'],
+    sources: ['native/containerd-shim/bootstrap.c', 'native/common/proto-wire.c'],
   },
 ];
 

@@ -1,5 +1,5 @@
 /*
- * The protobuf wire format as the shim's small messages need it (protobuf's encoding.md): a
+ * The protobuf wire format as the shim's and the keeper's small messages need it (protobuf's encoding.md): a
  * walk over a message's fields, and the writing of varints and length-delimited fields. The
  * readers of untrusted bytes built on it (runtime-info.c: -info's options; bootstrap.c: start's
  * BootstrapParams) never read past `end` and take a malformed message as one.
