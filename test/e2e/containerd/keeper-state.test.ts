@@ -14,7 +14,7 @@ import { waitFor } from '../../support/wait-for';
 import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import { v1 } from '../../../src/adapters/shim/wire/proto/generated/v1/types/task';
 import { ttrpc } from '../../../src/adapters/shim/wire/proto/generated/ttrpc/request';
-import { encodeFrame, Frame } from '../../../src/adapters/shim/wire/ttrpc/frame';
+import { encodeFrame, Frame, FrameType } from '../../../src/adapters/shim/wire/ttrpc/frame';
 import { FrameReader } from '../../../src/adapters/shim/wire/ttrpc/frame-reader';
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/wire/ttrpc/service-names';
 
@@ -58,7 +58,7 @@ class RawClient {
           reject(new Error(`${method}: code ${response.status.code} ${response.status.message}`));
         else resolve(Buffer.from(response.payload));
       });
-      this.socket.write(encodeFrame(stream, 1, request.serialize()));
+      this.socket.write(encodeFrame(stream, FrameType.Request, request.serialize()));
     });
   }
 
@@ -103,12 +103,8 @@ if (containerdTestsEnabled())
       await env.importImages(ns);
     });
     afterAll(async () => {
-      for (const server of groupServers(env ?? ({} as PrivateContainerd)))
-        try {
-          process.kill(server.pid, 'SIGCONT');
-        } catch {
-          // gone
-        }
+      // A test that failed with its serving process stopped leaves none stopped behind it.
+      if (env !== undefined) for (const server of groupServers(env)) process.kill(server.pid, 'SIGCONT');
       await env?.stop();
     });
 

@@ -6,6 +6,7 @@ import { httpRequest, OidcServer } from '../support/oidc';
 import { signIn, SignIn, useProvider } from '../support/sign-in';
 import { viaOclif } from '../support/via-oclif';
 import { BIG_BOARD_ID, freePort, giteaStandIn, GOOD_GIT_TOKEN, plankaStandIn } from '../support/stand-ins';
+import { SEED_AUTHORIZATION_PARAMETERS } from '../../support/seed-authorization';
 
 let oidc: OidcServer;
 let gitea: HttpStub;
@@ -53,16 +54,7 @@ describe('auth sso against a real OpenID provider', () => {
       .slice(1)
       .split('&')
       .map((p) => p.split('=')[0]);
-    expect(names).toEqual([
-      'client_id',
-      'redirect_uri',
-      'response_type',
-      'scope',
-      'code_challenge',
-      'code_challenge_method',
-      'state',
-      'nonce',
-    ]);
+    expect(names).toEqual(SEED_AUTHORIZATION_PARAMETERS);
     expect(first.authorizationUrl).toContain('scope=openid%20email%20profile%20offline_access');
     const record = cache(home);
     // Exactly the specification's fields, in its order (no scope, no kind of sign-in).

@@ -3,6 +3,7 @@ import { CliHome, finished, waitForStderr } from '../support/skiff-home';
 import { completeAuthorization, httpRequest, OidcServer } from '../support/oidc';
 import { AUTHORIZATION_URL, signIn, useProvider } from '../support/sign-in';
 import { freePort } from '../support/stand-ins';
+import { SEED_AUTHORIZATION_PARAMETERS } from '../../support/seed-authorization';
 
 // Pushed authorization requests (RFC 9126) and the issuer of the authorization response
 // (RFC 9207) against oidc-provider, which has PAR on and sends `iss` in every callback
@@ -43,16 +44,7 @@ describe('pushed authorization requests', () => {
     const before = (await oidc.stats()).par[201] ?? 0;
     const { result, authorizationUrl } = await signIn(h, ['auth', 'sso']);
     expect(result.code).toBe(0);
-    expect([...new URL(authorizationUrl).searchParams.keys()]).toEqual([
-      'client_id',
-      'redirect_uri',
-      'response_type',
-      'scope',
-      'code_challenge',
-      'code_challenge_method',
-      'state',
-      'nonce',
-    ]);
+    expect([...new URL(authorizationUrl).searchParams.keys()]).toEqual(SEED_AUTHORIZATION_PARAMETERS);
     expect((await oidc.stats()).par[201] ?? 0).toBe(before);
   });
 

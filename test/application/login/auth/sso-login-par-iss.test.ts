@@ -2,6 +2,7 @@ import { SsoLogin, SsoLoginInput } from '../../../../src/application/login/auth/
 import { ConfigurationError, IdentityError } from '../../../../src/domain/shared/errors';
 import { SkiffTestbed, skiffTestbed } from '../../../../src/infrastructure/login/testing/skiff-testbed';
 import { idToken, issueWithNonce } from '../../../support/tokens';
+import { SEED_AUTHORIZATION_PARAMETERS } from '../../../support/seed-authorization';
 
 /**
  * Pushed authorization requests (RFC 9126) and the issuer of the callback (RFC 9207):
@@ -44,16 +45,7 @@ describe('pushed authorization requests', () => {
     expect(h.provider.pushes).toHaveLength(1);
     const { endpoint, parameters } = h.provider.pushes[0];
     expect(endpoint).toBe(PAR);
-    expect(parameters.map(([k]) => k)).toEqual([
-      'client_id',
-      'redirect_uri',
-      'response_type',
-      'scope',
-      'code_challenge',
-      'code_challenge_method',
-      'state',
-      'nonce',
-    ]);
+    expect(parameters.map(([k]) => k)).toEqual(SEED_AUTHORIZATION_PARAMETERS);
     expect(h.browser.opened).toEqual([
       'https://auth.example.com/auth?client_id=skiff-cli&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Afake-1',
     ]);
