@@ -68,18 +68,10 @@ const CRI = 'io.containerd.grpc.v1.cri';
 /** A TOML basic string: JSON's escapes are TOML's. */
 const str = (value) => JSON.stringify(value);
 
-/**
- * The config.toml text for the instance in `dir`. Options: cri (default false: the CRI
- * plugin is disabled), sandboxImage (default the local pause image), logLevel, skiffSection
- * (skiff's runtime handler as `skiff containerd config` printed it, or a function printing it for
- * the path of the config it goes into; default this checkout's).
- */
-function containerdConfig(dir, options = {}) {
-  if (options.bin !== undefined) return containerdConfigV3(dir, options);
-  const p = layout(dir);
-  const disabled = [...UNUSED_PLUGINS, ...(options.cri ? [] : [CRI])];
-  const lines = [
-    'version = 2',
+/** What every version of the config says alike: the instance's own root, state, sockets and log level. */
+function instanceLines(version, p, disabled, options) {
+  return [
+    `version = ${version}`,
     `root = ${str(p.root)}`,
     `state = ${str(p.state)}`,
     `disabled_plugins = [${disabled.map(str).join(', ')}]`,
@@ -91,6 +83,21 @@ function containerdConfig(dir, options = {}) {
     '[debug]',
     `  level = ${str(options.logLevel ?? 'info')}`,
     '',
+  ];
+}
+
+/**
+ * The config.toml text for the instance in `dir`. Options: cri (default false: the CRI
+ * plugin is disabled), sandboxImage (default the local pause image), logLevel, skiffSection
+ * (skiff's runtime handler as `skiff containerd config` printed it, or a function printing it for
+ * the path of the config it goes into; default this checkout's).
+ */
+function containerdConfig(dir, options = {}) {
+  if (options.bin !== undefined) return containerdConfigV3(dir, options);
+  const p = layout(dir);
+  const disabled = [...UNUSED_PLUGINS, ...(options.cri ? [] : [CRI])];
+  const lines = [
+    ...instanceLines(2, p, disabled, options),
     '[plugins]',
     // Its default is /opt/containerd, outside the instance.
     '  [plugins."io.containerd.internal.v1.opt"]',
@@ -142,18 +149,7 @@ function containerdConfigV3(dir, options) {
   const disabled = [...UNUSED_PLUGINS, 'io.containerd.nri.v1.nri', ...(options.cri ? [] : criPlugins)];
   const runtime = 'plugins."io.containerd.cri.v1.runtime"';
   const lines = [
-    'version = 3',
-    `root = ${str(p.root)}`,
-    `state = ${str(p.state)}`,
-    `disabled_plugins = [${disabled.map(str).join(', ')}]`,
-    '',
-    '[grpc]',
-    `  address = ${str(p.address)}`,
-    '[ttrpc]',
-    `  address = ${str(p.ttrpcAddress)}`,
-    '[debug]',
-    `  level = ${str(options.logLevel ?? 'info')}`,
-    '',
+    ...instanceLines(3, p, disabled, options),
     '[plugins."io.containerd.internal.v1.opt"]',
     `  path = ${str(`${p.root}/opt`)}`,
     ...(options.cri
