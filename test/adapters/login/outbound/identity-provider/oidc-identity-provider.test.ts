@@ -155,6 +155,37 @@ describe('OidcIdentityProvider against a misbehaving provider', () => {
     }
   });
 
+  it('a refused pushed authorization request that echoes it: the state and nonce redacted in every form, escapes flattened', async () => {
+    const [state, nonce] = ['st+ATE/secret=1', 'no+NCE/secret=2'];
+    stub.on('POST /par', (request) => ({
+      status: 400,
+      body:
+        `\u001b[31mrefused: ${request.body} | b64 ${Buffer.from(`${state}:${nonce}`).toString('base64')}` +
+        ` | json ${JSON.stringify({ state, nonce })}`,
+    }));
+    const parameters: Array<[string, string]> = [
+      ['client_id', 'skiff-cli'],
+      ['state', state],
+      ['nonce', nonce],
+    ];
+    const err = (await provider
+      .pushAuthorizationRequest(`${stub.url}/par`, parameters)
+      .catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(IdentityError);
+    expect(err.message).toMatch(
+      /refused the pushed authorization request: HTTP 400: .*client_id=skiff-cli&state=\[redacted\]/,
+    );
+    expect(err.message).not.toContain('\u001b');
+    for (const secret of [state, nonce])
+      for (const form of [
+        secret,
+        encodeURIComponent(secret),
+        JSON.stringify(secret).slice(1, -1),
+        Buffer.from(`${state}:${nonce}`).toString('base64').slice(0, 12),
+      ])
+        expect(err.message).not.toContain(form);
+  });
+
   it('a 200 without an access token is a network error', async () => {
     stub.on('POST /token', { body: { token_type: 'Bearer' } });
     await expect(provider.refresh(`${stub.url}/token`, 'rt', 'skiff-cli')).rejects.toThrow(/without an access_token/);
