@@ -70,7 +70,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
         assert.ok(serving !== undefined, 'a serving process');
         process.kill(serving, 'SIGKILL');
         const exec = await ctr(ns, ['task', 'exec', '--exec-id', 'after', 'survivor', 'echo', 'served']);
-        assert.deepEqual([exec.status, exec.stdout], [0, 'served\n']);
+        assert.deepEqual([exec.status, exec.stdout], [0, 'served\n'], `ctr task exec: ${exec.stderr}`);
         const [next] = servingProcesses(address, ns);
         assert.ok(next !== undefined && next !== serving, `a new serving process (was ${serving}, now ${next})`);
         assert.equal(await statusOf(ns, 'survivor'), 'RUNNING');
@@ -96,7 +96,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       assert.equal(await statusOf(ns, 'kept'), 'RUNNING');
       await grows(kept);
       const exec = await ctr(ns, ['task', 'exec', '--exec-id', 'still', 'kept', 'echo', 'here']);
-      assert.deepEqual([exec.status, exec.stdout], [0, 'here\n']);
+      assert.deepEqual([exec.status, exec.stdout], [0, 'here\n'], `ctr task exec: ${exec.stderr}`);
       await ctrOk(ns, ['task', 'kill', '-s', 'KILL', 'kept']);
       await waitFor('kept to stop', async () => (await statusOf(ns, 'kept')) === 'STOPPED');
       await ctrOk(ns, ['task', 'delete', 'kept']);
@@ -111,7 +111,7 @@ for (const [name, runtime] of Object.entries(RUNTIMES)) {
       assert.equal(await statusOf(ns, 'steady'), 'RUNNING');
       await grows(log);
       const exec = await ctr(ns, ['task', 'exec', '--exec-id', 'back', 'steady', 'echo', 'back']);
-      assert.deepEqual([exec.status, exec.stdout], [0, 'back\n']);
+      assert.deepEqual([exec.status, exec.stdout], [0, 'back\n'], `ctr task exec: ${exec.stderr}`);
       await ctrOk(ns, ['task', 'kill', '-s', 'KILL', 'steady']);
       await waitFor('steady to stop', async () => (await statusOf(ns, 'steady')) === 'STOPPED');
       await ctrOk(ns, ['task', 'delete', 'steady']);
@@ -164,7 +164,7 @@ describe('the node daemon skiff@k8s.io', { timeout: 20 * SLOW_MS }, () => {
     const [serving] = servingProcesses(shimAddress(ns, id), ns);
     process.kill(serving, 'SIGKILL');
     const exec = await ctr(ns, ['task', 'exec', '--exec-id', 'after-kill', id, 'echo', 'served']);
-    assert.deepEqual([exec.status, exec.stdout], [0, 'served\n']);
+    assert.deepEqual([exec.status, exec.stdout], [0, 'served\n'], `ctr task exec: ${exec.stderr}`);
     const [next] = servingProcesses(shimAddress(ns, id), ns);
     assert.ok(next !== undefined && next !== serving, `a new serving process (was ${serving}, now ${next})`);
     assert.equal(parentOf(next), supervisor);
@@ -202,7 +202,7 @@ describe('the node daemon skiff@k8s.io', { timeout: 20 * SLOW_MS }, () => {
       return now !== undefined && now !== keepers && parentOf(now) === unitPid();
     });
     const back = await ctr(ns, ['task', 'exec', '--exec-id', 'started', id, 'echo', 'back']);
-    assert.deepEqual([back.status, back.stdout], [0, 'back\n']);
+    assert.deepEqual([back.status, back.stdout], [0, 'back\n'], `ctr task exec: ${back.stderr}`);
     await grows(log);
   });
 });

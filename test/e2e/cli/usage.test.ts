@@ -24,7 +24,7 @@ describe('the command line as a newcomer meets it', () => {
       [['run'], /missing required flag --bundle \(see `skiff run --help`; for example: skiff run --bundle /],
       [
         ['config', 'set'],
-        /needs --host <domain> or --token-store keyring\|file \(see `skiff config set --help`; for example: skiff config set --host /,
+        /needs --host <domain>, --token-store keyring\|file, --\[no-\]par or --\[no-\]dpop \(see `skiff config set --help`; for example: skiff config set --host /,
       ],
       [['config', 'use-context'], /missing required argument: name \(Name of an existing context\.\) \(see /],
       [['task', 'exec', '--id', 'x', '--exec-id', 'e', '--spec', 'p.json', '--cwd', '/'], /--cwd=\/ cannot also be/],
