@@ -3,8 +3,10 @@
 // (docs/failure-domains.md): three `ctr run -d` containers behind their pod keepers, a client
 // holding a connection to one keeper as containerd does, and the serving process killed round
 // after round. Measured: the time from the kill to the first call answered on that connection
-// (a State: the keeper starts a new serving process, which takes the tasks over), target
-// <= 200 ms; beside it, the `ctr task ls` an operator would type, ctr's own start included.
+// by the new serving process (a Pids: the keeper starts one, which takes the tasks over), target
+// <= 200 ms; beside it, a State (answered by the pod keeper from the serving process's last
+// answer after 100 ms: docs/keeper-protocol.md, "State from the keeper") and the `ctr task ls`
+// an operator would type, ctr's own start included.
 // containerd's runc shim has no such figure: the containers of a killed runc shim are lost.
 // Needs root, containerd, runc and busybox-static; says so and returns otherwise.
 const { missing, startContainerd, importImages, timedCtr, stopContainerd, BUSYBOX_IMAGE } = require('./containerd-env');
@@ -47,12 +49,19 @@ async function run() {
     client = new TtrpcTaskClient(address);
     await client.state({ id: ids[0], execId: '' });
     const firstCall = [];
+    const firstState = [];
     const ctrLs = [];
     for (let round = 0; round < ROUNDS; round++) {
       process.kill(await servingProcess(address), 'SIGKILL');
       const killed = process.hrtime.bigint();
-      const state = await client.state({ id: ids[0], execId: '' });
+      const pids = await client.pids(ids[0]);
       firstCall.push(ms(killed));
+      if (pids.length === 0) throw new Error(`${ids[0]} has no process after the kill`);
+      await sleep(300);
+      process.kill(await servingProcess(address), 'SIGKILL');
+      const killedForState = process.hrtime.bigint();
+      const state = await client.state({ id: ids[0], execId: '' });
+      firstState.push(ms(killedForState));
       if (state.status !== 'running')
         throw new Error(`${ids[0]} is not RUNNING after the kill (status ${state.status})`);
       await sleep(300);
@@ -65,15 +74,16 @@ async function run() {
     const listed = await env.ctr(ns, ['task', 'ls']);
     const running = ids.filter((id) => new RegExp(`^${id}\\s+\\d+\\s+RUNNING$`, 'm').test(listed.stdout)).length;
     console.log(
-      `after ${2 * ROUNDS} kills of the serving process: ${running} of ${CONTAINERS} containers RUNNING; ` +
-        `first call ${firstCall.map((t) => t.toFixed(0)).join(', ')} ms; ctr task ls ${ctrLs.map((t) => t.toFixed(0)).join(', ')} ms`,
+      `after ${3 * ROUNDS} kills of the serving process: ${running} of ${CONTAINERS} containers RUNNING; ` +
+        `first Pids ${firstCall.map((t) => t.toFixed(0)).join(', ')} ms; first State ${firstState.map((t) => t.toFixed(0)).join(', ')} ms; ` +
+        `ctr task ls ${ctrLs.map((t) => t.toFixed(0)).join(', ')} ms`,
     );
     const first = median(firstCall);
     report(
-      'crash of the serving process to the first call served again (State on a held connection)',
+      'crash of the serving process to the first call it serves again (Pids on a held connection)',
       first / TARGET_MS,
       `median of ${ROUNDS}: ${first.toFixed(0)} ms, max ${Math.max(...firstCall).toFixed(0)} ms, vs ${TARGET_MS} ms; ` +
-        `ctr task ls ${median(ctrLs).toFixed(0)} ms with ctr's start`,
+        `State (its keeper's answer) ${median(firstState).toFixed(0)} ms; ctr task ls ${median(ctrLs).toFixed(0)} ms with ctr's start`,
       '<=',
       1.0,
     );
