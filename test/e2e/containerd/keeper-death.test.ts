@@ -9,7 +9,7 @@ import {
 } from '../../support/containerd';
 import { ok, processRuns, taskList, TaskRow, waitForStatus } from './support';
 import { forwardedTopics, groupServers, SKIFF } from './skiff-support';
-import { argvOf, openFds, parentOf } from '../../support/procs';
+import { argvOf, keeperPids, openFds, parentOf } from '../../support/procs';
 import { outcome, TaskCalls } from '../keeper/keeper-support';
 import { RpcCode } from '../../../src/adapters/shim/wire/rpc-code';
 import { waitFor } from '../../support/wait-for';
@@ -24,6 +24,14 @@ import { waitFor } from '../../support/wait-for';
 const SANDBOX = 'io.kubernetes.cri.sandbox-id';
 /** Descriptors the serving process may open or close of its own meanwhile (Node's, libuv's). */
 const FD_SLACK = 1;
+
+/** containerd's log lines about the `delete` action and dead shims, for a failure's message. */
+const deleteLines = (log: string) =>
+  log
+    .split('\n')
+    .filter((line) => /cleanup warnings|failed to delete|cleaning up|shim disconnected/.test(line))
+    .slice(-8)
+    .join(' | ');
 
 const pidOf = (row: TaskRow | undefined) => (row as TaskRow).pid;
 
@@ -90,8 +98,12 @@ if (containerdTestsEnabled())
       for (const id of ['a1', 'a2'])
         await waitFor(`${id} killed and unmounted`, () => !processRuns(pidOf(before.get(id))) && !mounted(id));
       // `delete` removes the dead keeper's socket, as the runc shim's is removed; pod B's stays.
+      // Should it stay, the message says which keepers live and what containerd said of `delete`.
       await waitFor(
-        () => `pod A's keeper socket removed (left: ${keeperSockets().join(' ')})`,
+        () =>
+          `pod A's keeper socket removed (left: ${keeperSockets().join(' ')}; keepers alive: ${keeperPids(env.address)
+            .map((pid) => `${pid}${pid === keeperA ? ' (A)' : pid === keeperB ? ' (B)' : ''}`)
+            .join(' ')}; containerd on delete: ${deleteLines(readFileSync(env.paths.log, 'utf8'))})`,
         () => keeperSockets().length === 1,
       );
       expect(socketsBefore).toContain(keeperSockets()[0]);
