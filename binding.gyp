@@ -72,6 +72,7 @@
             "native/keeper/say.c",
             "native/keeper/serving.c",
             "native/keeper/state-cache.c",
+            "native/keeper/state-learned.c",
             "native/keeper/terminal.c",
             "native/keeper/ttrpc-wire.c"
           ],

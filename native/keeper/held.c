@@ -446,24 +446,25 @@ int held_runs(int pid) {
   return 0;
 }
 
-void held_reaped(int pid, int status) {
+int held_reaped(int pid, int status) {
   struct timespec when;
   clock_gettime(CLOCK_REALTIME, &when);
   for (struct held *e = h.list; e != NULL; e = e->next) {
     if (e->program == pid) {
       program_exited(e, status);
-      return;
+      return 0;
     }
     if (e->pid == pid && !e->exited) {
       if (e->kill_deadline > 0) forget(e);
       else kept_exited(e, status, &when);
-      return;
+      return 1;
     }
   }
   h.recent[h.recent_next].pid = pid;
   h.recent[h.recent_next].status = status;
   h.recent[h.recent_next].when = when;
   h.recent_next = (h.recent_next + 1) % RECENT_MAX;
+  return 0;
 }
 
 void held_greet(void) {

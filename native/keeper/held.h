@@ -26,8 +26,9 @@ void held_release(const char *key);
 /* Whether a key's process is `pid` and has not exited (the State cache's test of a running process). */
 int held_runs(int pid);
 
-/* A child the keeper reaped. */
-void held_reaped(int pid, int status);
+/* A child the keeper reaped: 1 when it was a key's process (its exit changes a State), 0 for a
+ * launching program (runc create, runc exec) or a process no key holds. */
+int held_reaped(int pid, int status);
 
 /* On each new control connection: `H`, then every exit not acked. */
 void held_greet(void);

@@ -217,9 +217,10 @@ static void on_signal(void) {
   int status;
   pid_t pid;
   while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-    held_reaped(pid, status);
-    /* A State kept for that process would say it runs: the serving process answers the next. */
-    state_cache_forget();
+    /* A State kept for a key's process would say it runs: the serving process answers the next.
+     * runc's own exits (create, exec) and strays change no State: a kept answer names only held
+     * pids (held_runs), and dropping them there would lose every answer a Create or Start gave. */
+    if (held_reaped(pid, status)) state_cache_forget();
   }
 }
 

@@ -49,6 +49,7 @@ static struct frame *pop(struct queue *q) {
 static void free_frame(struct frame *f) {
   if (f->change) state_cache_change_end();
   state_ask_free(&f->ask);
+  state_ask_free(&f->changes);
   free(f->data);
   free(f);
 }
@@ -136,6 +137,9 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       } else if (!read_only(f->method)) {
         f->change = 1;
         state_cache_change_begin();
+        f->change_epoch = state_cache_epoch();
+        f->change_status = state_learned_request(f->method, bytes + TTRPC_HEADER, h->length, &f->changes.key,
+                                                 &f->changes.key_len);
       }
     }
     push(&r->to_up, f);
@@ -159,6 +163,11 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       if (r->newest == request) r->newest = NULL;
       int answered = request->ask.answered;
       if (!answered) state_cache_keep(&request->ask, bytes + TTRPC_HEADER, h->length);
+      if (request->change) {
+        state_cache_change_answered(&request->changes, request->change_status, request->change_epoch,
+                                    bytes + TTRPC_HEADER, h->length);
+        request->change = 0;
+      }
       free_frame(request);
       if (answered) {
         /* The keeper answered it from its cache: containerd has its one answer. */

@@ -4,20 +4,16 @@
  * from the State's arrival to its answer, and every such request, every exit the keeper reaps
  * and every restart with a change in flight drops them all. A process that still runs is
  * answered for only while the keeper holds it alive; a stopped one stays as it was until a
- * Delete (a change) drops it.
+ * Delete (a change) drops it. A Create's or Start's own answer adds the one State answer it
+ * implies (state-learned.h) when it was the only change from its arrival to its answer.
  */
 #include "state-cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "state-learned.h"
 #include "ttrpc-wire.h"
-
-/* Task states (containerd's api/types/task/task.proto). */
-#define STATUS_CREATED 1
-#define STATUS_RUNNING 2
-#define STATUS_STOPPED 3
-#define STATUS_PAUSED 4
 
 /* A pod has a few processes; a State response is a few hundred bytes. */
 #define ENTRIES_MAX 64
@@ -49,6 +45,10 @@ void state_cache_configure(int (*runs)(int pid), long hedge_ms) {
 
 long state_cache_hedge_ms(void) {
   return c.hedge_ms;
+}
+
+unsigned long state_cache_epoch(void) {
+  return c.epoch;
 }
 
 int state_cache_size(void) {
@@ -113,6 +113,33 @@ static struct entry **find(const char *key, size_t key_len) {
   return at;
 }
 
+/* Holds `payload` (taken) as the answer for `key`. */
+static void put(const char *key, size_t key_len, unsigned char *payload, size_t len, uint64_t pid, uint64_t status) {
+  struct entry **at = find(key, key_len);
+  struct entry *e = *at;
+  if (e == NULL) {
+    if (c.size >= ENTRIES_MAX || (e = calloc(1, sizeof *e)) == NULL) {
+      free(payload);
+      return;
+    }
+    e->key = malloc(key_len);
+    if (e->key == NULL) {
+      free(e);
+      free(payload);
+      return;
+    }
+    memcpy(e->key, key, key_len);
+    e->key_len = key_len;
+    *at = e;
+    c.size++;
+  }
+  free(e->payload);
+  e->payload = payload;
+  e->len = len;
+  e->pid = pid;
+  e->status = status;
+}
+
 void state_cache_keep(const struct state_ask *a, const unsigned char *response, size_t len) {
   if (a->key == NULL || a->epoch != c.epoch || c.changes > 0 || !ttrpc_response_ok(response, len)) return;
   const unsigned char *body = NULL, *unused = NULL;
@@ -129,30 +156,27 @@ void state_cache_keep(const struct state_ask *a, const unsigned char *response, 
   if (has_status != 1 || unused != NULL) return;
   if (status != STATUS_CREATED && status != STATUS_RUNNING && status != STATUS_STOPPED && status != STATUS_PAUSED)
     return;
-  struct entry **at = find(a->key, a->key_len);
-  struct entry *e = *at;
-  if (e == NULL) {
-    if (c.size >= ENTRIES_MAX) return;
-    e = calloc(1, sizeof *e);
-    if (e == NULL) return;
-    e->key = malloc(a->key_len);
-    if (e->key == NULL) {
-      free(e);
-      return;
-    }
-    memcpy(e->key, a->key, a->key_len);
-    e->key_len = a->key_len;
-    *at = e;
-    c.size++;
-  }
   unsigned char *copy = malloc(body_len ? body_len : 1);
   if (copy == NULL) return;
   if (body_len) memcpy(copy, body, body_len);
-  free(e->payload);
-  e->payload = copy;
-  e->len = body_len;
-  e->pid = pid;
-  e->status = status;
+  put(a->key, a->key_len, copy, body_len, pid, status);
+}
+
+void state_cache_change_answered(const struct state_ask *a, int status, unsigned long began, const unsigned char *response,
+                                 size_t len) {
+  /* Alone: no other change began or ended, and no exit was reaped, since this one began. */
+  int alone = began == c.epoch && c.changes == 1;
+  state_cache_change_end();
+  if (!alone || a->key == NULL || status == 0 || !ttrpc_response_ok(response, len)) return;
+  const unsigned char *body = NULL, *unused = NULL;
+  size_t body_len = 0, unused_len = 0;
+  uint64_t pid = 0, v;
+  /* Response{2: CreateTaskResponse or StartResponse{1: pid}}. */
+  if (ttrpc_last_field(response, len, 2, &body, &body_len, &v) != 1 || body == NULL) return;
+  if (ttrpc_last_field(body, body_len, 1, &unused, &unused_len, &pid) != 1 || unused != NULL || pid == 0) return;
+  size_t answer_len = 0;
+  unsigned char *answer = state_learned_answer(a->key, a->key_len, pid, (uint64_t)status, &answer_len);
+  if (answer != NULL) put(a->key, a->key_len, answer, answer_len, pid, (uint64_t)status);
 }
 
 unsigned char *state_cache_answer(const struct state_ask *a, uint32_t stream_id, size_t *len) {

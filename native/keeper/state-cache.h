@@ -33,6 +33,16 @@ void state_ask_free(struct state_ask *a);
 /* A request that may change a process (anything not read-only) read, and later answered or dropped. */
 void state_cache_change_begin(void);
 void state_cache_change_end(void);
+/* The epoch now: read just after a change's begin, it tells at its answer whether it was the only change meanwhile. */
+unsigned long state_cache_epoch(void);
+/*
+ * A change answered, in state_cache_change_end's place: a successful Create's or Start's answer
+ * (`status`: what state_learned_request said of its request, `a`'s key its process) that was the
+ * only change since `began` leaves the State answer it implies kept, as if the serving process
+ * had given it (state-learned.h).
+ */
+void state_cache_change_answered(const struct state_ask *a, int status, unsigned long began, const unsigned char *response,
+                                 size_t len);
 /* What the cache holds may be stale: a process exited, or the serving process restarted with a change in flight. */
 void state_cache_forget(void);
 

@@ -29,7 +29,21 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'ttrpc-wire.test.c', sources: ['native/keeper/ttrpc-wire.c', 'native/common/proto-wire.c'] },
   {
     test: 'state-cache.test.c',
-    sources: ['native/keeper/state-cache.c', 'native/keeper/ttrpc-wire.c', 'native/common/proto-wire.c'],
+    sources: [
+      'native/keeper/state-cache.c',
+      'native/keeper/state-learned.c',
+      'native/keeper/ttrpc-wire.c',
+      'native/common/proto-wire.c',
+    ],
+  },
+  {
+    test: 'state-learned.test.c',
+    sources: [
+      'native/keeper/state-learned.c',
+      'native/keeper/state-cache.c',
+      'native/keeper/ttrpc-wire.c',
+      'native/common/proto-wire.c',
+    ],
   },
   { test: 'control-wire.test.c', sources: ['native/keeper/control-wire.c'] },
   { test: 'exec-fifo.test.c', sources: ['native/keeper/exec-fifo.c'] },
@@ -40,6 +54,7 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
     sources: [
       'native/keeper/relay.c',
       'native/keeper/state-cache.c',
+      'native/keeper/state-learned.c',
       'native/keeper/ttrpc-wire.c',
       'native/common/proto-wire.c',
     ],

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { connect, Socket } from 'node:net';
 import { join } from 'node:path';
 import {
@@ -17,6 +18,7 @@ import { ttrpc } from '../../../src/adapters/shim/wire/proto/generated/ttrpc/req
 import { encodeFrame, Frame, FrameType } from '../../../src/adapters/shim/wire/ttrpc/frame';
 import { FrameReader } from '../../../src/adapters/shim/wire/ttrpc/frame-reader';
 import { TTRPC_TASK_SERVICE } from '../../../src/adapters/shim/wire/ttrpc/service-names';
+import { google as anyPb } from '../../../src/adapters/shim/wire/proto/generated/google/protobuf/any';
 
 /**
  * The pod keeper answers a State the serving process has not answered within 100 ms from the
@@ -62,8 +64,8 @@ class RawClient {
     });
   }
 
-  state(id: string): Promise<Buffer> {
-    return this.call('State', new task.v2.StateRequest({ id }).serialize());
+  state(id: string, exec_id = ''): Promise<Buffer> {
+    return this.call('State', new task.v2.StateRequest({ id, exec_id }).serialize());
   }
 
   /** Streams answered more than once. */
@@ -157,6 +159,58 @@ if (containerdTestsEnabled())
         process.kill(server.pid, 'SIGCONT');
         client.close();
       }
+      await waitForStatus(env, ns, id, 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', id]);
+      await ok(env, ns, ['containers', 'rm', id]);
+    });
+
+    it('answers the first State after an Exec and its Start, before the serving process gave one, as the serving process does', async () => {
+      const id = 'learned';
+      await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, id, 'sleep', '1000']);
+      const client = new RawClient(addressOf(id));
+      const [server] = groupServers(env);
+      const direct = new RawClient(server.socket);
+      const out = mkdtempSync(join(tmpdir(), 'skiff-learned-'));
+      try {
+        // This client's own exec: nobody else asks its State, so the keeper has only the Exec and the Start to go by.
+        const spec = new anyPb.protobuf.Any({
+          type_url: 'types.containerd.io/opencontainers/runtime-spec/1/Process',
+          value: new TextEncoder().encode(JSON.stringify({ args: ['sleep', '1000'], cwd: '/', env: ['PATH=/bin'] })),
+        });
+        const stdio = { stdout: join(out, 'stdout'), stderr: join(out, 'stderr') };
+        await client.call('Exec', new task.v2.ExecProcessRequest({ id, exec_id: 'x1', spec, ...stdio }).serialize());
+        const started = task.v2.StartResponse.deserialize(
+          await client.call('Start', new task.v2.StartRequest({ id, exec_id: 'x1' }).serialize()),
+        );
+        process.kill(server.pid, 'SIGSTOP');
+        const asked = Date.now();
+        const fromKeeper = await client.state(id, 'x1');
+        const tookMs = Date.now() - asked;
+        console.log(
+          `first State of a started exec while its serving process is stopped: answered by its keeper in ${tookMs} ms`,
+        );
+        expect(tookMs).toBeLessThan(2000);
+        process.kill(server.pid, 'SIGCONT');
+        // The serving process's own answer, on its own socket: the same bytes.
+        const fromServer = await direct.state(id, 'x1');
+        expect(task.v2.StateResponse.deserialize(fromKeeper).toObject()).toEqual(
+          task.v2.StateResponse.deserialize(fromServer).toObject(),
+        );
+        expect(task.v2.StateResponse.deserialize(fromKeeper)).toMatchObject({
+          pid: started.pid,
+          status: Status.RUNNING,
+          exec_id: 'x1',
+          stdout: stdio.stdout,
+        });
+        expect(fromKeeper).toEqual(fromServer);
+        expect(client.twice()).toEqual([]);
+      } finally {
+        process.kill(server.pid, 'SIGCONT');
+        client.close();
+        direct.close();
+        rmSync(out, { recursive: true, force: true });
+      }
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
       await waitForStatus(env, ns, id, 'STOPPED');
       await ok(env, ns, ['tasks', 'rm', id]);
       await ok(env, ns, ['containers', 'rm', id]);

@@ -33,6 +33,7 @@ export const FUZZERS: readonly Fuzzer[] = [
     sources: [
       'native/keeper/relay.c',
       'native/keeper/state-cache.c',
+      'native/keeper/state-learned.c',
       'native/keeper/ttrpc-wire.c',
       'native/common/proto-wire.c',
     ],
