@@ -14,8 +14,8 @@
 // Needs root, containerd, runc and busybox-static; says so and returns otherwise.
 const fs = require('node:fs');
 const path = require('node:path');
-const { missing, startContainerd, startNodeDaemon, importImages, stopContainerd } = require('./containerd-env');
-const { criClient, criReady } = require('../scripts/containerd/cri-client');
+const { missing, startNodeDaemon } = require('./containerd-env');
+const { withCriContainerd } = require('./cri-env');
 const { startPod, removePod } = require('../scripts/containerd/cri-pods');
 const {
   groupServerPids,
@@ -82,22 +82,6 @@ async function podsAtOnce(cri, logDir, handlers) {
   for (const handler of handlers)
     console.log(`${AT_ONCE} pods at once (${handler}): ${times[handler].map((t) => t.toFixed(0)).join(', ')} ms`);
   return Object.fromEntries(handlers.map((h) => [h, median(times[h])]));
-}
-
-/** Runs `use(env, cri, logDir)` against a private containerd with CRI, ready, its images in k8s.io; removes it after. */
-async function withCriContainerd(use) {
-  const env = await startContainerd({ cri: true });
-  const cri = criClient(env.address);
-  try {
-    await importImages(env, 'k8s.io');
-    await criReady(cri);
-    const logDir = path.join(env.paths.dir, 'pod-logs');
-    fs.mkdirSync(logDir, { mode: 0o700 });
-    return await use(env, cri, logDir);
-  } finally {
-    cri.close();
-    await stopContainerd(env);
-  }
 }
 
 /** Ten skiff pods started at once; resolves the wall time in ms. */

@@ -73,7 +73,13 @@ if (containerdTestsEnabled())
           '-c',
           'echo logged as $(id -u); sleep 1000',
         ]);
-        const exec = await env.ctr(ns, ['tasks', 'exec', '--exec-id', 'e', lasting, 'sh', '-c', SEEN]);
+        let exec = await env.ctr(ns, ['tasks', 'exec', '--exec-id', 'e', lasting, 'sh', '-c', SEEN]);
+        // The runc shim can lose an exec's last line (its copy of the exec's pipe races ctr's
+        // exit: seen once beside the other containerd suites): the baseline gets a second try, skiff none.
+        if (name === 'the runc shim' && exec.status === 0 && !exec.stdout.endsWith('reopened\n')) {
+          console.log(`the runc shim lost the exec's last line (${JSON.stringify(exec.stdout)}): its exec once more`);
+          exec = await env.ctr(ns, ['tasks', 'exec', '--exec-id', 'e2', lasting, 'sh', '-c', SEEN]);
+        }
         await waitFor(`${name}'s log line`, () => readFileSync(log, 'utf8') !== '');
         const task = (await taskList(env, ns)).get(lasting) as { pid: number };
         seen[name] = {
