@@ -1,0 +1,37 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { task } from '../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import { READ_ONLY_METHODS } from '../../src/adapters/shim/inbound/ttrpc/read-only-methods';
+import { ROOT } from './support/c-build';
+
+/**
+ * Facts the pod keeper's C and the serving process's TypeScript both state (docs/architecture.md,
+ * "An RPC of the task service"), held together here: which task methods change nothing, and
+ * the method names the keeper reads requests by, each one task.v2.Task has.
+ */
+const relay = readFileSync(resolve(ROOT, 'native/keeper/relay.c'), 'utf8');
+const learned = readFileSync(resolve(ROOT, 'native/keeper/state-learned.c'), 'utf8');
+const TASK_METHODS = Object.keys(task.v2.UnimplementedTaskService.definition);
+
+/** The strings of the C array `name` in `source`. */
+function cStrings(source: string, name: string): string[] {
+  const array = new RegExp(`${name}\\[\\] = \\{([^}]*)\\}`).exec(source);
+  if (array === null) throw new Error(`no array ${name} in the C source`);
+  return [...array[1].matchAll(/"([^"]*)"/g)].map((m) => m[1]);
+}
+
+describe('the task methods the keeper and the serving process both name', () => {
+  it('are the same read-only methods in relay.c and read-only-methods.ts', () => {
+    expect(cStrings(relay, 'READ_ONLY').sort()).toEqual([...READ_ONLY_METHODS].sort());
+  });
+
+  it('are methods of task.v2.Task, where the keeper reads a request by its name', () => {
+    const named = [
+      ...READ_ONLY_METHODS,
+      ...[...relay.matchAll(/strcmp\([^,]*method, "(\w+)"\)/g)].map((m) => m[1]),
+      ...[...learned.matchAll(/strcmp\(method, "(\w+)"\)/g)].map((m) => m[1]),
+    ];
+    expect(named.length).toBeGreaterThan(READ_ONLY_METHODS.size + 4);
+    for (const method of named) expect(TASK_METHODS).toContain(method);
+  });
+});
