@@ -6,11 +6,15 @@ import { ROOT } from './support/c-build';
 
 /**
  * Facts the pod keeper's C and the serving process's TypeScript both state (docs/architecture.md,
- * "An RPC of the task service"), held together here: which task methods change nothing, and
- * the method names the keeper reads requests by, each one task.v2.Task has.
+ * "An RPC of the task service"), held together here: which task methods change nothing, the
+ * method names the keeper reads requests by, each one task.v2.Task has, and the letters of the
+ * control connection's messages (docs/keeper-protocol.md) each side sends and takes.
  */
 const relay = readFileSync(resolve(ROOT, 'native/keeper/relay.c'), 'utf8');
 const learned = readFileSync(resolve(ROOT, 'native/keeper/state-learned.c'), 'utf8');
+const controlWire = readFileSync(resolve(ROOT, 'native/keeper/control-wire.c'), 'utf8');
+const held = readFileSync(resolve(ROOT, 'native/keeper/held.c'), 'utf8');
+const keeperControl = readFileSync(resolve(ROOT, 'src/adapters/shim/outbound/keeper/keeper-control.ts'), 'utf8');
 const TASK_METHODS = Object.keys(task.v2.UnimplementedTaskService.definition);
 
 /** The strings of the C array `name` in `source`. */
@@ -33,5 +37,22 @@ describe('the task methods the keeper and the serving process both name', () => 
     ];
     expect(named.length).toBeGreaterThan(READ_ONLY_METHODS.size + 4);
     for (const method of named) expect(TASK_METHODS).toContain(method);
+  });
+});
+
+/** Sorted, each once. */
+const letters = (found: Iterable<RegExpMatchArray>) => [...new Set([...found].map((m) => m[1]))].sort();
+
+describe("the control connection's message letters", () => {
+  it('that the serving process sends are the ones control-wire.c takes', () => {
+    const sent = letters(keeperControl.matchAll(/this\.(?:ask|send)\(\s*'([A-Z])'/g));
+    expect(sent).toEqual(letters(controlWire.matchAll(/case '([A-Z])':/g)));
+    expect(sent.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('that the keeper sends are the ones the serving process reads', () => {
+    const sent = letters(held.matchAll(/control_send\('([A-Za-z])'/g));
+    expect(sent).toEqual(letters(keeperControl.matchAll(/type === '([A-Za-z])'/g)));
+    expect(sent.length).toBeGreaterThanOrEqual(5);
   });
 });
