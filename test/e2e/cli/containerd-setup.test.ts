@@ -48,6 +48,23 @@ describe('skiff containerd config', () => {
     const result = await printed([], { env: containerdSaying(line) });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.split('\n').slice(1)).toEqual([table, '  runtime_type = "io.containerd.skiff.v2"', '']);
+    // The first line names the containerd it was printed for.
+    const version = /v?(\d+\.\d+\.\d+)/.exec(line)?.[1];
+    expect(result.stdout.split('\n')[0]).toBe(
+      `# skiff's runtime handler (containerd ${version}, as \`containerd --version\` says: config.toml version = ${table === V2 ? 2 : 3}): append to /etc/containerd/config.toml once, then restart containerd`,
+    );
+  });
+
+  it('names containerd 2.3.4 (the supported LTS) and prints version 3 for it', async () => {
+    const result = await printed([], {
+      env: containerdSaying(
+        'containerd github.com/containerd/containerd/v2 v2.3.4 0f7a3c9e4b1f1b0fb5d5e0e7dc3a2f0cb4a1f2d3',
+      ),
+    });
+    expect(result.stdout.split('\n').slice(0, 2)).toEqual([
+      "# skiff's runtime handler (containerd 2.3.4, as `containerd --version` says: config.toml version = 3): append to /etc/containerd/config.toml once, then restart containerd",
+      V3,
+    ]);
   });
 
   it("prints runc's handler too for containerd 1.x when the config leaves it to the defaults (Debian's config.toml)", async () => {
@@ -74,6 +91,9 @@ describe('skiff containerd config', () => {
     const result = await home.run(['containerd', 'config', '--config-file', v2File], { env });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.split('\n').slice(1)).toEqual([V2, '  runtime_type = "io.containerd.skiff.v2"', '']);
+    expect(result.stdout.split('\n')[0]).toContain(
+      `(containerd 1.6/1.7, or 2.x, as ${v2File} says: config.toml version = 2)`,
+    );
   });
 
   it('says the version first when there is no config file yet', async () => {

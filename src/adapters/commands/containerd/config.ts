@@ -6,8 +6,7 @@ import {
   CONFIG_FORMATS,
   containerdConfigSection,
   DEFAULT_CONFIG_FILE,
-  configFileFormat,
-  detectConfigFormat,
+  chooseConfigFormat,
   factsOf,
   readContainerdConfig,
 } from '../../shim/inbound/cli/containerd-setup';
@@ -53,10 +52,7 @@ export default class ContainerdConfig extends BaseCommand {
     const handler = checkHandler(flags.handler);
     const file = flags['config-file'];
     const config = readContainerdConfig(file);
-    const format =
-      flags.format === 'v2' || flags.format === 'v3'
-        ? flags.format
-        : (configFileFormat(config) ?? detectConfigFormat());
+    const { format, chosenFor } = chooseConfigFormat(flags.format, config, file);
     const ociRuntime = flags['oci-runtime'] === undefined ? undefined : checkOciRuntime(flags['oci-runtime']);
     const facts = factsOf(config, format, handler);
     if (facts.hasHandler) {
@@ -66,7 +62,12 @@ export default class ContainerdConfig extends BaseCommand {
       return;
     }
     process.stdout.write(
-      containerdConfigSection(format, handler, { systemdCgroup: flags['systemd-cgroup'], ociRuntime }, facts),
+      containerdConfigSection(
+        format,
+        handler,
+        { systemdCgroup: flags['systemd-cgroup'], ociRuntime, chosenFor },
+        facts,
+      ),
     );
   }
 }

@@ -102,6 +102,8 @@ export interface HandlerOptions {
   readonly systemdCgroup?: boolean;
   /** A runc-compatible binary (crun): its options go into ociRuntimeConfigPath(name), which the handler names. */
   readonly ociRuntime?: string;
+  /** Which containerd the format was chosen for, said in the section's first line: "containerd 2.3.4 (containerd --version)". */
+  readonly chosenFor?: string;
 }
 
 /**
@@ -118,7 +120,8 @@ export function containerdConfigSection(
   facts: ConfigFacts = { exists: true, hasHandler: false },
 ): string {
   const which =
-    format === 'v2' ? 'containerd 1.6/1.7, config.toml version = 2' : 'containerd 2.x, config.toml version = 3';
+    options.chosenFor ??
+    (format === 'v2' ? 'containerd 1.6/1.7, config.toml version = 2' : 'containerd 2.x, config.toml version = 3');
   const runtimes = `plugins.${JSON.stringify(CRI_RUNTIME_PLUGIN[format])}.containerd.runtimes`;
   const table = `${runtimes}.${handler}`;
   const lines = [
@@ -184,7 +187,14 @@ export function runtimeClassManifest(name: string, handler: string): string {
 }
 
 /** The format of the containerd on PATH, from `containerd --version` ("containerd <source> v1.6.20 <commit>"). */
-export function detectConfigFormat(): ConfigFormat {
+/** The containerd on the PATH, as `containerd --version` names it, and the config.toml format it reads. */
+export interface DetectedContainerd {
+  readonly format: ConfigFormat;
+  /** "2.3.4", as the version line says it (without a leading v). */
+  readonly version: string;
+}
+
+export function detectContainerd(): DetectedContainerd {
   let text: string;
   try {
     text = execFileSync('containerd', ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
@@ -194,14 +204,39 @@ export function detectConfigFormat(): ConfigFormat {
       'CONTAINERD.VERSION_UNKNOWN',
     );
   }
-  const major = /\bv?(\d+)\.\d+\.\d+/.exec(text)?.[1];
-  if (major === undefined) {
+  const found = /\bv?((\d+)\.\d+\.\d+)/.exec(text);
+  if (found === null) {
     throw new ConfigurationError(
       `cannot read a version in \`containerd --version\` (${text.trim()}): pass --format v2 (containerd 1.6/1.7) or v3 (containerd 2.x)`,
       'CONTAINERD.VERSION_UNKNOWN',
     );
   }
-  return Number(major) >= 2 ? 'v3' : 'v2';
+  return { format: Number(found[2]) >= 2 ? 'v3' : 'v2', version: found[1] };
+}
+
+/**
+ * The format `skiff containerd config` prints: --format's, else the config file's own version,
+ * else what the PATH's containerd reads; and, when not asked, the line saying which containerd
+ * it is for and how that was known.
+ */
+export function chooseConfigFormat(
+  asked: string | undefined,
+  config: Table | undefined,
+  file: string,
+): { format: ConfigFormat; chosenFor?: string } {
+  if (asked === 'v2' || asked === 'v3') return { format: asked };
+  const version = (format: ConfigFormat) => `config.toml version = ${format === 'v2' ? 2 : 3}`;
+  const own = configFileFormat(config);
+  if (own !== undefined) {
+    // containerd 2.x reads a version 2 file too (it migrates it in memory).
+    const which = own === 'v2' ? 'containerd 1.6/1.7, or 2.x' : 'containerd 2.x';
+    return { format: own, chosenFor: `${which}, as ${file} says: ${version(own)}` };
+  }
+  const detected = detectContainerd();
+  return {
+    format: detected.format,
+    chosenFor: `containerd ${detected.version}, as \`containerd --version\` says: ${version(detected.format)}`,
+  };
 }
 
 /** A handler name containerd and Kubernetes both accept: a DNS label (RuntimeClass's rule). */
