@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import {
   BUSYBOX_IMAGE,
   containerdTestsEnabled,
+  LTS_VERSION,
+  ltsContainerdTestsEnabled,
   PrivateContainerd,
   startContainerd,
   uniqueNamespace,
@@ -11,7 +13,7 @@ import {
 import { ok, processRuns, taskList, waitForStatus } from './support';
 import { COUNTER, groupServers, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
-import { argvOf, openFds, parentOf } from '../../support/procs';
+import { argvOf, openFds, parentOf, pids } from '../../support/procs';
 
 /**
  * `binary://` log URIs (docs/containerd.md, "Log URIs"), through skiff and through containerd's
@@ -267,5 +269,111 @@ if (containerdTestsEnabled())
       const lines = read(id, 'stdout').trim().split('\n').map(Number);
       expect(lines).toEqual(lines.map((_, i) => i));
       await ok(env, ns, ['containers', 'rm', id]);
+    });
+  });
+
+/**
+ * `binary-v2://` (containerd 2.2 and later: docs/containerd.md, "Log URIs"): the logger is ready
+ * only once it wrote a byte on fd 5. Under containerd 2.3.4 beside its own runc shim: a logger
+ * that says so gets the output, one that exits without a byte fails that task's start alike.
+ */
+if (ltsContainerdTestsEnabled())
+  describe(`binary-v2:// log URIs under containerd ${LTS_VERSION}, skiff beside the runc shim`, () => {
+    let env: PrivateContainerd;
+    let ns: string;
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-logger-v2-'));
+    const out = join(dir, 'out');
+    // Says ready with a byte, then copies fd 3 and 4.
+    const logger = join(dir, 'logger');
+    // Closes fd 5 without a byte: ready for binary://, not for binary-v2://...
+    const silent = join(dir, 'silent');
+    let n = 0;
+
+    beforeAll(async () => {
+      mkdirSync(out);
+      writeFileSync(
+        logger,
+        [
+          '#!/bin/sh',
+          `o=${out}/$CONTAINER_ID`,
+          '/bin/cat <&3 > $o.stdout &',
+          '/bin/cat <&4 > $o.stderr &',
+          'printf x >&5',
+          'exec 5>&-',
+          'wait',
+          '',
+        ].join('\n'),
+      );
+      // ...and stays, as a logger that hung would.
+      writeFileSync(silent, '#!/bin/sh\nexec 5>&-\nwhile :; do /bin/sleep 1; done\n');
+      chmodSync(logger, 0o755);
+      chmodSync(silent, 0o755);
+      env = await startContainerd({ lts: true });
+      ns = uniqueNamespace('logv2');
+      await env.importImages(ns);
+    });
+    afterAll(async () => {
+      await env?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    const read = (id: string, what: string) =>
+      existsSync(join(out, `${id}.${what}`)) ? readFileSync(join(out, `${id}.${what}`), 'utf8') : '';
+
+    it('gives the output to a logger that wrote its byte, and fails the start of one that did not, as the runc shim does', async () => {
+      const seen: Record<string, unknown> = {};
+      for (const [name, runtime] of RUNTIMES) {
+        const id = `v2ok${n++}`;
+        const result = await env.ctr(ns, [
+          'run',
+          ...runtime,
+          '--log-uri',
+          `binary-v2://${logger}`,
+          BUSYBOX_IMAGE,
+          id,
+          'sh',
+          '-c',
+          'echo out; echo err >&2; exit 3',
+        ]);
+        await waitFor(`${name}'s logger to copy`, () => read(id, 'stdout') !== '' && read(id, 'stderr') !== '');
+        const silentId = `v2silent${n++}`;
+        const refused = await env.ctr(ns, [
+          'run',
+          ...runtime,
+          '--log-uri',
+          `binary-v2://${silent}`,
+          BUSYBOX_IMAGE,
+          silentId,
+          'echo',
+          'never',
+        ]);
+        // ctr 2.3 warns of cgroup v1 on this machine's host: that line is not the refusal.
+        const said = refused.stderr
+          .trim()
+          .split('\n')
+          .filter((line) => !line.includes('DEPRECATION: The support for cgroup v1'));
+        console.log(`a binary-v2 logger that never said ready: ${name}: ${said.join(' | ')}`);
+        seen[name] = {
+          status: result.status,
+          stdout: read(id, 'stdout'),
+          stderr: read(id, 'stderr'),
+          refused: refused.status !== 0,
+          says: /did not call ready/.test(refused.stderr),
+          lines: said.length,
+        };
+        await ok(env, ns, ['containers', 'rm', id]);
+        await env.ctr(ns, ['tasks', 'rm', '-f', silentId]);
+        await env.ctr(ns, ['containers', 'rm', silentId]);
+      }
+      expect(seen['the runc shim']).toMatchObject({
+        status: 3,
+        stdout: 'out\n',
+        stderr: 'err\n',
+        refused: true,
+        says: true,
+      });
+      expect(seen.skiff).toEqual({ ...(seen['the runc shim'] as object), lines: 1 });
+      // The logger that never said ready is not left running behind either.
+      await waitFor('no silent logger left', () => !pids().some((pid) => argvOf(pid).includes(silent)));
     });
   });

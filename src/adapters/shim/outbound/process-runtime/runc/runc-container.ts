@@ -107,7 +107,14 @@ export class RuncContainer {
         'STDIO.BINARY_START',
       );
     }
-    await log.ready();
+    try {
+      await log.ready(subject);
+    } catch (err) {
+      // A binary-v2:// logger that never said ready: the keeper lets it go, as the runc shim kills its logger.
+      log.release();
+      await keeper.keepers.release(keeper.pod, loggerKey(key));
+      throw err;
+    }
   }
 
   private async launchKeptProcess(

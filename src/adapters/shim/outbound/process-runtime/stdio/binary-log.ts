@@ -1,19 +1,25 @@
 import { accessSync, closeSync, constants, statSync } from 'node:fs';
 import { Socket } from 'node:net';
-import { InvalidArgumentError } from '../../../../../domain/shared/errors';
+import { FailedPreconditionError, InvalidArgumentError } from '../../../../../domain/shared/errors';
 import { quoted } from '../../../../../domain/shared/quoted';
 import { nativeAddon } from '../../../os/native-addon';
 import type { LaunchFd } from '../../keeper/keeper-control';
 
-/** A `binary://` log URI, read as containerd's runc shim reads it (process.NewBinaryCmd). */
+/**
+ * A `binary://` or `binary-v2://` log URI, read as containerd's runc shim reads it
+ * (process.NewBinaryCmd). The two differ in readiness only (containerd's docs/runtime-v2.md,
+ * "Logging", since 2.2): a `binary://` logger is ready at a byte or end-of-file on its fd 5, a
+ * `binary-v2://` one only once it wrote a byte there.
+ */
 export interface BinaryLogUri {
+  readonly scheme: 'binary' | 'binary-v2';
   readonly path: string;
   /** Each query key, then its first value ("" when none): `?id=1&x` is `id 1 x ""`. */
   readonly args: readonly string[];
 }
 
 export function isBinaryLogUri(value: string): boolean {
-  return value.startsWith('binary://');
+  return value.startsWith('binary://') || value.startsWith('binary-v2://');
 }
 
 /**
@@ -22,9 +28,10 @@ export function isBinaryLogUri(value: string): boolean {
  * the URI's.
  */
 export function parseBinaryLogUri(value: string, subject: string): BinaryLogUri {
+  const scheme = value.startsWith('binary-v2://') ? 'binary-v2' : 'binary';
   const invalid = (why: string) =>
     new InvalidArgumentError(
-      `${subject}: stdout ${quoted(value)} is not a valid binary:// URI (${why}; use binary:///absolute/path?arg=value)`,
+      `${subject}: stdout ${quoted(value)} is not a valid ${scheme}:// URI (${why}; use ${scheme}:///absolute/path?arg=value)`,
       'STDIO.BINARY_URI',
     );
   let url: URL;
@@ -47,7 +54,7 @@ export function parseBinaryLogUri(value: string, subject: string): BinaryLogUri 
     seen.add(key);
     args.push(key, first);
   }
-  return { path, args };
+  return { scheme, path, args };
 }
 
 /** The logger must be a program that can be run: the runc shim's Create fails at its start otherwise. */
@@ -125,23 +132,29 @@ export class BinaryLog {
 
   /**
    * The logger runs with its copies: this process's go, then its readiness is awaited as the
-   * runc shim awaits it, a byte or end-of-file on fd 5 (a logger that exits at once is ready
-   * too), with no time limit.
+   * runc shim awaits it, with no time limit: a byte on fd 5, or for `binary://` end-of-file too
+   * (a logger that exits at once is ready). A `binary-v2://` logger that closes fd 5 without a
+   * byte fails the process's start, in the runc shim's words.
    */
-  async ready(): Promise<void> {
+  async ready(subject: string): Promise<void> {
     for (const { fd } of this.loggerFds) this.close(fd);
     const fd = this.readyRead;
     this.open.delete(fd);
-    await new Promise<void>((resolve) => {
+    const byte = await new Promise<boolean>((resolve) => {
       const socket = new Socket({ fd, readable: true, writable: false });
-      const done = () => {
+      const done = (got: boolean) => () => {
         socket.destroy();
-        resolve();
+        resolve(got);
       };
-      socket.once('data', done);
-      socket.once('end', done);
-      socket.once('error', done);
+      socket.once('data', done(true));
+      socket.once('end', done(false));
+      socket.once('error', done(false));
     });
+    if (!byte && this.uri.scheme === 'binary-v2')
+      throw new FailedPreconditionError(
+        `${subject}: logging binary ${JSON.stringify(this.uri.path)} did not call ready (it may have crashed or exited prematurely)`,
+        'STDIO.BINARY_READY',
+      );
   }
 
   /** The process has its copies of the write ends: only it (and what it starts) holds them now. */

@@ -23,9 +23,9 @@ function toPath(value: string, stream: StreamName, subject: string): string {
       return fail(subject, stream, value, 'is not a valid file:// URI (use file:///absolute/path)');
     }
   }
-  if (value.startsWith('binary://'))
+  if (value.startsWith('binary://') || value.startsWith('binary-v2://'))
     throw new UnimplementedError(
-      `${subject}: ${stream} ${JSON.stringify(value)}: binary:// log URIs are served by the runc runtime under containerd (docs/containerd.md, "Log URIs"); use a FIFO, a file or a file:// URI`,
+      `${subject}: ${stream} ${JSON.stringify(value)}: binary:// and binary-v2:// log URIs are served by the runc runtime under containerd (docs/containerd.md, "Log URIs"); use a FIFO, a file or a file:// URI`,
       'STDIO.SCHEME',
     );
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {

@@ -1,20 +1,43 @@
 import { InvalidArgumentError, UnimplementedError } from '../../../../../../src/domain/shared/errors';
-import { parseBinaryLogUri } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
+import {
+  isBinaryLogUri,
+  parseBinaryLogUri,
+} from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
 import { resolveStdioTarget } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/stdio-target';
 import { ContainerIo } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-io';
 
 /** `binary://` log URIs read as containerd's runc shim reads them (process.NewBinaryCmd; docs/containerd.md, "Log URIs"). */
 describe('binary:// log URIs', () => {
   it("runs the URI's path, whatever its host, with each query key and its first value as arguments", () => {
-    expect(parseBinaryLogUri('binary:///usr/bin/logger', 't')).toEqual({ path: '/usr/bin/logger', args: [] });
+    expect(parseBinaryLogUri('binary:///usr/bin/logger', 't')).toEqual({
+      scheme: 'binary',
+      path: '/usr/bin/logger',
+      args: [],
+    });
     expect(parseBinaryLogUri('binary:///opt/log%20ger?name=web&-v&name=other&id=a+b%2Fc', 't')).toEqual({
+      scheme: 'binary',
       path: '/opt/log ger',
       args: ['name', 'web', '-v', '', 'id', 'a b/c'],
     });
     expect(parseBinaryLogUri('binary://somehost/usr/bin/logger?x=1', 't')).toEqual({
+      scheme: 'binary',
       path: '/usr/bin/logger',
       args: ['x', '1'],
     });
+  });
+
+  it('reads binary-v2:// (containerd 2.2 and later) the same way, its scheme kept for its readiness rule', () => {
+    expect(parseBinaryLogUri('binary-v2:///usr/bin/logger?x=1', 't')).toEqual({
+      scheme: 'binary-v2',
+      path: '/usr/bin/logger',
+      args: ['x', '1'],
+    });
+    expect(isBinaryLogUri('binary-v2:///usr/bin/logger')).toBe(true);
+    expect(isBinaryLogUri('binary-v3:///usr/bin/logger')).toBe(false);
+    expect(() => parseBinaryLogUri('binary-v2:///usr/bin/log%', 'task "t"')).toThrow(
+      'task "t": stdout "binary-v2:///usr/bin/log%" is not a valid binary-v2:// URI (its path has a malformed % escape; use binary-v2:///absolute/path?arg=value)',
+    );
+    expect(() => resolveStdioTarget('binary-v2:///usr/bin/logger', 'stdout', 'task "t"')).toThrow(UnimplementedError);
   });
 
   it('refuses, in one line of the InvalidArgument kind naming the URI, a path whose % escapes do not decode', () => {
@@ -38,7 +61,7 @@ describe('binary:// log URIs', () => {
   it('is UNIMPLEMENTED where no pod keeper runs the logger, and with a terminal, naming what to use', () => {
     expect(() => resolveStdioTarget('binary:///usr/bin/logger', 'stdout', 'task "t"')).toThrow(UnimplementedError);
     expect(() => resolveStdioTarget('binary:///usr/bin/logger', 'stdout', 'task "t"')).toThrow(
-      'task "t": stdout "binary:///usr/bin/logger": binary:// log URIs are served by the runc runtime under containerd',
+      'task "t": stdout "binary:///usr/bin/logger": binary:// and binary-v2:// log URIs are served by the runc runtime under containerd',
     );
     const stdio = { stdin: '', stdout: 'binary:///bin/cat', stderr: 'binary:///bin/cat', terminal: false };
     expect(() => new ContainerIo(stdio, 'task "t"')).toThrow(
