@@ -72,10 +72,24 @@ export interface IoEntry {
   readonly wios: number;
 }
 
+/** One line of a pressure file: the share of time stalled (%) over 10, 60 and 300 s, and the total stalled in µs. */
+export interface PsiData {
+  readonly avg10: number;
+  readonly avg60: number;
+  readonly avg300: number;
+  readonly total: number;
+}
+
+/** A pressure file (the kernel's PSI): `some` and, where the kernel gives it, `full`. */
+export interface PsiStats {
+  readonly some?: PsiData;
+  readonly full?: PsiData;
+}
+
 /**
  * A cgroup v2 cgroup's figures as containerd's cgroup2 Manager.Stat reads them, named as
- * io.containerd.cgroups.v2.Metrics names them (the kernel's own keys). Pressure (PSI), rdma
- * and hugetlb are left out.
+ * io.containerd.cgroups.v2.Metrics names them (the kernel's own keys). Rdma and hugetlb are
+ * left out.
  */
 export interface CgroupV2Metrics {
   /** pids.current, pids.max. */
@@ -95,6 +109,11 @@ export interface CgroupV2Metrics {
   readonly memory_events?: Readonly<Record<MemoryEventKey, number>>;
   /** io.stat, one entry per device. */
   readonly io: readonly IoEntry[];
+  /**
+   * cpu.pressure, memory.pressure and io.pressure (Metrics' cpu.psi, memory.psi, io.psi), each
+   * absent where its file cannot be read (a kernel without PSI) or is not what the kernel writes.
+   */
+  readonly pressure?: { readonly cpu?: PsiStats; readonly memory?: PsiStats; readonly io?: PsiStats };
 }
 
 /** Resource figures of a task (proto skiff.v1.TaskStats). 0 = unknown or unlimited. */

@@ -5,6 +5,8 @@ import {
   CPU_STAT_KEYS,
   MEMORY_EVENT_KEYS,
   MEMORY_STAT_KEYS,
+  PsiData,
+  PsiStats,
   taskStatsOf,
 } from '../../../../domain/shim/task-stats';
 import { skiff } from '../proto/generated/skiff/v1/skiff';
@@ -99,15 +101,31 @@ function cgroupV2Message(m: CgroupV2Metrics) {
   const { cg2 } = containerdMessages();
   return new cg2.Metrics({
     pids: new cg2.PidsStat({ current: m.pids.current, limit: limitField(m.pids.limit) }),
-    cpu: new cg2.CPUStat({ ...m.cpu }),
+    cpu: new cg2.CPUStat({ ...m.cpu, ...psiField(m.pressure?.cpu) }),
     memory: new cg2.MemoryStat({
       ...m.memory,
+      ...psiField(m.pressure?.memory),
       usage_limit: limitField(m.memory.usage_limit),
       swap_limit: limitField(m.memory.swap_limit),
     }),
-    io: new cg2.IOStat({ usage: m.io.map((entry) => new cg2.IOEntry({ ...entry })) }),
+    io: new cg2.IOStat({
+      usage: m.io.map((entry) => new cg2.IOEntry({ ...entry })),
+      ...psiField(m.pressure?.io),
+    }),
     ...(m.memory_events === undefined ? {} : { memory_events: new cg2.MemoryEvents({ ...m.memory_events }) }),
   });
+}
+
+/** A pressure file's figures as Metrics' PSIStats, or no field where it was not read. */
+function psiField(stats: PsiStats | undefined) {
+  if (stats === undefined) return {};
+  const { cg2 } = containerdMessages();
+  return {
+    psi: new cg2.PSIStats({
+      ...(stats.some === undefined ? {} : { some: new cg2.PSIData({ ...stats.some }) }),
+      ...(stats.full === undefined ? {} : { full: new cg2.PSIData({ ...stats.full }) }),
+    }),
+  };
 }
 
 function cgroupV2Of(value: Uint8Array): CgroupV2Metrics {
@@ -137,7 +155,25 @@ function cgroupV2Of(value: Uint8Array): CgroupV2Metrics {
       rios: e.rios,
       wios: e.wios,
     })),
+    ...pressureOf({
+      cpu: m.has_cpu && cpu.has_psi ? cpu.psi : undefined,
+      memory: m.has_memory && memory.has_psi ? memory.psi : undefined,
+      io: m.has_io && m.io.has_psi ? m.io.psi : undefined,
+    }),
   };
+}
+
+type PsiMessage = { has_some: boolean; some: PsiData; has_full: boolean; full: PsiData };
+
+/** Metrics' three PSIStats as the view's `pressure`; none where no PSIStats came. */
+function pressureOf(psi: Record<'cpu' | 'memory' | 'io', PsiMessage | undefined>): Pick<CgroupV2Metrics, 'pressure'> {
+  const data = (d: PsiData): PsiData => ({ avg10: d.avg10, avg60: d.avg60, avg300: d.avg300, total: d.total });
+  const stats = (p: PsiMessage): PsiStats => ({
+    ...(p.has_some ? { some: data(p.some) } : {}),
+    ...(p.has_full ? { full: data(p.full) } : {}),
+  });
+  const entries = Object.entries(psi).filter((e): e is [string, PsiMessage] => e[1] !== undefined);
+  return entries.length === 0 ? {} : { pressure: Object.fromEntries(entries.map(([k, p]) => [k, stats(p)])) };
 }
 
 function figures<K extends string>(keys: readonly K[], from: Readonly<Record<K, number>>): Record<K, number> {

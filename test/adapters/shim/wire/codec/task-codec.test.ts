@@ -45,6 +45,13 @@ function cgroupV2(): CgroupV2Metrics {
     },
     memory_events: { low: 1, high: 2, max: 3, oom: 4, oom_kill: 5, oom_group_kill: 6 },
     io: [{ major: 8, minor: 16, rbytes: 10, wbytes: 20, rios: 30, wios: 40 }],
+    pressure: {
+      cpu: { some: { avg10: 1.5, avg60: 0.25, avg300: 0, total: 12345 } },
+      memory: {
+        some: { avg10: 0, avg60: 0, avg300: 0, total: 7 },
+        full: { avg10: 0.01, avg60: 0, avg300: 0, total: 3 },
+      },
+    },
   };
 }
 
@@ -71,6 +78,10 @@ function wire(bytes: Uint8Array): Map<number, Field[]> {
       const length = Number(varint());
       value = bytes.subarray(at, at + length);
       at += length;
+    } else if (type === 1) {
+      // A double (PSI's averages): its eight bytes, read as one.
+      value = bytes.subarray(at, at + 8);
+      at += 8;
     } else throw new Error(`wire type ${type}`);
     fields.set(key >> 3, [...(fields.get(key >> 3) ?? []), value]);
   }
@@ -194,6 +205,13 @@ describe('the task codec, both ways', () => {
     expect([1, 2, 3, 4, 5, 6].map((n) => one(entry, n))).toEqual([8n, 16n, 10n, 20n, 30n, 40n]);
     const events = wire(one(metrics, 8) as Uint8Array);
     expect([1, 2, 3, 4, 5, 6].map((n) => one(events, n))).toEqual([1n, 2n, 3n, 4n, 5n, 6n]);
+    // PSI: cpu.psi=7, memory.psi=38, io.psi=2 (none read here); PSIStats{1 some, 2 full}, PSIData{4 total}.
+    const cpuSome = wire(one(wire(one(cpu, 7) as Uint8Array), 1) as Uint8Array);
+    expect(one(cpuSome, 4)).toBe(12345n);
+    expect(Buffer.from(one(cpuSome, 1) as Uint8Array).readDoubleLE(0)).toBe(1.5);
+    const memoryPsi = wire(one(memory, 38) as Uint8Array);
+    expect(one(wire(one(memoryPsi, 2) as Uint8Array), 4)).toBe(3n);
+    expect(ioStat.has(2)).toBe(false);
   });
 
   it("gives skiff's clients skiff.v1.TaskStats, the cgroup v2 reading's summary", () => {

@@ -8,6 +8,8 @@ import {
   IoEntry,
   MEMORY_EVENT_KEYS,
   MEMORY_STAT_KEYS,
+  PsiData,
+  PsiStats,
 } from '../../../../../domain/shim/task-stats';
 import { CGROUP_ROOT } from './container-cgroup';
 
@@ -53,7 +55,64 @@ export function readCgroupV2Metrics(dir: string, subject: string): CgroupV2Metri
     memory: readMemory(dir),
     ...(events !== undefined && events.size > 0 ? { memory_events: pick(MEMORY_EVENT_KEYS, events) } : {}),
     io: readIo(dir),
+    ...readPressure(dir),
   };
+}
+
+/** The three pressure files; no `pressure` at all where none can be read (as on a kernel without PSI). */
+function readPressure(dir: string): Pick<CgroupV2Metrics, 'pressure'> {
+  const pressure = {
+    ...optional('cpu', readPressureFile(join(dir, 'cpu.pressure'))),
+    ...optional('memory', readPressureFile(join(dir, 'memory.pressure'))),
+    ...optional('io', readPressureFile(join(dir, 'io.pressure'))),
+  };
+  return Object.keys(pressure).length === 0 ? {} : { pressure };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+function readPressureFile(file: string): PsiStats | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'latin1');
+  } catch {
+    return undefined; // missing, or EOPNOTSUPP where PSI is off: containerd leaves it nil too
+  }
+  return parsePressure(text);
+}
+
+/**
+ * A pressure file's text, as containerd's cgroup2 getStatPSIFromFile reads it: `some` and
+ * `full` lines of `avg10=.. avg60=.. avg300=.. total=..` (other lines and keys pass by); a
+ * field that is not `key=value`, an average that is no number or a total that is no uint64
+ * makes the whole file unread (undefined).
+ */
+export function parsePressure(text: string): PsiStats | undefined {
+  const stats: { some?: PsiData; full?: PsiData } = {};
+  for (const line of text.split('\n')) {
+    const [kind, ...fields] = line.trim().split(/\s+/);
+    if (kind !== 'some' && kind !== 'full') continue;
+    const data = { avg10: 0, avg60: 0, avg300: 0, total: 0 };
+    for (const field of fields) {
+      const at = field.indexOf('=');
+      if (at < 0) return undefined;
+      const key = field.slice(0, at);
+      const value = field.slice(at + 1);
+      if (key === 'total') {
+        const total = /^\d+$/.test(value) ? parseCount(value) : undefined;
+        if (total === undefined) return undefined;
+        data.total = total;
+      } else if (key === 'avg10' || key === 'avg60' || key === 'avg300') {
+        const avg = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(value) ? Number(value) : NaN;
+        if (!Number.isFinite(avg)) return undefined;
+        data[key] = avg;
+      }
+    }
+    stats[kind] = data;
+  }
+  return stats;
 }
 
 function readMemory(dir: string): CgroupV2Metrics['memory'] {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   isUnifiedCgroupHost,
+  parsePressure,
   readCgroupV2Metrics,
 } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/cgroup-v2-metrics';
 import { ContainerCgroup } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-cgroup';
@@ -97,6 +98,67 @@ describe('readCgroupV2Metrics (a cgroup v2 cgroup read as containerd reads it)',
       { major: 253, minor: 0, rbytes: 1130496, wbytes: 4096, rios: 42, wios: 1 },
       { major: 8, minor: 0, rbytes: 1130496, wbytes: 4096, rios: 42, wios: 1 },
     ]);
+  });
+
+  it('reads the pressure files (PSI) as containerd does: some and full, each file absent where it cannot be read', () => {
+    write({
+      ...FULL,
+      'cpu.pressure':
+        'some avg10=1.50 avg60=0.25 avg300=0.00 total=12345\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n',
+      'memory.pressure':
+        'some avg10=0.00 avg60=0.00 avg300=0.00 total=7\nfull avg10=0.01 avg60=0.00 avg300=0.00 total=3\n',
+    });
+    expect(readCgroupV2Metrics(dir, TASK).pressure).toEqual({
+      cpu: {
+        some: { avg10: 1.5, avg60: 0.25, avg300: 0, total: 12345 },
+        full: { avg10: 0, avg60: 0, avg300: 0, total: 0 },
+      },
+      memory: {
+        some: { avg10: 0, avg60: 0, avg300: 0, total: 7 },
+        full: { avg10: 0.01, avg60: 0, avg300: 0, total: 3 },
+      },
+    });
+    // A kernel without PSI has none of the files: no pressure at all.
+    rmSync(join(dir, 'cpu.pressure'));
+    rmSync(join(dir, 'memory.pressure'));
+    expect(readCgroupV2Metrics(dir, TASK)).not.toHaveProperty('pressure');
+  });
+
+  it('takes a pressure file it cannot read whole as none, as containerd logs it and leaves it nil', () => {
+    expect(parsePressure('some avg10=x avg60=0.00 avg300=0.00 total=1\n')).toBeUndefined();
+    expect(parsePressure('some avg10=0.00 total=-1\n')).toBeUndefined();
+    expect(parsePressure('some avg10\n')).toBeUndefined();
+    expect(parsePressure('some total=18446744073709551616\n')).toBeUndefined();
+    // Keys and lines it does not know pass by; an empty file is PSI with neither line.
+    expect(parsePressure('some avg10=0.10 extra=9 total=4\nmore avg10=bad\n')).toEqual({
+      some: { avg10: 0.1, avg60: 0, avg300: 0, total: 4 },
+    });
+    expect(parsePressure('')).toEqual({});
+  });
+
+  it('parses any pressure file text without throwing: numbers that Metrics can carry, or none', () => {
+    const field = fc.oneof(
+      fc
+        .tuple(fc.constantFrom('avg10', 'avg60', 'avg300'), fc.oneof(fc.double(), fc.string({ maxLength: 6 })))
+        .map(([k, v]) => `${k}=${v}`),
+      fc
+        .tuple(fc.constant('total'), fc.oneof(fc.bigInt({ min: -1n, max: 2n ** 65n }), fc.string({ maxLength: 6 })))
+        .map(([k, v]) => `${k}=${v}`),
+      fc.string({ maxLength: 10 }),
+    );
+    const line = fc
+      .tuple(fc.constantFrom('some', 'full', 'other', ''), fc.array(field, { maxLength: 5 }))
+      .map(([kind, fields]) => [kind, ...fields].join(' '));
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 4 }), (lines) => {
+        const stats = parsePressure(lines.join('\n'));
+        for (const data of Object.values(stats ?? {})) {
+          expect([data.avg10, data.avg60, data.avg300].every(Number.isFinite)).toBe(true);
+          expect(Number.isInteger(data.total) && data.total >= 0 && data.total <= 2 ** 64).toBe(true);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('keeps `max` limits as max (memory.max, pids.max)', () => {
