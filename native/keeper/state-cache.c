@@ -171,9 +171,14 @@ void state_cache_change_answered(const struct state_ask *a, int status, unsigned
   const unsigned char *body = NULL, *unused = NULL;
   size_t body_len = 0, unused_len = 0;
   uint64_t pid = 0, v;
-  /* Response{2: CreateTaskResponse or StartResponse{1: pid}}. */
-  if (ttrpc_last_field(response, len, 2, &body, &body_len, &v) != 1 || body == NULL) return;
-  if (ttrpc_last_field(body, body_len, 1, &unused, &unused_len, &pid) != 1 || unused != NULL || pid == 0) return;
+  /* Response{2: CreateTaskResponse or StartResponse{1: pid}}, or an Exec's Empty (no field 2 or an empty one). */
+  int has_body = ttrpc_last_field(response, len, 2, &body, &body_len, &v);
+  if (has_body < 0 || (has_body == 1 && body == NULL)) return;
+  int has_pid = has_body == 1 && body_len > 0 ? ttrpc_last_field(body, body_len, 1, &unused, &unused_len, &pid) : 0;
+  if (has_pid < 0 || (has_pid == 1 && unused != NULL)) return;
+  /* Only a created exec has no pid; an init's Create and every Start answer one. */
+  int exec = a->key[strlen(a->key) + 1] != '\0';
+  if (pid == 0 && !(exec && status == STATUS_CREATED)) return;
   size_t answer_len = 0;
   unsigned char *answer = state_learned_answer(a->key, a->key_len, pid, (uint64_t)status, &answer_len);
   if (answer != NULL) put(a->key, a->key_len, answer, answer_len, pid, (uint64_t)status);
@@ -183,8 +188,11 @@ unsigned char *state_cache_answer(const struct state_ask *a, uint32_t stream_id,
   if (a->key == NULL || c.changes > 0) return NULL;
   struct entry *e = *find(a->key, a->key_len);
   if (e == NULL || e->payload == NULL) return NULL;
-  /* A process that runs is answered for only while the keeper holds it alive: its exit is the keeper's to see. */
-  if (e->status != STATUS_STOPPED && (c.runs == NULL || e->pid == 0 || e->pid > 0x7fffffff || !c.runs((int)e->pid)))
+  /* A process that runs is answered for only while the keeper holds it alive: its exit is the keeper's to see.
+   * A stopped one, and a created exec (no pid: nothing of it runs), change only by a request (Start, Delete). */
+  int unstarted = e->status == STATUS_CREATED && e->pid == 0;
+  if (e->status != STATUS_STOPPED && !unstarted &&
+      (c.runs == NULL || e->pid == 0 || e->pid > 0x7fffffff || !c.runs((int)e->pid)))
     return NULL;
   return ttrpc_payload_frame(stream_id, e->payload, e->len, len);
 }

@@ -161,13 +161,13 @@ int state_learned_request(const char *method, const unsigned char *payload, size
     return 0;
   }
   if (!create) text[BUNDLE] = (struct bytes){(const unsigned char *)"", 0}; /* the task's, at answer time */
-  char *copy = create ? malloc(klen) : NULL;
+  char *copy = malloc(klen);
   if (copy != NULL) memcpy(copy, k, klen);
   remember(k, klen, text, terminal != 0);
-  if (!create) return 0;
   if (copy == NULL) return 0;
   *key = copy;
   *key_len = klen;
+  /* Created: a task's init with its pid (the answer's), an exec with none until its Start. */
   return STATUS_CREATED;
 }
 

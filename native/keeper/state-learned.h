@@ -20,8 +20,8 @@
 
 /*
  * A request the keeper relays, by its method: a Create or an Exec is remembered, a Delete
- * forgets its process. A Create or a Start names the process whose answer tells its pid: its
- * key ("<id>\0<exec id>\0", malloc'd into *key) and the status it has once answered
+ * forgets its process. A Create, an Exec or a Start names the process its success leaves
+ * CREATED or RUNNING: its key ("<id>\0<exec id>\0", malloc'd into *key) and that status
  * (STATUS_CREATED, STATUS_RUNNING); 0 for every other request or one that is not protobuf.
  */
 int state_learned_request(const char *method, const unsigned char *payload, size_t len, char **key, size_t *key_len);

@@ -91,6 +91,17 @@ static void change(const char *method, unsigned char *req, size_t req_len, unsig
   state_ask_free(&a);
 }
 
+/* An Exec read and answered as the serving process answers one: Response{2: Empty}. */
+static void exec_answered(unsigned char *req, size_t req_len) {
+  state_cache_change_begin();
+  unsigned long began = state_cache_epoch();
+  struct state_ask a = {0};
+  int status = state_learned_request("Exec", req, req_len, &a.key, &a.key_len);
+  const unsigned char empty[] = {0x12, 0x00};
+  state_cache_change_answered(&a, status, began, empty, sizeof empty);
+  state_ask_free(&a);
+}
+
 /* The cache's answer to a State of t1 (exec id `exec`): its StateResponse bytes compared with `want`. */
 static int answers_with(const char *exec, const unsigned char *want, size_t want_len) {
   unsigned char req[64];
@@ -144,6 +155,8 @@ static void not_alone(void) {
   CHECK(!answers_with(NULL, NULL, 0));
   change("Start", req, len, 44, 0, NULL); /* a pid the keeper does not hold */
   CHECK(!answers_with(NULL, NULL, 0));
+  change("Start", req, len, 0, 0, NULL); /* a Start answered without a pid */
+  CHECK(!answers_with(NULL, NULL, 0));
   /* Another change still in flight at the answer. */
   state_cache_change_begin();
   change("Start", req, len, 42, 0, NULL);
@@ -156,8 +169,10 @@ static void not_alone(void) {
 static void execs(void) {
   unsigned char req[128];
   size_t len = exec_request(req, "x1");
-  change("Exec", req, len, 0, 0, NULL); /* Exec answers Empty: no pid, no answer */
-  CHECK(!answers_with("x1", NULL, 0));
+  exec_answered(req, len);
+  /* Created, not started: no pid. StateResponse{1 "t1", 2 "/b", 4 CREATED, 6 "/xo", 11 "x1"}. */
+  const unsigned char created[] = {0x0a, 2, 't', '1', 0x12, 2, '/', 'b', 0x20, 1, 0x32, 3, '/', 'x', 'o', 0x5a, 2, 'x', '1'};
+  CHECK(answers_with("x1", created, sizeof created));
   len = process_request(req, "Start", "x1");
   change("Start", req, len, 43, 0, NULL);
   /* StateResponse{1 "t1", 2 "/b" (its task's), 3 43, 4 RUNNING, 6 "/xo", 11 "x1"}. */
@@ -176,7 +191,7 @@ static void execs(void) {
   len = process_request(req, "Delete", NULL);
   change("Delete", req, len, 0, 0, NULL);
   len = exec_request(req, "x2");
-  change("Exec", req, len, 0, 0, NULL);
+  exec_answered(req, len);
   len = process_request(req, "Start", "x2");
   change("Start", req, len, 43, 0, NULL);
   CHECK(!answers_with("x2", NULL, 0));
