@@ -162,20 +162,27 @@ void state_cache_keep(const struct state_ask *a, const unsigned char *response, 
   put(a->key, a->key_len, copy, body_len, pid, status);
 }
 
+/* The pid a Create's or Start's Response carries (Response{2: {1: pid}}), 0 in an Exec's Empty; -1 when it is not protobuf. */
+static int answered_pid(const unsigned char *response, size_t len, uint64_t *pid) {
+  const unsigned char *body = NULL, *unused = NULL;
+  size_t body_len = 0, unused_len = 0;
+  uint64_t v;
+  *pid = 0;
+  int has_body = ttrpc_last_field(response, len, 2, &body, &body_len, &v);
+  if (has_body < 0 || (has_body == 1 && body == NULL)) return -1;
+  if (has_body == 0 || body_len == 0) return 0;
+  int has_pid = ttrpc_last_field(body, body_len, 1, &unused, &unused_len, pid);
+  return has_pid < 0 || (has_pid == 1 && unused != NULL) ? -1 : 0;
+}
+
 void state_cache_change_answered(const struct state_ask *a, int status, unsigned long began, const unsigned char *response,
                                  size_t len) {
   /* Alone: no other change began or ended, and no exit was reaped, since this one began. */
   int alone = began == c.epoch && c.changes == 1;
   state_cache_change_end();
   if (!alone || a->key == NULL || status == 0 || !ttrpc_response_ok(response, len)) return;
-  const unsigned char *body = NULL, *unused = NULL;
-  size_t body_len = 0, unused_len = 0;
-  uint64_t pid = 0, v;
-  /* Response{2: CreateTaskResponse or StartResponse{1: pid}}, or an Exec's Empty (no field 2 or an empty one). */
-  int has_body = ttrpc_last_field(response, len, 2, &body, &body_len, &v);
-  if (has_body < 0 || (has_body == 1 && body == NULL)) return;
-  int has_pid = has_body == 1 && body_len > 0 ? ttrpc_last_field(body, body_len, 1, &unused, &unused_len, &pid) : 0;
-  if (has_pid < 0 || (has_pid == 1 && unused != NULL)) return;
+  uint64_t pid = 0;
+  if (answered_pid(response, len, &pid) != 0) return;
   /* Only a created exec has no pid; an init's Create and every Start answer one. */
   int exec = a->key[strlen(a->key) + 1] != '\0';
   if (pid == 0 && !(exec && status == STATUS_CREATED)) return;
