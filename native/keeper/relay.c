@@ -1,6 +1,7 @@
 /* The relay's frames and in-flight rules (docs/keeper-protocol.md, "The relay"). */
 #define _GNU_SOURCE
 #include "relay.h"
+#include "state-learned.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -49,7 +50,7 @@ static struct frame *pop(struct queue *q) {
 static void free_frame(struct frame *f) {
   if (f->change) state_cache_change_end();
   state_ask_free(&f->ask);
-  state_ask_free(&f->changes);
+  state_ask_free(&f->changed);
   free(f->data);
   free(f);
 }
@@ -138,8 +139,8 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
         f->change = 1;
         state_cache_change_begin();
         f->change_epoch = state_cache_epoch();
-        f->change_status = state_learned_request(f->method, bytes + TTRPC_HEADER, h->length, &f->changes.key,
-                                                 &f->changes.key_len);
+        f->change_status = state_learned_request(f->method, bytes + TTRPC_HEADER, h->length, &f->changed.key,
+                                                 &f->changed.key_len);
       }
     }
     push(&r->to_up, f);
@@ -164,7 +165,7 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       int answered = request->ask.answered;
       if (!answered) state_cache_keep(&request->ask, bytes + TTRPC_HEADER, h->length);
       if (request->change) {
-        state_cache_change_answered(&request->changes, request->change_status, request->change_epoch,
+        state_cache_change_answered(&request->changed, request->change_status, request->change_epoch,
                                     bytes + TTRPC_HEADER, h->length);
         request->change = 0;
       }

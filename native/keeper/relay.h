@@ -9,7 +9,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "state-cache.h"
-#include "state-learned.h"
 #include "ttrpc-wire.h"
 
 /* Frames from containerd wait up to this much while no serving process reads them; then reading stops. */
@@ -26,7 +25,7 @@ struct frame {
   struct state_ask ask; /* a State request's (state-cache.h) */
   int change;           /* a request that may change a process, counted in the cache until freed */
   /* A change's process and the status its success gives it (state-learned.h), and the cache's epoch as it began. */
-  struct state_ask changes;
+  struct state_ask changed;
   int change_status;
   unsigned long change_epoch;
 };

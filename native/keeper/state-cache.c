@@ -18,7 +18,6 @@
 /* A pod has a few processes; a State response is a few hundred bytes. */
 #define ENTRIES_MAX 64
 #define PAYLOAD_MAX (64u << 10)
-#define KEY_MAX 1024
 
 struct entry {
   struct entry *next;
@@ -68,23 +67,14 @@ static void clear(void) {
 }
 
 int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len, long now_ms) {
-  const unsigned char *body = NULL, *id = NULL, *exec = NULL;
-  size_t body_len = 0, id_len = 0, exec_len = 0;
+  const unsigned char *body = NULL;
+  size_t body_len = 0, key_len = 0;
   uint64_t v;
   /* Request{3: payload}, StateRequest{1: id, 2: exec_id}: both strings, or it is no State this can key. */
   if (ttrpc_last_field(request, len, 3, &body, &body_len, &v) != 1 || body == NULL) return 0;
-  if (ttrpc_last_field(body, body_len, 1, &id, &id_len, &v) != 1 || id == NULL || id_len == 0) return 0;
-  int has_exec = ttrpc_last_field(body, body_len, 2, &exec, &exec_len, &v);
-  if (has_exec < 0 || (has_exec == 1 && exec == NULL)) return 0;
-  if (has_exec == 0) exec_len = 0;
-  if (id_len + exec_len + 2 > KEY_MAX || memchr(id, 0, id_len) || (exec_len && memchr(exec, 0, exec_len))) return 0;
-  char *key = malloc(id_len + exec_len + 2);
+  char *key = state_process_key(body, body_len, &key_len);
   if (key == NULL) return 0;
-  memcpy(key, id, id_len);
-  key[id_len] = '\0';
-  if (exec_len) memcpy(key + id_len + 1, exec, exec_len);
-  key[id_len + 1 + exec_len] = '\0';
-  *a = (struct state_ask){.key = key, .key_len = id_len + exec_len + 2, .epoch = c.epoch, .read_ms = now_ms};
+  *a = (struct state_ask){.key = key, .key_len = key_len, .epoch = c.epoch, .read_ms = now_ms};
   return 1;
 }
 

@@ -70,8 +70,7 @@ static int text_at(const unsigned char *body, size_t len, uint32_t number, struc
   return 1;
 }
 
-/* "<id>\0<exec id>\0" from a request's id and exec id (malloc'd), or NULL when they cannot be one. */
-static char *key_of(struct bytes id, struct bytes exec, size_t *key_len) {
+char *state_key(struct bytes id, struct bytes exec, size_t *key_len) {
   if (id.len == 0 || id.len + exec.len + 2 > KEY_MAX || memchr(id.data, 0, id.len) ||
       (exec.len && memchr(exec.data, 0, exec.len)))
     return NULL;
@@ -117,6 +116,12 @@ static void remember(char *key, size_t key_len, const struct bytes text[TEXTS], 
   learned.size++;
 }
 
+char *state_process_key(const unsigned char *body, size_t len, size_t *key_len) {
+  struct bytes id, exec;
+  if (text_at(body, len, 1, &id) != 1 || text_at(body, len, 2, &exec) != 1) return NULL;
+  return state_key(id, exec, key_len);
+}
+
 int state_learned_request(const char *method, const unsigned char *payload, size_t len, char **key, size_t *key_len) {
   *key = NULL;
   const unsigned char *body = NULL;
@@ -127,11 +132,12 @@ int state_learned_request(const char *method, const unsigned char *payload, size
   int create = strcmp(method, "Create") == 0, exec = strcmp(method, "Exec") == 0;
   int start = strcmp(method, "Start") == 0, delete = strcmp(method, "Delete") == 0;
   if (!create && !exec && !start && !delete) return 0;
-  struct bytes id, exec_id = {(const unsigned char *)"", 0};
   /* Every one has the id as field 1; Exec, Start and Delete the exec id as field 2 (CreateTaskRequest's 2 is the bundle). */
-  if (text_at(body, body_len, 1, &id) != 1 || (!create && text_at(body, body_len, 2, &exec_id) != 1)) return 0;
+  struct bytes id, none = {(const unsigned char *)"", 0};
   size_t klen = 0;
-  char *k = key_of(id, exec_id, &klen);
+  char *k = !create ? state_process_key(body, body_len, &klen)
+            : text_at(body, body_len, 1, &id) == 1 ? state_key(id, none, &klen)
+                                                   : NULL;
   if (k == NULL) return 0;
   if (delete) {
     forget(k, klen);

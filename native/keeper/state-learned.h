@@ -12,11 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proto-wire.h"
+
 /* Task states (containerd's api/types/task/task.proto). */
 #define STATUS_CREATED 1
 #define STATUS_RUNNING 2
 #define STATUS_STOPPED 3
 #define STATUS_PAUSED 4
+
+/* A process's key, "<id>\0<exec id>\0" (malloc'd, its length in *key_len), or NULL when they cannot make one. */
+char *state_key(struct bytes id, struct bytes exec, size_t *key_len);
+/* The key of the process a request body names as {1: id, 2: exec_id} (StateRequest, StartRequest, ...), or NULL. */
+char *state_process_key(const unsigned char *body, size_t len, size_t *key_len);
 
 /*
  * A request the keeper relays, by its method: a Create or an Exec is remembered, a Delete
