@@ -26,11 +26,9 @@ const PROBE_EVERY_MS = 200;
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 
-/** Busy loops, `count` of them; resolves a stop function. */
+/** Busy loops, `count` of them; returns the function that stops them. */
 function busyLoops(count) {
-  const loops = Array.from({ length: count }, () =>
-    spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore', detached: false }),
-  );
+  const loops = Array.from({ length: count }, () => spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore' }));
   return () => {
     for (const loop of loops) loop.kill('SIGKILL');
   };
@@ -103,6 +101,7 @@ async function run() {
   const handlers = ['runc', 'skiff'];
   const times = { runc: [], skiff: [] };
   const lost = { runc: 0, skiff: 0 };
+  const refused = { runc: 0, skiff: 0 };
   const wall = { runc: [], skiff: [] };
   const loops = os.cpus().length * LOOPS_PER_CORE;
   await withCriContainerd(async (env, cri, logDir) => {
@@ -123,7 +122,8 @@ async function run() {
           await sleep(1000);
           await prober.stop();
           times[handler].push(...prober.times);
-          lost[handler] += outcomes.filter((o) => o.status === 'rejected').length + prober.failures;
+          lost[handler] += outcomes.filter((o) => o.status === 'rejected').length;
+          refused[handler] += prober.failures;
           for (const o of outcomes) if (o.status === 'fulfilled') await removePod(cri, o.value).catch(() => undefined);
           // A failed start may leave its sandbox: every pod of the round goes.
           const { items = [] } = await cri.runtime('ListPodSandbox', {});
@@ -138,7 +138,7 @@ async function run() {
     const t = times[handler];
     console.log(
       `${AT_ONCE} pods at once x ${ROUNDS} under ${loops} busy loops on ${os.cpus().length} cores (${handler}): ` +
-        `${lost[handler]} lost; State p50 ${median(t).toFixed(0)} ms, p99 ${percentile(t, 99).toFixed(0)} ms, ` +
+        `${lost[handler]} lost, ${refused[handler]} States failed; State p50 ${median(t).toFixed(0)} ms, p99 ${percentile(t, 99).toFixed(0)} ms, ` +
         `slowest ${Math.max(...t).toFixed(0)} ms of ${t.length}; wall ${wall[handler].map((w) => (w / 1000).toFixed(1)).join(', ')} s`,
     );
   }

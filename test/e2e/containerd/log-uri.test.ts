@@ -23,6 +23,10 @@ import { argvOf, openFds, parentOf, pids } from '../../support/procs';
  * of the serving process, as the container does, and ends at the task's Delete.
  */
 const RUNC = ['--runtime', 'io.containerd.runc.v2'];
+
+/** What the test's logger wrote of task `id` into `out` (<out>/<id>.<what>), '' before it did. */
+const loggerWrote = (out: string, id: string, what: string) =>
+  existsSync(join(out, `${id}.${what}`)) ? readFileSync(join(out, `${id}.${what}`), 'utf8') : '';
 const RUNTIMES = [
   ['the runc shim', RUNC],
   ['skiff', SKIFF],
@@ -77,8 +81,7 @@ if (containerdTestsEnabled())
       rmSync(dir, { recursive: true, force: true });
     });
 
-    const read = (id: string, what: string) =>
-      existsSync(join(out, `${id}.${what}`)) ? readFileSync(join(out, `${id}.${what}`), 'utf8') : '';
+    const read = (id: string, what: string) => loggerWrote(out, id, what);
 
     async function runBoth(
       run: (runtime: readonly string[], id: string) => Promise<{ status: number | null; stderr: string }>,
@@ -317,8 +320,7 @@ if (ltsContainerdTestsEnabled())
       rmSync(dir, { recursive: true, force: true });
     });
 
-    const read = (id: string, what: string) =>
-      existsSync(join(out, `${id}.${what}`)) ? readFileSync(join(out, `${id}.${what}`), 'utf8') : '';
+    const read = (id: string, what: string) => loggerWrote(out, id, what);
 
     it('gives the output to a logger that wrote its byte, and fails the start of one that did not, as the runc shim does', async () => {
       const seen: Record<string, unknown> = {};
