@@ -338,6 +338,9 @@ if (ltsContainerdTestsEnabled())
           'echo out; echo err >&2; exit 3',
         ]);
         await waitFor(`${name}'s logger to copy`, () => read(id, 'stdout') !== '' && read(id, 'stderr') !== '');
+        // skiff's serving process, and what it holds before the refused start.
+        const server = name === 'skiff' ? groupServers(env)[0] : undefined;
+        const fdsBefore = server === undefined ? 0 : openFds(server.pid);
         const silentId = `v2silent${n++}`;
         const refused = await env.ctr(ns, [
           'run',
@@ -366,6 +369,12 @@ if (ltsContainerdTestsEnabled())
         await ok(env, ns, ['containers', 'rm', id]);
         await env.ctr(ns, ['tasks', 'rm', '-f', silentId]);
         await env.ctr(ns, ['containers', 'rm', silentId]);
+        // The refused start left the serving process none of the logger's pipes.
+        if (server !== undefined)
+          await waitFor(
+            () => `the serving process's descriptors back to ${fdsBefore} (it has ${openFds(server.pid)})`,
+            () => openFds(server.pid) <= fdsBefore,
+          );
       }
       expect(seen['the runc shim']).toMatchObject({
         status: 3,
