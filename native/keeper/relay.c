@@ -23,6 +23,20 @@ static int read_only(const char *method) {
   return 0;
 }
 
+/*
+ * Requests that change a task but no field of a State answer (id, bundle, pid, status, stdio
+ * paths, terminal, exit): they leave kept answers standing. A process that exits because its
+ * stdin closed is a reap, which drops them anyway. `ctr task exec` sends CloseIO beside its
+ * Start, and a resize comes with every terminal's window change.
+ */
+static const char *const STATE_NEUTRAL[] = {"CloseIO", "ResizePty", "Update"};
+
+static int state_neutral(const char *method) {
+  for (size_t i = 0; i < sizeof STATE_NEUTRAL / sizeof STATE_NEUTRAL[0]; i++)
+    if (strcmp(method, STATE_NEUTRAL[i]) == 0) return 1;
+  return 0;
+}
+
 long relay_now_ms(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -135,7 +149,7 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       ttrpc_request_method(bytes + TTRPC_HEADER, h->length, f->method);
       if (strcmp(f->method, "State") == 0) {
         state_ask_read(&f->ask, bytes + TTRPC_HEADER, h->length, relay_now_ms());
-      } else if (!read_only(f->method)) {
+      } else if (!read_only(f->method) && !state_neutral(f->method)) {
         f->change = 1;
         state_cache_change_begin();
         f->change_epoch = state_cache_epoch();

@@ -32,6 +32,7 @@ describe('the task methods the keeper and the serving process both name', () => 
   it('are methods of task.v2.Task, where the keeper reads a request by its name', () => {
     const named = [
       ...READ_ONLY_METHODS,
+      ...cStrings(relay, 'STATE_NEUTRAL'),
       ...[...relay.matchAll(/strcmp\([^,]*method, "(\w+)"\)/g)].map((m) => m[1]),
       ...[...learned.matchAll(/strcmp\(method, "(\w+)"\)/g)].map((m) => m[1]),
     ];

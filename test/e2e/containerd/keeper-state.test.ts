@@ -136,12 +136,22 @@ if (containerdTestsEnabled())
         // containerd's own path, as `ctr task ls` meets it: the same row, not UNKNOWN after its 2 s deadline.
         expect((await taskList(env, ns)).get(id)).toEqual(listed);
 
-        // A request that may change the task (CloseIO) in flight: no State from the cache meanwhile.
-        const closing = client.call('CloseIO', new task.v2.CloseIORequest({ id, stdin: false }).serialize());
+        // Requests that change no State field (CloseIO, ResizePty) in flight: the cache still answers.
+        const neutral = [
+          client.call('CloseIO', new task.v2.CloseIORequest({ id, stdin: true }).serialize()),
+          client.call('ResizePty', new task.v2.ResizePtyRequest({ id, width: 80, height: 24 }).serialize()),
+        ].map((call) => call.catch((error: Error) => error));
+        const besideNeutral = client.state(id);
+        expect(await settlesWithin(besideNeutral, 1500)).toBe(true);
+        expect(await besideNeutral).toEqual(served);
+
+        // A request that may change the task (a Kill, here a harmless SIGCONT) in flight: no State from the cache meanwhile.
+        const killing = client.call('Kill', new task.v2.KillRequest({ id, signal: 18 }).serialize());
         const during = client.state(id);
         expect(await settlesWithin(during, 700)).toBe(false);
         process.kill(server.pid, 'SIGCONT');
-        await closing;
+        await killing;
+        await Promise.all(neutral);
         expect(statusOf(await during)).toBe(Status.RUNNING);
         expect(await client.state(id)).toEqual(served);
 
