@@ -24,8 +24,8 @@ static const char *const NODE_FLAGS[] = {
     /* node-flags:end */
 };
 #define NODE_FLAG_COUNT (sizeof NODE_FLAGS / sizeof NODE_FLAGS[0])
-/* node, the flags, the script, five options with their values, --debug and the NULL. */
-_Static_assert(1 + NODE_FLAG_COUNT + 1 + 10 + 1 + 1 <= SERVING_ARGV_MAX, "SERVING_ARGV_MAX is too small");
+/* node, the flags, the script, five options with their values, --debug, --gate with its fd and the NULL. */
+_Static_assert(1 + NODE_FLAG_COUNT + 1 + 10 + 1 + 2 + 1 <= SERVING_ARGV_MAX, "SERVING_ARGV_MAX is too small");
 
 void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX]) {
   int n = 0;
@@ -43,6 +43,10 @@ void serving_argv(const struct serving_command *c, char *argv[SERVING_ARGV_MAX])
   argv[n++] = "--socket";
   argv[n++] = (char *)c->socket;
   if (c->debug) argv[n++] = "--debug";
+  if (c->gate != NULL) {
+    argv[n++] = "--gate";
+    argv[n++] = (char *)c->gate;
+  }
   argv[n] = NULL;
 }
 

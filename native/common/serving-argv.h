@@ -12,6 +12,7 @@ struct serving_command {
   const char *namespace, *address, *ttrpc_address;
   const char *state_dir, *socket; /* --state-dir and the group socket (the listener is fd 3) */
   int debug;
+  const char *gate; /* a standby's gate fd (serve.c), as text; NULL for a serving process */
 };
 
 /* The most entries serving_argv writes, its NULL included. */

@@ -12,7 +12,10 @@
  *     it reports the old one's exit, and it follows the successor instead of starting one;
  *   - SIGTERM (`systemctl stop`) asks Node to release its tasks (SIGHUP: the hand-over's steps
  *     with no successor) and leaves once it is gone: the containers run on behind their pod
- *     keepers, which start a serving process of their own at their next call, as with no unit.
+ *     keepers, which start a serving process of their own at their next call, as with no unit;
+ *   - a standby (bin/containerd-standby.js, `--gate 4`) waits beside it, skiff loaded, and
+ *     takes over at the serving process's death without Node's start (seconds on a slow node):
+ *     the gate's byte promotes it, and a new standby follows later (SKIFF_STANDBY=0: none).
  * Its state is told to systemd (sd_notify(3)'s READY=1 and STATUS=), so `systemctl status`
  * names the serving process.
  */
@@ -31,6 +34,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -47,6 +51,11 @@
 #define QUICK_DEATH_MS 2000
 #define QUICK_DEATHS_MAX 5
 #define POLL_MS 20
+/* A standby starts this long after the serving process it stands by, so the two never start
+ * at once (at boot, after a crash), at the lowest priority until promoted. */
+#define STANDBY_DELAY_MS_DEFAULT 10000
+#define STANDBY_GATE_FD 4
+#define STANDBY_NICE 19
 
 static void say(const char *namespace, const char *line) {
   fprintf(stderr, "skiff serve[%s]: %s\n", namespace, line);
@@ -78,9 +87,20 @@ static void notify(const char *text) {
   close(fd);
 }
 
-static void notify_status(const struct serve_config *c, const char *what, pid_t pid) {
-  char text[512];
-  snprintf(text, sizeof text, "STATUS=%s namespace %s (serving process %d)", what, c->command.namespace, (int)pid);
+/* The standby: its pid (0: none), the write end of its gate, when the next one is due (0: never). */
+struct standby {
+  pid_t pid;
+  int gate;
+  long due_ms, started_ms, delay_ms;
+  int quick_deaths;
+  char script[4096];
+};
+
+static void notify_status(const struct serve_config *c, const char *what, pid_t pid, const struct standby *s) {
+  char text[512], beside[64] = "";
+  if (s->pid != 0) snprintf(beside, sizeof beside, ", standby %d", (int)s->pid);
+  snprintf(text, sizeof text, "STATUS=%s namespace %s (serving process %d%s)", what, c->command.namespace, (int)pid,
+           beside);
   notify(text);
 }
 
@@ -173,14 +193,19 @@ static void keep_as(int fd, int target) {
   else dup2(fd, target);
 }
 
-/* Starts Node on the listener (fd 3), stderr shared (the journal); its pid, or 0 after one line. */
-static pid_t start_server(const struct serve_config *c, int listener, const sigset_t *old_mask) {
+/*
+ * Starts Node on the listener (fd 3), stderr shared (the journal), `cmd` run as it says; with a
+ * `gate`, that read end as fd 4 (a standby's), at the lowest priority. Its pid, or 0 after one line.
+ */
+static pid_t start_node(const struct serve_config *c, const struct serving_command *cmd, int listener, int gate,
+                        const sigset_t *old_mask) {
   int report[2];
   if (pipe2(report, O_CLOEXEC) != 0) return say(c->command.namespace, "cannot make a pipe"), 0;
   pid_t pid = fork();
   if (pid == 0) {
     close(report[0]);
     sigprocmask(SIG_SETMASK, old_mask, NULL);
+    signal(SIGPIPE, SIG_DFL);
     unsetenv("NOTIFY_SOCKET"); /* systemd hears from this supervisor only */
     /* The unit keeps its serving process (docs/node-daemon.md): one that lingered out after its
      * last task would remove the group socket this process holds, and leave (status 0) to be
@@ -190,11 +215,17 @@ static pid_t start_server(const struct serve_config *c, int listener, const sigs
     unsetenv("SKIFF_SHIM_LINGER_MS");
     setsid();
     if (chdir("/") != 0) _exit(127);
+    /* The gate out of the way first: it may hold 3, which the listener is about to take. */
+    if (gate >= 0) gate = fcntl(gate, F_DUPFD_CLOEXEC, STANDBY_GATE_FD + 1);
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     keep_as(null, 0);
     keep_as(null, 1);
     keep_as(listener, 3);
-    serving_exec(&c->command, report[1]);
+    if (gate >= 0) {
+      keep_as(gate, STANDBY_GATE_FD);
+      (void)setpriority(PRIO_PROCESS, 0, STANDBY_NICE);
+    }
+    serving_exec(cmd, report[1]);
   }
   close(report[1]);
   if (pid < 0) {
@@ -211,6 +242,73 @@ static pid_t start_server(const struct serve_config *c, int listener, const sigs
     return 0;
   }
   return pid;
+}
+
+static pid_t start_server(const struct serve_config *c, int listener, const sigset_t *old_mask) {
+  return start_node(c, &c->command, listener, -1, old_mask);
+}
+
+/* A new standby on `s` (its gate's write end kept here); 0 and one line when none could start. */
+static void start_standby(const struct serve_config *c, struct standby *s, int listener, const sigset_t *old_mask) {
+  int gate[2];
+  s->due_ms = 0;
+  if (pipe2(gate, O_CLOEXEC) != 0) return say(c->command.namespace, "cannot make a standby's gate: no standby");
+  struct serving_command cmd = c->command;
+  cmd.script = s->script;
+  cmd.gate = "4";
+  s->pid = start_node(c, &cmd, listener, gate[0], old_mask);
+  close(gate[0]);
+  if (s->pid == 0) {
+    close(gate[1]);
+    return;
+  }
+  s->gate = gate[1];
+  s->started_ms = now_ms();
+}
+
+/* The standby let go (hand-over: it runs the old package; stop): its gate closed, which it leaves at. */
+static void end_standby(struct standby *s, long next_due_ms) {
+  if (s->pid != 0) {
+    close(s->gate);
+    kill(s->pid, SIGTERM);
+  }
+  s->pid = 0;
+  s->due_ms = next_due_ms;
+}
+
+/* Every thread of `pid` at nice 0: a nice value is a thread's, and Node's threads took the standby's at their start. */
+static void renice_threads(pid_t pid) {
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+  DIR *tasks = opendir(path);
+  if (tasks == NULL) return;
+  // cppcheck-suppress readdirCalled
+  for (struct dirent *e; (e = readdir(tasks)) != NULL;) {
+    char *end;
+    long tid = strtol(e->d_name, &end, 10);
+    if (*end == '\0' && tid > 0) (void)setpriority(PRIO_PROCESS, (id_t)tid, 0);
+  }
+  closedir(tasks);
+}
+
+/* The standby made the serving process: its priority back, then the gate's byte. Its pid, or 0 when it is gone. */
+static pid_t promote(struct standby *s, long next_due_ms) {
+  pid_t pid = s->pid;
+  renice_threads(pid);
+  ssize_t n = write(s->gate, "g", 1);
+  close(s->gate);
+  s->pid = 0;
+  s->due_ms = next_due_ms;
+  return n == 1 ? pid : 0;
+}
+
+/* Whether `script` (…/bin/containerd-daemon.js) gives the standby's beside it in s->script. */
+static int standby_script(const char *script, struct standby *s) {
+  const char *tail = "/containerd-daemon.js";
+  size_t len = strlen(script), tail_len = strlen(tail);
+  if (len < tail_len || strcmp(script + len - tail_len, tail) != 0 || len + 2 > sizeof s->script) return 0;
+  snprintf(s->script, sizeof s->script, "%.*s/containerd-standby.js", (int)(len - tail_len), script);
+  return 1;
 }
 
 /* A child of this process serving our socket: the successor of a hand-over, given to this subreaper. */
@@ -262,6 +360,20 @@ static int std_fds_open(void) {
   return 0;
 }
 
+/* A standby's death: counted as the serving process's are, the next one due after the delay, none after five quick ones. */
+static void standby_died(const struct serve_config *c, struct standby *s, int status) {
+  close(s->gate);
+  s->pid = 0;
+  s->quick_deaths = now_ms() - s->started_ms < QUICK_DEATH_MS ? s->quick_deaths + 1 : 0;
+  char line[256];
+  snprintf(line, sizeof line, "the standby %s %d%s", WIFSIGNALED(status) ? "was killed by signal" : "exited with status",
+           WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status),
+           s->quick_deaths >= QUICK_DEATHS_MAX ? ", within 2 s of its start 5 times in a row: no standby from now on"
+                                               : "; another follows");
+  say(c->command.namespace, line);
+  s->due_ms = s->quick_deaths >= QUICK_DEATHS_MAX ? 0 : now_ms() + s->delay_ms;
+}
+
 int serve_main(const struct serve_config *c) {
   const char *ns = c->command.namespace;
   if (std_fds_open() != 0) return 1;
@@ -271,9 +383,21 @@ int serve_main(const struct serve_config *c) {
   sigaddset(&handled, SIGTERM);
   sigaddset(&handled, SIGINT);
   sigprocmask(SIG_BLOCK, &handled, &old_mask);
+  /* A standby that died leaves its gate without a reader: the write fails with EPIPE instead. */
+  signal(SIGPIPE, SIG_IGN);
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
     say(ns, "cannot become a child subreaper: a hand-over's successor would be lost");
     return 1;
+  }
+  struct standby standby = {.delay_ms = STANDBY_DELAY_MS_DEFAULT};
+  const char *wanted = getenv("SKIFF_STANDBY");
+  int standbys = (wanted == NULL || strcmp(wanted, "0") != 0) && standby_script(c->command.script, &standby);
+  /* SKIFF_STANDBY_DELAY_MS: for tests, which cannot wait the delay at every start. */
+  const char *delay = getenv("SKIFF_STANDBY_DELAY_MS");
+  if (delay != NULL && *delay != '\0') {
+    char *end;
+    long ms = strtol(delay, &end, 10);
+    if (*end == '\0' && ms >= 0 && ms <= 3600000) standby.delay_ms = ms;
   }
   int listener = bind_group_socket(c);
   if (listener < 0) return 1;
@@ -282,33 +406,44 @@ int serve_main(const struct serve_config *c) {
   long started = now_ms();
   int quick_deaths = 0, stopping = 0;
   long stop_deadline = 0;
+  if (standbys) standby.due_ms = started + standby.delay_ms;
   notify("READY=1");
-  notify_status(c, "serving", server);
+  notify_status(c, "serving", server, &standby);
 
   for (;;) {
     siginfo_t info;
-    const struct timespec tick = {0, POLL_MS * 1000000L};
-    int sig = sigtimedwait(&handled, &info, stopping ? &tick : NULL);
+    struct timespec tick = {0, POLL_MS * 1000000L};
+    long until_standby = standby.due_ms == 0 || stopping ? -1 : standby.due_ms - now_ms();
+    if (!stopping && until_standby >= 0) tick = (struct timespec){until_standby / 1000, (until_standby % 1000) * 1000000L};
+    int sig = sigtimedwait(&handled, &info, stopping || until_standby >= 0 ? &tick : NULL);
     if (sig == SIGTERM || sig == SIGINT) {
       if (!stopping) {
         say(ns, "stopping: the serving process releases its tasks to the pod keepers");
         notify("STOPPING=1");
         stopping = 1;
         stop_deadline = now_ms() + RELEASE_MS;
+        end_standby(&standby, 0);
         if (server != 0) kill(server, SIGHUP);
       }
     }
     int status;
     for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
-      if (pid != server) continue; /* an orphan given to this subreaper: reaped, nothing more */
+      if (pid == standby.pid) {
+        standby_died(c, &standby, status);
+        if (!stopping && server != 0) notify_status(c, "serving", server, &standby);
+        continue;
+      }
+      if (pid != server) continue; /* an orphan given to this subreaper (a standby let go): reaped, nothing more */
       pid_t next = successor(c);
       if (next != 0) {
         char line[160];
         snprintf(line, sizeof line, "the serving process %d handed over to %d", (int)pid, (int)next);
         say(ns, line);
         server = next;
+        /* The standby runs the package the old one ran: a new one, of the package now on disk, follows. */
+        if (standby.pid != 0) end_standby(&standby, now_ms() + standby.delay_ms);
         if (stopping) kill(server, SIGHUP);
-        else notify_status(c, "serving", server);
+        else notify_status(c, "serving", server, &standby);
         continue;
       }
       server = 0;
@@ -318,11 +453,21 @@ int serve_main(const struct serve_config *c) {
         describe_exit(c, pid, status, "it died within 2 s of its start 5 times in a row: giving up");
         return 1;
       }
-      describe_exit(c, pid, status, "starting a new one, which takes its tasks over");
-      server = start_server(c, listener, &old_mask);
-      if (server == 0) return 1;
+      long next_standby = standbys ? now_ms() + standby.delay_ms : 0;
+      if (standby.pid != 0) {
+        char then[96];
+        snprintf(then, sizeof then, "its standby %d takes its tasks over", (int)standby.pid);
+        describe_exit(c, pid, status, then);
+        server = promote(&standby, next_standby);
+      }
+      if (server == 0) {
+        describe_exit(c, pid, status, "starting a new one, which takes its tasks over");
+        server = start_server(c, listener, &old_mask);
+        if (server == 0) return 1;
+        if (standby.due_ms != 0) standby.due_ms = now_ms() + standby.delay_ms;
+      }
       started = now_ms();
-      notify_status(c, "serving", server);
+      notify_status(c, "serving", server, &standby);
     }
     if (stopping && server == 0) break;
     if (stopping && now_ms() > stop_deadline) {
@@ -330,6 +475,11 @@ int serve_main(const struct serve_config *c) {
       kill(server, SIGKILL);
       waitpid(server, NULL, 0);
       break;
+    }
+    if (!stopping && standby.pid == 0 && standby.due_ms != 0 && now_ms() >= standby.due_ms) {
+      start_standby(c, &standby, listener, &old_mask);
+      if (standby.pid == 0 && standby.quick_deaths < QUICK_DEATHS_MAX) standby.due_ms = now_ms() + standby.delay_ms;
+      notify_status(c, "serving", server, &standby);
     }
   }
   close(listener);

@@ -101,6 +101,21 @@ function groupServerPids(namespace, address) {
 }
 
 /**
+ * Pids of the node daemon's standbys for `namespace` of the containerd at `address`
+ * (`node ... bin/containerd-standby.js ...`: docs/node-daemon.md, "The standby").
+ */
+function standbyPids(namespace, address) {
+  return pids().filter((pid) => {
+    const argv = (read(`/proc/${pid}/cmdline`) ?? '').split('\0');
+    return (
+      argv.some((a) => a.endsWith('/bin/containerd-standby.js')) &&
+      argv[argv.indexOf('--namespace') + 1] === namespace &&
+      argv[argv.indexOf('--address') + 1] === address
+    );
+  });
+}
+
+/**
  * The address containerd keeps for a task's shim, or undefined: its bundle's bootstrap.json
  * (containerd 2.x, for a shim that answered its start with bootstrap parameters, as the runc
  * shim does there) or its `address` file (`<bundles>/<ns>/<id>/address`).
@@ -178,6 +193,7 @@ function fdCount(pid) {
 }
 
 module.exports = {
+  standbyPids,
   servingPid,
   servingProcesses,
   isPodKeeper,

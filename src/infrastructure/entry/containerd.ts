@@ -19,6 +19,7 @@ import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-la
 import { pidFileOf, removePidFile, writePidFile } from '../../adapters/shim/os/pid-file';
 import { handOverTo, settleForHandOver } from './containerd-hand-over';
 import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
+import { awaitPromotion } from '../../adapters/shim/os/standby';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
 export interface GroupServerConfig {
@@ -32,6 +33,8 @@ export interface GroupServerConfig {
   /** The group socket, listening on fd 3; removed when the server leaves. */
   readonly socket: string;
   readonly debug: boolean;
+  /** A standby's gate (the unit's supervisor starts one beside the serving process): the fd it waits on. */
+  readonly gate?: number;
 }
 
 /**
@@ -56,7 +59,9 @@ export function parseGroupServerArgs(argv: readonly string[]): GroupServerConfig
   const ttrpcAddress = values['ttrpc-address'];
   const stateDir = values['state-dir'];
   if ([namespace, address, socket, ttrpcAddress, stateDir].some((v) => v === undefined || v === '')) return undefined;
-  return { namespace, address, ttrpcAddress, stateDir, socket, debug };
+  const gate = values.gate === undefined ? undefined : Number(values.gate);
+  if (gate !== undefined && !(Number.isInteger(gate) && gate > 2)) return undefined;
+  return { namespace, address, ttrpcAddress, stateDir, socket, debug, ...(gate !== undefined && { gate }) };
 }
 
 /** Before serving: stderr, which `start` made the first bundle's log FIFO (containerd copies it to its own log). */
@@ -91,6 +96,11 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events, keepers },
   });
   const service = container.get(TaskService);
+  // A standby goes no further, warm, until the serving process dies (docs/node-daemon.md, "The standby").
+  if (config.gate !== undefined) {
+    await awaitPromotion(config.gate, logged);
+    logged('the standby serves: it takes the tasks over');
+  }
   // The tasks a previous server of this namespace left running (docs/failure-domains.md), only
   // behind pod keepers: without one, containerd saw the old server's connections close and
   // runs `delete` for each of its tasks, so a task taken over here would be killed under it

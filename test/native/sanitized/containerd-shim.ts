@@ -19,7 +19,7 @@ import { containerd as runc } from '../../../src/adapters/shim/wire/proto/genera
 import { google } from '../../../src/adapters/shim/wire/proto/generated/google/protobuf/any';
 import * as layout from '../../../src/adapters/shim/outbound/process-runtime/task-layout';
 import { groupServerPids } from '../../e2e/containerd/skiff-support';
-import { argAfter, argvOf, parentOf } from '../../support/procs';
+import { argAfter, argvOf, parentOf, pids } from '../../support/procs';
 import { processRuns } from '../../support/containerd';
 import { waitFor } from '../../support/wait-for';
 import { SanitizerRuns } from '../support/sanitizer-run';
@@ -111,7 +111,13 @@ async function servingStandIn(socket: string, told: string, ranFile: string, mod
 }
 
 /** Settings of the environment `serve` refuses, or that would change where it serves: not inherited. */
-const SERVE_UNSET = { SKIFF_KEEPER: undefined, SKIFF_SHIM_GROUP: undefined, TTRPC_ADDRESS: undefined };
+// No standby unless a case asks for one: its 10 s would otherwise come within a slow case.
+const SERVE_UNSET = {
+  SKIFF_KEEPER: undefined,
+  SKIFF_SHIM_GROUP: undefined,
+  TTRPC_ADDRESS: undefined,
+  SKIFF_STANDBY: '0',
+};
 
 /**
  * `serve` with a temporary state dir and a stand-in for containerd's address (nothing listens
@@ -203,6 +209,42 @@ async function serveRestartStop(
     ...(handOver ? [`skiff serve[n]: the serving process ${second} handed over to ${last}`] : []),
     'skiff serve[n]: stopping: the serving process releases its tasks to the pod keepers',
   ]);
+}
+
+/**
+ * `serve` with its standby (docs/node-daemon.md, "The standby"), due at once: a SIGKILL of the
+ * serving process promotes the standby (the same pid, renamed containerd-daemon.js), a new
+ * standby follows, and SIGTERM lets both go.
+ */
+async function serveWithStandby(runs: SanitizerRuns, binary: string) {
+  const run = serveInBackground(
+    runs,
+    binary,
+    { NOTIFY_SOCKET: undefined, SKIFF_STANDBY: undefined, SKIFF_STANDBY_DELAY_MS: '0' },
+    false,
+  );
+  const standbyOf = (not = 0) =>
+    waitFor(`a standby other than ${not}: ${run.stderr()}`, () =>
+      pids().find(
+        (pid) =>
+          pid !== not &&
+          parentOf(pid) === run.supervisor.pid &&
+          argvOf(pid).some((a) => a.endsWith('/bin/containerd-standby.js')),
+      ),
+    );
+  const first = await run.serving();
+  const standby = await standbyOf();
+  process.kill(first, 'SIGKILL');
+  const second = await run.serving(first);
+  expect(second).toBe(standby);
+  expect(run.stderr()).toContain(
+    `skiff serve[n]: the serving process ${first} was killed by signal 9; its standby ${standby} takes its tasks over\n`,
+  );
+  const next = await standbyOf(standby);
+  run.supervisor.kill('SIGTERM');
+  expect(await run.exited).toEqual({ code: 0, signal: null });
+  expect(processRuns(second)).toBe(false);
+  await waitFor('the standby to leave', () => !processRuns(next));
 }
 
 export const containerdShim: SanitizedProgram = {
@@ -575,6 +617,10 @@ export const containerdShim: SanitizedProgram = {
       name: "serve with SKIFF_SHIM_LINGER_MS=0 in the unit's environment and an abstract NOTIFY_SOCKET nobody binds: the serving process stays",
       run: (binary, runs) =>
         serveRestartStop(runs, binary, { SKIFF_SHIM_LINGER_MS: '0', NOTIFY_SOCKET: `@skiff-asan-${process.pid}` }),
+    },
+    {
+      name: 'serve with a standby: a SIGKILL of the serving process promotes it, a new one follows, SIGTERM ends both',
+      run: (binary, runs) => serveWithStandby(runs, binary),
     },
     {
       name: 'serve with stdin closed: the listener still reaches the serving process as fd 3',
