@@ -7,7 +7,7 @@
 //  - ten pods at once with a pod of each handler running, wall time (target <= 1.0x), and
 //    skiff's ten on a serving process that has served none (target <= 1.0x runc's median);
 //  - memory of 20 pods x 2 containers, RSS of the runtime's processes (target <= 0.4x);
-//  - SIGKILL of skiff's serving process to the next call served, beside one call.
+//  - SIGKILL of skiff's serving process to an exec served in k8s.io, its standby loaded (<= 1 s).
 // Under emulation the times are many times the host's; the ratios count. Without qemu or
 // mmdebstrap it says so and returns. The images are CI's (trixie, sid); SKIFF_VM_IMAGES picks others.
 const { missingTools } = require('../scripts/vm/commands');

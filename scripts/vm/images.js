@@ -56,7 +56,8 @@ const CONTAINERD_LTS = {
 /**
  * `ci`: in the default run of `npm run test:vm` (CI's guests); the others run by name. lts
  * replaces sid in CI once its guest suites pass reliably: one skiff crash case fails in some
- * runs (docs/vm.md, "The lts image"), and a red CI lands nothing.
+ * runs, its cause known and not yet mended (docs/vm.md, "The lts image"), and a red CI lands
+ * nothing.
  */
 const IMAGES = {
   trixie: { suite: 'trixie', aptopts: [], ci: true },
