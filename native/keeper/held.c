@@ -446,6 +446,17 @@ int held_runs(int pid) {
   return 0;
 }
 
+int held_exit_unacked(const char *id, const char *exec_id) {
+  size_t id_len = strlen(id);
+  for (const struct held *e = h.list; e != NULL; e = e->next) {
+    if (!e->exited || e->acked || e->kill_deadline != 0 || strncmp(e->key, id, id_len) != 0) continue;
+    /* Keys as the serving process names them: the task id for its init, "<id>/<exec id>" for an exec. */
+    const char *rest = e->key + id_len;
+    if (*exec_id == '\0' ? *rest == '\0' : (*rest == '/' && strcmp(rest + 1, exec_id) == 0)) return 1;
+  }
+  return 0;
+}
+
 int held_reaped(int pid, int status) {
   struct timespec when;
   clock_gettime(CLOCK_REALTIME, &when);

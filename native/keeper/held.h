@@ -26,6 +26,9 @@ void held_release(const char *key);
 /* Whether a key's process is `pid` and has not exited (the State cache's test of a running process). */
 int held_runs(int pid);
 
+/* Whether task `id`'s process (exec `exec_id`, "" for its init) exited and the serving process has not acked its `E` yet. */
+int held_exit_unacked(const char *id, const char *exec_id);
+
 /* A child the keeper reaped: 1 when it was a key's process (its exit changes a State), 0 for a
  * launching program (runc create, runc exec) or a process no key holds. */
 int held_reaped(int pid, int status);

@@ -173,6 +173,8 @@ static void maybe_shut_down(struct relay *r) {
   if (k.relay_count == 1 && held_count() == 0) leave(0);
 }
 
+static void send_on(struct relay *r);
+
 static void on_relay(struct side *s, uint32_t events) {
   struct relay *r = s->relay;
   if (r->down < 0 || (s->is_up && r->up < 0)) return; /* ended, or lost, earlier in this round */
@@ -186,6 +188,11 @@ static void on_relay(struct side *s, uint32_t events) {
     return;
   }
   if (result == RELAY_UP_GONE) after_upstream_loss(r);
+  send_on(r);
+}
+
+/* What a relay has queued goes on: to an upstream (connected first when it has none), and to containerd. */
+static void send_on(struct relay *r) {
   /* A server that closes every relay without answering (one that does not take the preamble,
    * or dies at once) is tried a few times; then the calls are answered, never resent forever. */
   while (relay_needs_upstream(r)) {
@@ -221,6 +228,16 @@ static void on_signal(void) {
      * runc's own exits (create, exec) and strays change no State: a kept answer names only held
      * pids (held_runs), and dropping them there would lose every answer a Create or Start gave. */
     if (held_reaped(pid, status)) state_cache_forget();
+  }
+}
+
+/* The State requests parked for an exit's ack go on once it is acked (state_ask_waits). */
+static void unpark_acked(void) {
+  for (struct relay *r = k.relays, *next; r != NULL; r = next) {
+    next = r->next;
+    if (r->parked.head == NULL || r->down < 0 || relay_unpark(r) == 0) continue;
+    if (r->up >= 0 && relay_write(r, 1) == RELAY_UP_GONE) after_upstream_loss(r);
+    send_on(r);
   }
 }
 
@@ -301,7 +318,7 @@ static int setup(const struct keeper_config *config) {
   const char *idle = getenv("SKIFF_KEEPER_IDLE_MS");
   k.idle_ms = idle != NULL && *idle != '\0' ? atol(idle) : IDLE_MS_DEFAULT;
   const char *hedge = getenv("SKIFF_KEEPER_STATE_MS");
-  state_cache_configure(held_runs, hedge != NULL && *hedge != '\0' ? atol(hedge) : STATE_HEDGE_MS_DEFAULT);
+  state_cache_configure(held_runs, held_exit_unacked, hedge != NULL && *hedge != '\0' ? atol(hedge) : STATE_HEDGE_MS_DEFAULT);
   k.state_due = -1;
   struct sockaddr_un sa;
   socklen_t len = sizeof sa;
@@ -405,6 +422,7 @@ int keeper_main(const struct keeper_config *config) {
       else on_relay(s, events[i].events);
     }
     held_tick();
+    unpark_acked();
     answer_overdue();
     control_tick(control_wanted());
     /* Nothing held and no containerd connection: nothing to tell the serving process. */

@@ -98,6 +98,7 @@ void relay_free(struct relay *r) {
   clear(&r->to_up);
   clear(&r->to_down);
   clear(&r->in_flight);
+  clear(&r->parked);
   free(r->from_down.data);
   free(r->from_up.data);
   free(r);
@@ -149,6 +150,10 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       ttrpc_request_method(bytes + TTRPC_HEADER, h->length, f->method);
       if (strcmp(f->method, "State") == 0) {
         state_ask_read(&f->ask, bytes + TTRPC_HEADER, h->length, relay_now_ms());
+        if (state_ask_waits(&f->ask)) {
+          push(&r->parked, f);
+          return 0;
+        }
       } else if (!read_only(f->method) && !state_neutral(f->method)) {
         f->change = 1;
         state_cache_change_begin();
@@ -376,12 +381,33 @@ long relay_answer_overdue(struct relay *r, long now_ms) {
   return soonest;
 }
 
+int relay_unpark(struct relay *r) {
+  int moved = 0;
+  struct queue still = {0};
+  struct frame *f;
+  while ((f = pop(&r->parked)) != NULL) {
+    if (state_ask_waits(&f->ask)) {
+      push(&still, f);
+    } else {
+      /* Read as of now: what the serving process answers holds the exit. */
+      f->ask.epoch = state_cache_epoch();
+      f->ask.read_ms = relay_now_ms();
+      push(&r->to_up, f);
+      moved++;
+    }
+  }
+  r->parked = still;
+  return moved;
+}
+
 int relay_needs_upstream(const struct relay *r) {
   return r->up < 0 && r->to_up.head != NULL;
 }
 
 void relay_refuse_waiting(struct relay *r, const char *message) {
   struct frame *f;
+  /* A parked State waits for an ack that no serving process will send now. */
+  while ((f = pop(&r->parked)) != NULL) push(&r->to_up, f);
   while ((f = pop(&r->to_up)) != NULL) {
     if (f->type == TTRPC_REQUEST) answer_unavailable(r, f->stream_id, message);
     free_frame(f);

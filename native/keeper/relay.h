@@ -64,6 +64,8 @@ struct relay {
   uint32_t down_events, up_events; /* what epoll watches now */
   struct partial from_down, from_up;
   struct queue to_up, to_down, in_flight;
+  /* State requests waiting for the ack of their process's exit (state_ask_waits), in order. */
+  struct queue parked;
   int shutdown_ok; /* a successful Shutdown response is queued for containerd */
   int losses;      /* upstreams lost since the last response from one */
   int asked;        /* containerd made a call on this connection (not only a probe by `start`) */
@@ -98,6 +100,9 @@ enum relay_result relay_write(struct relay *r, int is_up);
  * Counts a loss unless it said it hands over.
  */
 void relay_lose_upstream(struct relay *r);
+
+/* Queues for the serving process the parked State requests whose process's exit is acked now; how many. */
+int relay_unpark(struct relay *r);
 
 /* Whether the relay has frames for an upstream it does not have. */
 int relay_needs_upstream(const struct relay *r);

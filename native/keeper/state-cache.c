@@ -30,6 +30,7 @@ struct entry {
 
 static struct {
   int (*runs)(int pid);
+  int (*exit_unacked)(const char *id, const char *exec_id);
   long hedge_ms;
   unsigned long epoch;
   int changes; /* requests that may change a process, in flight */
@@ -37,8 +38,10 @@ static struct {
   int size;
 } c = {.hedge_ms = STATE_HEDGE_MS_DEFAULT};
 
-void state_cache_configure(int (*runs)(int pid), long hedge_ms) {
+void state_cache_configure(int (*runs)(int pid), int (*exit_unacked)(const char *id, const char *exec_id),
+                           long hedge_ms) {
   c.runs = runs;
+  c.exit_unacked = exit_unacked;
   c.hedge_ms = hedge_ms;
 }
 
@@ -76,6 +79,10 @@ int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len
   if (key == NULL) return 0;
   *a = (struct state_ask){.key = key, .key_len = key_len, .epoch = c.epoch, .read_ms = now_ms};
   return 1;
+}
+
+int state_ask_waits(const struct state_ask *a) {
+  return a->key != NULL && c.exit_unacked != NULL && c.exit_unacked(a->key, a->key + strlen(a->key) + 1);
 }
 
 void state_ask_free(struct state_ask *a) {

@@ -22,12 +22,22 @@ struct state_ask {
   int tried;           /* the hedge time passed: the cache was asked once */
 };
 
-/* `runs(pid)`: whether the keeper holds that pid and it has not exited. hedge_ms: from SKIFF_KEEPER_STATE_MS or the default. */
-void state_cache_configure(int (*runs)(int pid), long hedge_ms);
+/*
+ * `runs(pid)`: whether the keeper holds that pid and it has not exited. `exit_unacked(id, exec id)`:
+ * whether that process's exit is told and not acked yet. hedge_ms: from SKIFF_KEEPER_STATE_MS or the default.
+ */
+void state_cache_configure(int (*runs)(int pid), int (*exit_unacked)(const char *id, const char *exec_id),
+                           long hedge_ms);
 long state_cache_hedge_ms(void);
 
 /* A request's ttrpc payload: a State's ask filled (1), or 0 when it is no State the cache can key. */
 int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len, long now_ms);
+/*
+ * Whether `a` must wait for an ack before the serving process gets it: its process exited and
+ * the serving process has not acked the `E`. The exit and the State come on two connections, and
+ * a serving process that reads the State first would answer RUNNING for a process that is gone.
+ */
+int state_ask_waits(const struct state_ask *a);
 void state_ask_free(struct state_ask *a);
 
 /* A request that may change a process (anything not read-only) read, and later answered or dropped. */

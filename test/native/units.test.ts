@@ -60,6 +60,16 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
     ],
   },
   { test: 'control-vectors.test.c', sources: ['native/keeper/control-wire.c'] },
+  {
+    test: 'relay-park.test.c',
+    sources: [
+      'native/keeper/relay.c',
+      'native/keeper/state-cache.c',
+      'native/keeper/state-learned.c',
+      'native/keeper/ttrpc-wire.c',
+      'native/common/proto-wire.c',
+    ],
+  },
 ];
 
 /** Each unit's argv[1]: the shared vectors' directory (the vector tests read it, the others ignore it). */

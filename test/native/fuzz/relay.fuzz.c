@@ -77,7 +77,7 @@ static int reconnect(struct relay *r, struct peer *up) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  state_cache_configure(runs, 0);
+  state_cache_configure(runs, NULL, 0);
   state_cache_forget();
   struct peer down = {-1, NULL, 0}, up = {-1, NULL, 0};
   int down_fd;

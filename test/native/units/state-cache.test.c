@@ -189,7 +189,7 @@ static void payload_frames(void) {
 }
 
 int main(void) {
-  state_cache_configure(runs, 100);
+  state_cache_configure(runs, NULL, 100);
   CHECK(state_cache_hedge_ms() == 100);
   asks();
   kept_and_given();

@@ -211,7 +211,7 @@ static void not_protobuf(void) {
 }
 
 int main(void) {
-  state_cache_configure(runs, 100);
+  state_cache_configure(runs, NULL, 100);
   create_then_start();
   not_alone();
   execs();
