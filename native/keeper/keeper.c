@@ -227,7 +227,7 @@ static void on_signal(void) {
     /* A State kept for a key's process would say it runs: the serving process answers the next.
      * runc's own exits (create, exec) and strays change no State: a kept answer names only held
      * pids (held_runs), and dropping them there would lose every answer a Create or Start gave. */
-    if (held_reaped(pid, status)) state_cache_forget();
+    if (held_reaped(pid, status)) state_cache_forget_pid((uint64_t)pid);
   }
 }
 

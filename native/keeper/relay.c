@@ -62,7 +62,7 @@ static struct frame *pop(struct queue *q) {
 }
 
 static void free_frame(struct frame *f) {
-  if (f->change) state_cache_change_end();
+  if (f->change) state_cache_change_end(f->scope);
   state_ask_free(&f->ask);
   state_ask_free(&f->changed);
   free(f->data);
@@ -156,7 +156,7 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
         }
       } else if (!read_only(f->method) && !state_neutral(f->method)) {
         f->change = 1;
-        state_cache_change_begin();
+        f->scope = state_cache_change_begin(f->method, bytes + TTRPC_HEADER, h->length);
         f->change_epoch = state_cache_epoch();
         f->change_status = state_learned_request(f->method, bytes + TTRPC_HEADER, h->length, &f->changed.key,
                                                  &f->changed.key_len);
@@ -184,7 +184,7 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       int answered = request->ask.answered;
       if (!answered) state_cache_keep(&request->ask, bytes + TTRPC_HEADER, h->length);
       if (request->change) {
-        state_cache_change_answered(&request->changed, request->change_status, request->change_epoch,
+        state_cache_change_answered(request->scope, &request->changed, request->change_status, request->change_epoch,
                                     bytes + TTRPC_HEADER, h->length);
         request->change = 0;
       }

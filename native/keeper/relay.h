@@ -24,6 +24,7 @@ struct frame {
   unsigned char *data; /* header + payload; NULL for a request in flight that will not be sent again */
   struct state_ask ask; /* a State request's (state-cache.h) */
   int change;           /* a request that may change a process, counted in the cache until freed */
+  struct state_change *scope; /* its scope there (state_cache_change_begin) */
   /* A change's process and the status its success gives it (state-learned.h), and the cache's epoch as it began. */
   struct state_ask changed;
   int change_status;

@@ -1,11 +1,13 @@
 /*
  * The keeper's State answers (docs/keeper-protocol.md, "State from the keeper"). What keeps
- * them true: an answer is kept only when no request that may change a process was in flight
- * from the State's arrival to its answer, and every such request, every exit the keeper reaps
- * and every restart with a change in flight drops them all. A process that still runs is
- * answered for only while the keeper holds it alive; a stopped one stays as it was until a
- * Delete (a change) drops it. A Create's or Start's own answer adds the one State answer it
- * implies (state-learned.h) when it was the only change from its arrival to its answer.
+ * them true: an answer is kept only when no request that may change its process was in flight
+ * at its answer, and nothing changed in the pod from the State's arrival to its answer. Each
+ * such request drops the answers of what it may touch (its process, its task, or the pod: its
+ * scope), as it arrives and as it is answered; each exit the keeper reaps drops the answers
+ * that name its pid. A process that still runs is answered for only while the keeper holds it
+ * alive; a stopped one stays as it was until a change of its scope drops it. A Create's or
+ * Start's own answer adds the one State answer it implies (state-learned.h) when it was the
+ * only change from its arrival to its answer.
  */
 #include "state-cache.h"
 
@@ -28,12 +30,24 @@ struct entry {
   uint64_t pid, status;
 };
 
+/* What a change may touch: one exec ("<id>\0<exec id>\0"), a task with its execs ("<id>\0\0"), or the pod. */
+enum scope { SCOPE_PROCESS, SCOPE_TASK, SCOPE_POD };
+
+struct state_change {
+  struct state_change *next;
+  enum scope scope;
+  char *key; /* NULL for the pod */
+  size_t key_len;
+};
+
 static struct {
   int (*runs)(int pid);
   int (*exit_unacked)(const char *id, const char *exec_id);
   long hedge_ms;
   unsigned long epoch;
-  int changes; /* requests that may change a process, in flight */
+  int changes;                 /* requests that may change a process, in flight */
+  struct state_change *active; /* their scopes */
+  int unscoped;                /* changes whose scope could not be kept (no memory): the pod's */
   struct entry *entries;
   int size;
 } c = {.hedge_ms = STATE_HEDGE_MS_DEFAULT};
@@ -57,16 +71,36 @@ int state_cache_size(void) {
   return c.size;
 }
 
-static void clear(void) {
-  while (c.entries != NULL) {
-    struct entry *e = c.entries;
-    c.entries = e->next;
+/* Whether a change of `ch`'s scope may touch the process `key`; NULL is the pod's. */
+static int touches(const struct state_change *ch, const char *key, size_t key_len) {
+  if (ch == NULL || ch->scope == SCOPE_POD) return 1;
+  if (ch->scope == SCOPE_PROCESS) return ch->key_len == key_len && memcmp(ch->key, key, key_len) == 0;
+  return strcmp(ch->key, key) == 0;
+}
+
+/* Drops the answers a change of `ch`'s scope may touch (NULL: the pod's), or with `pid` those naming it. */
+static void drop(const struct state_change *ch, uint64_t pid) {
+  for (struct entry **at = &c.entries; *at != NULL;) {
+    struct entry *e = *at;
+    if (pid ? e->pid != pid : !touches(ch, e->key, e->key_len)) {
+      at = &e->next;
+      continue;
+    }
+    *at = e->next;
     free(e->key);
     free(e->payload);
     free(e);
+    c.size--;
   }
-  c.size = 0;
   c.epoch++;
+}
+
+/* Whether a change in flight may touch the process `key`. */
+static int in_flight_for(const char *key, size_t key_len) {
+  if (c.unscoped > 0) return 1;
+  for (const struct state_change *ch = c.active; ch != NULL; ch = ch->next)
+    if (touches(ch, key, key_len)) return 1;
+  return 0;
 }
 
 int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len, long now_ms) {
@@ -90,18 +124,65 @@ void state_ask_free(struct state_ask *a) {
   a->key = NULL;
 }
 
-void state_cache_change_begin(void) {
+/* Requests whose body is {1: id, 2: exec_id}, and those whose body's 1 is the task's id (Checkpoint's 2 is a path). */
+static const char *const BY_PROCESS[] = {"Exec", "Start", "Kill", "Delete"};
+static const char *const BY_TASK[] = {"Create", "Pause", "Resume", "Checkpoint"};
+
+static int one_of(const char *method, const char *const *list, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(method, list[i]) == 0) return 1;
+  return 0;
+}
+
+/* The scope of `method`'s request (its ttrpc payload) into `ch`: the pod's when it names no task this can read. */
+static void scope_of(struct state_change *ch, const char *method, const unsigned char *payload, size_t len) {
+  ch->scope = SCOPE_POD;
+  const unsigned char *body = NULL;
+  size_t body_len = 0;
+  uint64_t v;
+  int by_process = one_of(method, BY_PROCESS, sizeof BY_PROCESS / sizeof BY_PROCESS[0]);
+  if (!by_process && !one_of(method, BY_TASK, sizeof BY_TASK / sizeof BY_TASK[0])) return;
+  if (ttrpc_last_field(payload, len, 3, &body, &body_len, &v) != 1 || body == NULL) return;
+  ch->key = by_process ? state_process_key(body, body_len, &ch->key_len) : state_task_key(body, body_len, &ch->key_len);
+  if (ch->key == NULL) return;
+  /* An init's Start, Kill or Delete is its task's: a Delete ends its execs, a Kill may signal them all. */
+  ch->scope = ch->key[strlen(ch->key) + 1] != '\0' ? SCOPE_PROCESS : SCOPE_TASK;
+}
+
+struct state_change *state_cache_change_begin(const char *method, const unsigned char *payload, size_t len) {
   c.changes++;
-  clear();
+  struct state_change *ch = calloc(1, sizeof *ch);
+  if (ch == NULL) {
+    c.unscoped++;
+    drop(NULL, 0);
+    return NULL;
+  }
+  scope_of(ch, method, payload, len);
+  ch->next = c.active;
+  c.active = ch;
+  drop(ch, 0);
+  return ch;
 }
 
-void state_cache_change_end(void) {
+void state_cache_change_end(struct state_change *ch) {
   if (c.changes > 0) c.changes--;
-  clear();
+  if (ch == NULL) {
+    if (c.unscoped > 0) c.unscoped--;
+    drop(NULL, 0);
+    return;
+  }
+  for (struct state_change **at = &c.active; *at != NULL; at = &(*at)->next)
+    if (*at == ch) {
+      *at = ch->next;
+      break;
+    }
+  drop(ch, 0);
+  free(ch->key);
+  free(ch);
 }
 
-void state_cache_forget(void) {
-  clear();
+void state_cache_forget_pid(uint64_t pid) {
+  if (pid != 0) drop(NULL, pid);
 }
 
 static struct entry **find(const char *key, size_t key_len) {
@@ -138,7 +219,8 @@ static void put(const char *key, size_t key_len, unsigned char *payload, size_t 
 }
 
 void state_cache_keep(const struct state_ask *a, const unsigned char *response, size_t len) {
-  if (a->key == NULL || a->epoch != c.epoch || c.changes > 0 || !ttrpc_response_ok(response, len)) return;
+  if (a->key == NULL || a->epoch != c.epoch || in_flight_for(a->key, a->key_len) || !ttrpc_response_ok(response, len))
+    return;
   const unsigned char *body = NULL, *unused = NULL;
   size_t body_len = 0, unused_len = 0;
   uint64_t pid = 0, status = 0, v;
@@ -172,11 +254,11 @@ static int answered_pid(const unsigned char *response, size_t len, uint64_t *pid
   return has_pid < 0 || (has_pid == 1 && unused != NULL) ? -1 : 0;
 }
 
-void state_cache_change_answered(const struct state_ask *a, int status, unsigned long began, const unsigned char *response,
-                                 size_t len) {
+void state_cache_change_answered(struct state_change *ch, const struct state_ask *a, int status, unsigned long began,
+                                 const unsigned char *response, size_t len) {
   /* Alone: no other change began or ended, and no exit was reaped, since this one began. */
   int alone = began == c.epoch && c.changes == 1;
-  state_cache_change_end();
+  state_cache_change_end(ch);
   if (!alone || a->key == NULL || status == 0 || !ttrpc_response_ok(response, len)) return;
   uint64_t pid = 0;
   if (answered_pid(response, len, &pid) != 0) return;
@@ -189,7 +271,7 @@ void state_cache_change_answered(const struct state_ask *a, int status, unsigned
 }
 
 unsigned char *state_cache_answer(const struct state_ask *a, uint32_t stream_id, size_t *len) {
-  if (a->key == NULL || c.changes > 0) return NULL;
+  if (a->key == NULL || in_flight_for(a->key, a->key_len)) return NULL;
   struct entry *e = *find(a->key, a->key_len);
   if (e == NULL || e->payload == NULL) return NULL;
   /* A process that runs is answered for only while the keeper holds it alive: its exit is the keeper's to see.

@@ -40,9 +40,17 @@ int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len
 int state_ask_waits(const struct state_ask *a);
 void state_ask_free(struct state_ask *a);
 
-/* A request that may change a process (anything not read-only) read, and later answered or dropped. */
-void state_cache_change_begin(void);
-void state_cache_change_end(void);
+/* One request in flight that may change a process, and what it may touch (state-cache.c). */
+struct state_change;
+
+/*
+ * A request that may change a process (anything neither read-only nor state-neutral) read:
+ * `method` and its ttrpc payload say what it may touch, whose kept answers it drops now and
+ * again at its state_cache_change_end, once it is answered or dropped. NULL when out of memory:
+ * it then counts as touching the whole pod, and state_cache_change_end(NULL) ends it.
+ */
+struct state_change *state_cache_change_begin(const char *method, const unsigned char *payload, size_t len);
+void state_cache_change_end(struct state_change *change);
 /* The epoch now: read just after a change's begin, it tells at its answer whether it was the only change meanwhile. */
 unsigned long state_cache_epoch(void);
 /*
@@ -51,10 +59,10 @@ unsigned long state_cache_epoch(void);
  * only change since `began` leaves the State answer it implies kept, as if the serving process
  * had given it (state-learned.h).
  */
-void state_cache_change_answered(const struct state_ask *a, int status, unsigned long began, const unsigned char *response,
-                                 size_t len);
-/* What the cache holds may be stale: a process exited, or the serving process restarted with a change in flight. */
-void state_cache_forget(void);
+void state_cache_change_answered(struct state_change *change, const struct state_ask *a, int status, unsigned long began,
+                                 const unsigned char *response, size_t len);
+/* A process the keeper held exited: the answers naming its pid would say it runs (or, reused, another). */
+void state_cache_forget_pid(uint64_t pid);
 
 /* The serving process's ttrpc Response payload to `a`: kept when successful and nothing changed since `a` was read. */
 void state_cache_keep(const struct state_ask *a, const unsigned char *response, size_t len);

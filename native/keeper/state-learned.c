@@ -122,6 +122,11 @@ char *state_process_key(const unsigned char *body, size_t len, size_t *key_len) 
   return state_key(id, exec, key_len);
 }
 
+char *state_task_key(const unsigned char *body, size_t len, size_t *key_len) {
+  struct bytes id, none = {(const unsigned char *)"", 0};
+  return text_at(body, len, 1, &id) == 1 ? state_key(id, none, key_len) : NULL;
+}
+
 int state_learned_request(const char *method, const unsigned char *payload, size_t len, char **key, size_t *key_len) {
   *key = NULL;
   const unsigned char *body = NULL;
@@ -133,11 +138,8 @@ int state_learned_request(const char *method, const unsigned char *payload, size
   int start = strcmp(method, "Start") == 0, delete = strcmp(method, "Delete") == 0;
   if (!create && !exec && !start && !delete) return 0;
   /* Every one has the id as field 1; Exec, Start and Delete the exec id as field 2 (CreateTaskRequest's 2 is the bundle). */
-  struct bytes id, none = {(const unsigned char *)"", 0};
   size_t klen = 0;
-  char *k = !create ? state_process_key(body, body_len, &klen)
-            : text_at(body, body_len, 1, &id) == 1 ? state_key(id, none, &klen)
-                                                   : NULL;
+  char *k = create ? state_task_key(body, body_len, &klen) : state_process_key(body, body_len, &klen);
   if (k == NULL) return 0;
   if (delete) {
     forget(k, klen);

@@ -24,6 +24,8 @@
 char *state_key(struct bytes id, struct bytes exec, size_t *key_len);
 /* The key of the process a request body names as {1: id, 2: exec_id} (StateRequest, StartRequest, ...), or NULL. */
 char *state_process_key(const unsigned char *body, size_t len, size_t *key_len);
+/* The key of the init of the task a request body names as {1: id} (CreateTaskRequest, PauseRequest, ...), or NULL. */
+char *state_task_key(const unsigned char *body, size_t len, size_t *key_len);
 
 /*
  * A request the keeper relays, by its method: a Create or an Exec is remembered, a Delete

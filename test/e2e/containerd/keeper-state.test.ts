@@ -232,6 +232,30 @@ if (containerdTestsEnabled())
       await ok(env, ns, ['containers', 'rm', id]);
     });
 
+    it('keeps a task’s State through the whole life of an exec in it, as `ctr task exec` then finds it after a crash', async () => {
+      const id = 'exec-life';
+      await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, id, 'sleep', '1000']);
+      const client = new RawClient(addressOf(id));
+      const [server] = groupServers(env);
+      try {
+        const served = await client.state(id);
+        // An exec's Exec, Start, exit and Delete touch that exec only: the task's kept answer stands.
+        await ok(env, ns, ['tasks', 'exec', '--exec-id', 'brief', id, 'true']);
+        process.kill(server.pid, 'SIGSTOP');
+        const answer = client.state(id);
+        expect(await settlesWithin(answer, 1500)).toBe(true);
+        expect(await answer).toEqual(served);
+        expect(client.twice()).toEqual([]);
+      } finally {
+        process.kill(server.pid, 'SIGCONT');
+        client.close();
+      }
+      await ok(env, ns, ['tasks', 'kill', '-s', 'KILL', id]);
+      await waitForStatus(env, ns, id, 'STOPPED');
+      await ok(env, ns, ['tasks', 'rm', id]);
+      await ok(env, ns, ['containers', 'rm', id]);
+    });
+
     it('answers a State once when the serving process dies with it in flight, and the next call is the new serving process’s', async () => {
       const id = 'crashed';
       await ok(env, ns, ['run', '-d', ...SKIFF, BUSYBOX_IMAGE, id, 'sleep', '1000']);

@@ -12,7 +12,7 @@
 
 static int running_pid = 42;
 static int runs(int pid) {
-  return pid == running_pid;
+  return running_pid == 0 || pid == running_pid;
 }
 
 /* tag, length, bytes: one length-delimited field appended at *n. */
@@ -135,7 +135,7 @@ static void kept_and_given(void) {
   body_len = keep(42, 3, 0, body);
   CHECK(answers_with(body, body_len));
   running_pid = 42;
-  state_cache_forget();
+  state_cache_forget_pid(42);
   CHECK(state_cache_size() == 0 && !answers());
 }
 
@@ -148,8 +148,7 @@ static void never_kept(void) {
   CHECK(state_cache_size() == 0);
   /* A change read after the ask: its answer may be from before the change. */
   struct state_ask a = ask_for("t1", NULL);
-  state_cache_change_begin();
-  state_cache_change_end();
+  state_cache_change_end(state_cache_change_begin("Shutdown", NULL, 0));
   unsigned char response[128];
   size_t body_len;
   size_t len = state_response(response, 42, 2, 0, body, &body_len);
@@ -157,15 +156,15 @@ static void never_kept(void) {
   state_ask_free(&a);
   CHECK(state_cache_size() == 0);
   /* A change in flight: nothing kept, nothing given. */
-  state_cache_change_begin();
+  struct state_change *ch = state_cache_change_begin("Shutdown", NULL, 0);
   keep(42, 2, 0, body);
   CHECK(state_cache_size() == 0);
-  state_cache_change_end();
+  state_cache_change_end(ch);
   keep(42, 2, 0, body);
   CHECK(answers());
-  state_cache_change_begin();
+  ch = state_cache_change_begin("Shutdown", NULL, 0);
   CHECK(state_cache_size() == 0 && !answers());
-  state_cache_change_end();
+  state_cache_change_end(ch);
   /* Bytes that are not protobuf. */
   struct state_ask b = ask_for("t1", NULL);
   unsigned char junk[] = {0x12, 0x7f, 0x00};
@@ -174,6 +173,89 @@ static void never_kept(void) {
   state_cache_keep(&b, pid_as_bytes, sizeof pid_as_bytes);
   state_ask_free(&b);
   CHECK(state_cache_size() == 0);
+}
+
+/* Request{3: {1 id, 2 second}}: a change's payload as containerd sends it. */
+static size_t change_request(unsigned char *out, const char *id, const char *second) {
+  unsigned char body[64];
+  size_t b = 0, n = 0;
+  field(body, &b, 0x0a, id, strlen(id));
+  if (second) field(body, &b, 0x12, second, strlen(second));
+  field(out, &n, 0x1a, body, b);
+  return n;
+}
+
+static struct state_change *begin(const char *method, const char *id, const char *second) {
+  unsigned char payload[128];
+  size_t len = change_request(payload, id, second);
+  return state_cache_change_begin(method, payload, len);
+}
+
+/* Keeps a RUNNING answer with `pid` for the process (id, exec). */
+static void keep_running(const char *id, const char *exec, unsigned pid) {
+  struct state_ask a = ask_for(id, exec);
+  unsigned char response[128], body[64];
+  size_t body_len;
+  size_t len = state_response(response, pid, 2, 0, body, &body_len);
+  state_cache_keep(&a, response, len);
+  state_ask_free(&a);
+}
+
+static int answered(const char *id, const char *exec) {
+  struct state_ask a = ask_for(id, exec);
+  size_t len = 0;
+  unsigned char *frame = state_cache_answer(&a, 7, &len);
+  state_ask_free(&a);
+  free(frame);
+  return frame != NULL;
+}
+
+static void keep_pod(void) {
+  keep_running("t1", NULL, 42);
+  keep_running("t1", "e1", 43);
+  keep_running("t2", NULL, 44);
+  CHECK(state_cache_size() == 3);
+}
+
+/* A change drops, and holds back while in flight, only the answers of what it may touch. */
+static void scoped(void) {
+  running_pid = 0; /* every pid below runs */
+  keep_pod();
+  /* An exec's own Start, Kill, Delete: that exec only. */
+  struct state_change *ch = begin("Start", "t1", "e1");
+  CHECK(answered("t1", NULL) && !answered("t1", "e1") && answered("t2", NULL));
+  keep_running("t1", "e1", 43); /* answered while its own change is in flight: not kept */
+  state_cache_change_end(ch);
+  CHECK(state_cache_size() == 2 && answered("t1", NULL) && answered("t2", NULL));
+  /* An init's Delete (or Kill, Start): its task with its execs, not another task. */
+  keep_running("t1", "e1", 43);
+  ch = begin("Delete", "t1", "");
+  CHECK(!answered("t1", NULL) && !answered("t1", "e1") && answered("t2", NULL));
+  state_cache_change_end(ch);
+  CHECK(state_cache_size() == 1 && answered("t2", NULL));
+  /* Checkpoint's 2 is a path, not an exec id: the task's scope. Pause too. */
+  keep_pod();
+  state_cache_change_end(begin("Checkpoint", "t1", "e1"));
+  CHECK(state_cache_size() == 1 && answered("t2", NULL));
+  keep_pod();
+  state_cache_change_end(begin("Pause", "t2", NULL));
+  CHECK(state_cache_size() == 2 && answered("t1", NULL) && answered("t1", "e1"));
+  /* Anything else, or a request this cannot read, is the pod's. */
+  keep_pod();
+  state_cache_change_end(begin("Shutdown", "t1", NULL));
+  CHECK(state_cache_size() == 0);
+  keep_pod();
+  unsigned char junk[] = {0x1a, 0x02, 0x08, 0x01};
+  state_cache_change_end(state_cache_change_begin("Kill", junk, sizeof junk));
+  CHECK(state_cache_size() == 0);
+  /* An exit drops the answers naming its pid, and only those. */
+  keep_pod();
+  state_cache_forget_pid(43);
+  CHECK(state_cache_size() == 2 && answered("t1", NULL) && !answered("t1", "e1") && answered("t2", NULL));
+  state_cache_forget_pid(42);
+  state_cache_forget_pid(44);
+  CHECK(state_cache_size() == 0);
+  running_pid = 42;
 }
 
 static void payload_frames(void) {
@@ -194,6 +276,7 @@ int main(void) {
   asks();
   kept_and_given();
   never_kept();
+  scoped();
   payload_frames();
   return CHECK_RESULT;
 }

@@ -80,25 +80,25 @@ static size_t pid_response(unsigned char *out, unsigned pid, unsigned code) {
 /* A change read, then answered with `pid` (or failed with `code`); `between` runs meanwhile. */
 static void change(const char *method, unsigned char *req, size_t req_len, unsigned pid, unsigned code,
                    void (*between)(void)) {
-  state_cache_change_begin();
+  struct state_change *ch = state_cache_change_begin(method, req, req_len);
   unsigned long began = state_cache_epoch();
   struct state_ask a = {0};
   int status = state_learned_request(method, req, req_len, &a.key, &a.key_len);
   if (between) between();
   unsigned char response[16];
   size_t len = pid_response(response, pid, code);
-  state_cache_change_answered(&a, status, began, response, len);
+  state_cache_change_answered(ch, &a, status, began, response, len);
   state_ask_free(&a);
 }
 
 /* An Exec read and answered as the serving process answers one: Response{2: Empty}. */
 static void exec_answered(unsigned char *req, size_t req_len) {
-  state_cache_change_begin();
+  struct state_change *ch = state_cache_change_begin("Exec", req, req_len);
   unsigned long began = state_cache_epoch();
   struct state_ask a = {0};
   int status = state_learned_request("Exec", req, req_len, &a.key, &a.key_len);
   const unsigned char empty[] = {0x12, 0x00};
-  state_cache_change_answered(&a, status, began, empty, sizeof empty);
+  state_cache_change_answered(ch, &a, status, began, empty, sizeof empty);
   state_ask_free(&a);
 }
 
@@ -119,12 +119,11 @@ static int answers_with(const char *exec, const unsigned char *want, size_t want
 }
 
 static void another_change(void) {
-  state_cache_change_begin();
-  state_cache_change_end();
+  state_cache_change_end(state_cache_change_begin("Shutdown", NULL, 0));
 }
 
 static void an_exit(void) {
-  state_cache_forget();
+  state_cache_forget_pid(42);
 }
 
 static void create_then_start(void) {
@@ -158,10 +157,10 @@ static void not_alone(void) {
   change("Start", req, len, 0, 0, NULL); /* a Start answered without a pid */
   CHECK(!answers_with(NULL, NULL, 0));
   /* Another change still in flight at the answer. */
-  state_cache_change_begin();
+  struct state_change *other = state_cache_change_begin("Shutdown", NULL, 0);
   change("Start", req, len, 42, 0, NULL);
   CHECK(!answers_with(NULL, NULL, 0));
-  state_cache_change_end();
+  state_cache_change_end(other);
   change("Start", req, len, 42, 0, NULL);
   CHECK(answers_with(NULL, NULL, 0));
 }
