@@ -15,7 +15,8 @@ export default class ConfigSet extends AppCommand {
     '--token-store keyring keeps the tokens in the OS keyring (the cache file then holds no secret) and moves ' +
     'the tokens already there at once; file (the default) keeps them in the cache file. --par pushes every ' +
     'authorization request (RFC 9126) and --dpop binds the tokens to a key of this machine (RFC 9449), even ' +
-    'where the identity provider does not ask for them; --no-par and --no-dpop leave it to the provider again.';
+    'where the identity provider does not ask for them; --no-par pushes only where the provider requires it, and ' +
+    '--no-dpop asks for bearer tokens again (a provider that requires DPoP then refuses the sign-in).';
   static override examples = [
     '<%= config.bin %> config set --host example.com',
     '<%= config.bin %> config set --token-store keyring',
