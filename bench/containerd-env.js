@@ -3,6 +3,7 @@
 // scripts/containerd/): start/stop, image import, and a timed ctr call. The skiff shim's
 // benchmarks through containerd build on this; see docs/containerd-testing.md.
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const path = require('node:path');
 const { PrivateContainerd, BUSYBOX_IMAGE, PAUSE_IMAGE } = require('../scripts/containerd/private-containerd');
 const { describe } = require('../scripts/containerd/ctr');
@@ -39,8 +40,9 @@ async function timedCtr(env, namespace, args, expected = 0) {
 
 /**
  * The node daemon for `namespace` (docs/node-daemon.md), started as its systemd unit starts it
- * at boot: `containerd-shim-skiff-v2 ... serve`. Resolves once its serving process serves;
- * the instance's teardown ends it with the rest.
+ * at boot: `containerd-shim-skiff-v2 ... serve`. Resolves once its serving process serves (its
+ * pid file names it: when the supervisor tells systemd READY=1, so when `systemctl start`
+ * returns and kubelet, ordered after the unit, starts); the instance's teardown ends it.
  */
 async function startNodeDaemon(env, namespace) {
   const { groupServerPids } = require('../scripts/containerd/runtime-processes');
@@ -48,12 +50,37 @@ async function startNodeDaemon(env, namespace) {
   const args = ['-namespace', namespace, '-address', env.address, '-state', env.paths.state, 'serve'];
   const child = spawn(shim, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 30_000;
-  while (groupServerPids(namespace, env.address).length === 0) {
+  const serves = () =>
+    groupServerPids(namespace, env.address).some((pid) => {
+      try {
+        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        const socket = argv[argv.indexOf('--socket') + 1] ?? '';
+        return fs.readFileSync(socket.replace(/\.sock$/, '.pid'), 'utf8').trim() === String(pid);
+      } catch {
+        return false;
+      }
+    });
+  while (!serves()) {
     if (child.exitCode !== null) throw new Error(`${shim} serve exited ${child.exitCode}`);
     if (Date.now() > deadline) throw new Error(`${shim} serve: no serving process within 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   return child;
+}
+
+/**
+ * A node's first call through each of `names`, each on a fresh node of its own: `measure(name)`
+ * starts its own containerd and resolves the ms. `rounds` rounds, the order reversed every other
+ * one, so neither meets the other's warmed caches (the host's page cache, containerd's binary)
+ * more often. Resolves { name: [ms, ...] }.
+ */
+async function firstsOnFreshNodes(names, rounds, measure) {
+  const times = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? names : [...names].reverse();
+    for (const name of order) times[name].push(await measure(name));
+  }
+  return times;
 }
 
 /** Removes everything the instance made; throws when something was left behind. */
@@ -65,6 +92,7 @@ module.exports = {
   missing,
   startContainerd,
   startNodeDaemon,
+  firstsOnFreshNodes,
   importImages,
   timedCtr,
   stopContainerd,

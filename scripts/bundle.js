@@ -21,8 +21,11 @@ const BUNDLES = {
   'shim-listen': { external: [], module: 'shim.module' },
   // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
   shim: { external: [], module: 'shim.module' },
-  // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js).
-  containerd: { external: [], module: 'shim.module' },
+  // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js). Its code
+  // cache holds every function compiled (`eager`): a build cannot run its request path (runc
+  // and containerd as root), and a node's first pod would otherwise compile it on the way
+  // (docs/performance.md, "The node daemon").
+  containerd: { external: [], module: 'shim.module', eager: true },
   // The HTTP stack and jose are loaded only when a token must be refreshed, the YAML
   // library only for a config.yaml that is more than plain YAML (plain-yaml.ts): a valid
   // cache and a contexts file written by `skiff config` never pay for them; the OS keyring's
@@ -96,7 +99,8 @@ function writeCodeCache(name) {
   let result;
   try {
     const flags = name === 'containerd' ? servingNodeFlags() : [];
-    result = spawnSync(process.execPath, [...flags, path.join(__dirname, 'code-cache.js'), name], {
+    const eager = BUNDLES[name].eager ? ['--eager'] : [];
+    result = spawnSync(process.execPath, [...flags, path.join(__dirname, 'code-cache.js'), name, ...eager], {
       stdio: [stdin, 'ignore', 'pipe'],
       encoding: 'utf8',
     });

@@ -407,13 +407,22 @@ int serve_main(const struct serve_config *c) {
   int quick_deaths = 0, stopping = 0;
   long stop_deadline = 0;
   if (standbys) standby.due_ms = started + standby.delay_ms;
-  notify("READY=1");
-  notify_status(c, "serving", server, &standby);
+  /* READY=1 once Node serves (it writes its pid file then), not once it is spawned: a unit
+   * ordered before kubelet then lets the node's first pod meet a loaded serving process, and
+   * `systemctl start` returns when that is so. Calls made before wait in the backlog, as ever. */
+  int ready = 0;
+  notify_status(c, "starting", server, &standby);
 
   for (;;) {
+    if (!ready && !stopping && server != 0 && pid_in(c->pid_file) == server) {
+      ready = 1;
+      notify("READY=1");
+      notify_status(c, "serving", server, &standby);
+    }
     siginfo_t info;
     struct timespec tick = {0, POLL_MS * 1000000L};
     long until_standby = standby.due_ms == 0 || stopping ? -1 : standby.due_ms - now_ms();
+    if (!ready && (until_standby < 0 || until_standby > POLL_MS)) until_standby = POLL_MS;
     if (!stopping && until_standby >= 0) tick = (struct timespec){until_standby / 1000, (until_standby % 1000) * 1000000L};
     int sig = sigtimedwait(&handled, &info, stopping || until_standby >= 0 ? &tick : NULL);
     if (sig == SIGTERM || sig == SIGINT) {
@@ -430,7 +439,7 @@ int serve_main(const struct serve_config *c) {
     for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG)) > 0;) {
       if (pid == standby.pid) {
         standby_died(c, &standby, status);
-        if (!stopping && server != 0) notify_status(c, "serving", server, &standby);
+        if (!stopping && server != 0) notify_status(c, ready ? "serving" : "starting", server, &standby);
         continue;
       }
       if (pid != server) continue; /* an orphan given to this subreaper (a standby let go): reaped, nothing more */
@@ -443,7 +452,7 @@ int serve_main(const struct serve_config *c) {
         /* The standby runs the package the old one ran: a new one, of the package now on disk, follows. */
         if (standby.pid != 0) end_standby(&standby, now_ms() + standby.delay_ms);
         if (stopping) kill(server, SIGHUP);
-        else notify_status(c, "serving", server, &standby);
+        else notify_status(c, ready ? "serving" : "starting", server, &standby);
         continue;
       }
       server = 0;
@@ -467,7 +476,7 @@ int serve_main(const struct serve_config *c) {
         if (standby.due_ms != 0) standby.due_ms = now_ms() + standby.delay_ms;
       }
       started = now_ms();
-      notify_status(c, "serving", server, &standby);
+      notify_status(c, ready ? "serving" : "starting", server, &standby);
     }
     if (stopping && server == 0) break;
     if (stopping && now_ms() > stop_deadline) {
@@ -479,7 +488,7 @@ int serve_main(const struct serve_config *c) {
     if (!stopping && standby.pid == 0 && standby.due_ms != 0 && now_ms() >= standby.due_ms) {
       start_standby(c, &standby, listener, &old_mask);
       if (standby.pid == 0 && standby.quick_deaths < QUICK_DEATHS_MAX) standby.due_ms = now_ms() + standby.delay_ms;
-      notify_status(c, "serving", server, &standby);
+      notify_status(c, ready ? "serving" : "starting", server, &standby);
     }
   }
   close(listener);

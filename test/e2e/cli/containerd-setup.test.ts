@@ -252,6 +252,9 @@ describe('skiff containerd unit', () => {
       `\nExecStart=${shim} -namespace %i -address /run/ctrd/ctrd.sock -state /run/ctrd serve\n`,
     );
     expect(result.stdout).toContain('\nType=notify\n');
+    // Ordered after containerd and before kubelet, bound to neither.
+    expect(result.stdout).toMatch(/\nAfter=containerd\.service\nBefore=kubelet\.service\n/);
+    expect(result.stdout).not.toMatch(/^(Requires|BindsTo|PartOf)=/m);
     expect(result.stdout).toContain('\nKillMode=process\n');
     expect(result.stdout).toContain('\nWantedBy=multi-user.target\n');
     expect(result.stdout).not.toContain('SKIFF_NODE');

@@ -135,10 +135,23 @@ if (containerdTestsEnabled())
 
     it('serves before the first container, and the container is served by it', async () => {
       const supervisor = startDaemon();
-      await waitFor('READY=1', () => notify.messages().includes('READY=1'));
+      // READY=1 once Node serves, not once it is spawned: by then it has written its pid file.
+      let servingAtReady: string | undefined;
+      await waitFor('READY=1', () => {
+        if (!notify.messages().includes('READY=1')) return false;
+        const [serving] = servers();
+        servingAtReady = serving && readFileSync(serving.socket.replace(/\.sock$/, '.pid'), 'utf8').trim();
+        return true;
+      });
       const server = await only('the serving process');
+      expect(servingAtReady).toBe(String(server));
       expect(parentOf(server)).toBe(supervisor.pid);
-      expect(notify.messages()).toContain(`STATUS=serving namespace ${ns} (serving process ${server})`);
+      const said = notify.messages();
+      expect(said.slice(0, 3)).toEqual([
+        `STATUS=starting namespace ${ns} (serving process ${server})`,
+        'READY=1',
+        `STATUS=serving namespace ${ns} (serving process ${server})`,
+      ]);
       // Its standby, the supervisor's child too, waits beside it: no serving process by its command line.
       const standby = await standbyOf(server);
       expect(parentOf(standby)).toBe(supervisor.pid);

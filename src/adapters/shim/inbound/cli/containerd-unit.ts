@@ -57,6 +57,10 @@ export function unitFile(facts: UnitFacts): string {
     // Ordered after containerd (its state dir is there), and bound to it in no other way: a
     // restart of containerd leaves this process and its pods alone.
     'After=containerd.service',
+    // kubelet starts once this process serves (READY=1 comes when Node serves, not when it is
+    // spawned): the node's first pod meets a loaded serving process. Ordering only: a failed
+    // start of this unit holds kubelet back no longer than its start takes.
+    'Before=kubelet.service',
     '',
     '[Service]',
     'Type=notify',
