@@ -9,7 +9,7 @@
 //  - memory of 20 pods x 2 containers, RSS of the runtime's processes (target <= 0.4x);
 //  - SIGKILL of skiff's serving process to an exec served in k8s.io, its standby loaded (<= 1 s).
 // Under emulation the times are many times the host's; the ratios count. Without qemu or
-// mmdebstrap it says so and returns. The images are CI's (trixie, sid); SKIFF_VM_IMAGES picks others.
+// mmdebstrap it says so and returns. The images are CI's (trixie, lts); SKIFF_VM_IMAGES picks others.
 const { missingTools } = require('../scripts/vm/commands');
 const { defaultImages } = require('../scripts/vm/images');
 const { vm } = require('../scripts/vm/run');

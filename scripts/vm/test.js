@@ -5,9 +5,9 @@
 // The checkout is shared read-only... as /mnt/src; the package is packed once for every image.
 //
 // Without qemu or mmdebstrap the suites are left out with one line and exit 0, unless
-// SKIFF_VM_TESTS=1 (CI), which makes that a failure. The images are CI's (trixie, sid), lts left
+// SKIFF_VM_TESTS=1 (CI), which makes that a failure. The images are CI's (trixie, lts), lts left
 // out with one line where its containerd archive is missing (a failure under SKIFF_VM_TESTS=1);
-// SKIFF_VM_IMAGES picks others (sid,lts), SKIFF_VM_SUITES suites (checkpoint,userns). The images
+// SKIFF_VM_IMAGES picks others (sid), SKIFF_VM_SUITES suites (checkpoint,userns). The images
 // run side by side.
 const fs = require('node:fs');
 const path = require('node:path');
