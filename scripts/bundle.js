@@ -1,8 +1,8 @@
 'use strict';
 // Build step: bundle the fast paths into dist/<name>.bundle.js and write their V8
 // code caches. One file with a code cache starts ~40% faster than the same code
-// loaded module by module (docs/performance.md). bin/run.js loads them with
-// bin/run.js's loadBundle for `skiff shim serve` and `skiff auth token|status`.
+// loaded module by module (docs/performance.md). bin/run.js's routes load them with
+// bin/loader.js's loadBundle for `skiff shim serve` and `skiff auth token|status`.
 const esbuild = require('esbuild');
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
