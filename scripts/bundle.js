@@ -19,8 +19,10 @@ const BUNDLES = {
   // `skiff shim serve` binds its socket with this small bundle before it reads the
   // large one.
   'shim-listen': { external: [], module: 'shim.module' },
-  // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
-  shim: { external: [], module: 'shim.module' },
+  // The native addon (build/Release/skiff_native.node) is loaded by path at run time. The
+  // events forwarded to containerd are the serving process's alone (shim.module.ts requires
+  // them only there): left out, `skiff shim serve` reads no more than it did.
+  shim: { external: [], module: 'shim.module', leftOut: ['adapters/shim/outbound/events/forwarded-events'] },
   // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js).
   containerd: { external: [], module: 'shim.module' },
   // The HTTP stack and jose are loaded only when a token must be refreshed, the YAML
@@ -70,6 +72,29 @@ function forbid(names) {
           errors: [{ text: `${name} must stay out of this bundle (imported by ${args.importer})` }],
         }));
       }
+    },
+  };
+}
+
+/**
+ * Modules `names` (paths under dist/, without .js) replaced by one that throws when it is
+ * evaluated: for a lazy require() the bundle's process never makes.
+ */
+function leaveOut(names) {
+  return {
+    name: 'leave-out',
+    setup(build) {
+      for (const name of names) {
+        build.onResolve({ filter: new RegExp(`/${name.split('/').pop()}$`) }, (args) =>
+          path.join(args.resolveDir, args.path).endsWith(path.join(...name.split('/')))
+            ? { path: name, namespace: 'left-out' }
+            : undefined,
+        );
+      }
+      build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path} is left out of this bundle (scripts/bundle.js)`)});`,
+        loader: 'js',
+      }));
     },
   };
 }
@@ -135,7 +160,7 @@ async function build(name, bundle) {
     minifySyntax: true,
     external: bundle.external,
     alias: ALIAS,
-    plugins: [onlyModule(bundle.module), forbid(bundle.forbidden ?? [])],
+    plugins: [onlyModule(bundle.module), forbid(bundle.forbidden ?? []), leaveOut(bundle.leftOut ?? [])],
     logLevel: 'warning',
   });
 }
