@@ -1,37 +1,54 @@
 #!/usr/bin/env node
 'use strict';
 
-// Required as a module (bin/containerd-daemon.js, scripts/code-cache.js), this file only gives
-// its bundle loader, which lives here because one more module to load costs `auth token`
-// about 1 ms of the 5 ms it may spend over Node's own start (docs/performance.md, "The login flow").
+/**
+ * The routing table: the commands that start without oclif, and what answers them
+ * (docs/performance.md). Anything else, and any of these in a form their fast path does not
+ * understand (help, other flags, mistakes), goes through oclif, whose commands are the full
+ * implementations. Each key is a command of oclif.manifest.json
+ * (test/bin/routes.test.ts). bin/loader.js loads what a route names.
+ */
+const ROUTES = {
+  // Called often: by scripts, kubectl (kube-credential) and git, for every fetch and push
+  // (git-credential). Answered by a read path (`readPath`: a small bundle with no container,
+  // src/infrastructure/entry/auth-read.ts, git-credential-read.ts) when the cache holds what
+  // they need, else by the auth bundle (no oclif; HTTP code only when a refresh is due).
+  'auth token': { auth: true, readPath: 'auth-read' },
+  'auth kube-credential': { auth: true, readPath: 'auth-read' },
+  // git's request is read (through process.stdin on a non-blocking pipe), so stdin is guarded
+  // first; `auth token` never reads it and skips loading the guard's module.
+  'auth git-credential': { auth: true, readPath: 'git-credential-read', readsStdin: true },
+  'auth status': { auth: true },
+  // Started once per container by a runtime: binds its socket with a small bundle, then loads
+  // the pre-compiled serving bundle while the first connections wait in the socket.
+  'shim serve': { serve: true },
+};
+
+// Required as a module (test/bin/routes.test.ts), this file only gives its table.
 if (require.main !== module) {
-  module.exports = { loadBundle, compileBundle };
+  module.exports = { ROUTES };
   return;
 }
 
 const argv = process.argv.slice(2);
+const loader = require('./loader.js');
+const name = `${argv[0]} ${argv[1]}`;
+const route = argv.length >= 2 && Object.hasOwn(ROUTES, name) ? ROUTES[name] : undefined;
 
-// `skiff auth token`, `auth kube-credential` (kubectl), `auth git-credential` (git, for
-// every fetch and push) and `auth status` are called often: the same treatment with the
-// auth bundle (no oclif; HTTP code only when a refresh is due). All but status are answered
-// before that, when the cache holds what they need, by a read path: a smaller bundle still,
-// with no container (src/infrastructure/entry/auth-read.ts, git-credential-read.ts).
-const FAST_AUTH = ['token', 'kube-credential', 'git-credential', 'status'];
-const READ_PATHS = { token: 'auth-read', 'kube-credential': 'auth-read', 'git-credential': 'git-credential-read' };
-if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
-  // git-credential reads git's request (through process.stdin on a non-blocking pipe), so
-  // stdin is guarded first; `auth token` never reads it and skips loading the guard's module.
-  if (argv[1] === 'git-credential') require('./stdin').guardStdin();
-  const readPath = READ_PATHS[argv[1]];
-  const fromCache =
-    readPath === undefined ? Promise.resolve({}) : loadBundle(readPath).answerFromCache(argv.slice(1), { exit: true });
-  fromCache.then((handOver) => {
-    if (handOver === undefined) return; // answered
+if (route !== undefined && route.auth) {
+  if (route.readsStdin) require('./stdin').guardStdin();
+  const args = argv.slice(1);
+  const tried =
+    route.readPath === undefined
+      ? Promise.resolve({ unparsed: true })
+      : loader.loadBundle(route.readPath).answerFromCache(args, { exit: true });
+  tried.then((handOver) => {
+    if (handOver === undefined) return; // answered from the cache
     require('./stdin').guardStdin();
-    const auth = loadBundle('auth');
-    const call = auth.parseAuthArgs(argv.slice(1));
-    if (call !== undefined) auth.runAuth(call, { exit: true, gitRequest: handOver.gitRequest });
-    else runOclif();
+    // Parsed once: by the read path, which hands its call over, or here.
+    const call = handOver.unparsed ? loader.loadBundle('auth').parseAuthArgs(args) : handOver.call;
+    if (call === undefined) loader.runOclif();
+    else loader.loadBundle('auth').runAuth(call, { exit: true, gitRequest: handOver.gitRequest });
   });
   return;
 }
@@ -40,17 +57,13 @@ if (argv[0] === 'auth' && FAST_AUTH.includes(argv[1])) {
 // the description skiff shares with the pipe's other holders (see stdin.js).
 require('./stdin').guardStdin();
 
-// `skiff shim serve` is started once per container by a runtime: it skips oclif, binds
-// its socket with a small bundle, then loads the pre-compiled serving bundle while the
-// first connections wait in the socket (see docs/performance.md). Anything the fast
-// path does not understand (help, bad flags) falls through to oclif.
-if (argv[0] === 'shim' && argv[1] === 'serve') {
-  const first = loadBundle('shim-listen');
+if (route !== undefined && route.serve) {
+  const first = loader.loadBundle('shim-listen');
   const config = first.parseServeArgs(argv.slice(2));
   if (config !== undefined) {
     first.listenFirst(config).then((socket) => {
       try {
-        loadBundle('shim').runServe(config, socket);
+        loader.loadBundle('shim').runServe(config, socket);
       } catch (err) {
         first.failServe(err, socket);
       }
@@ -59,77 +72,5 @@ if (argv[0] === 'shim' && argv[1] === 'serve') {
   }
 }
 
-// `skiff --version` (and -v) says which native parts and which containerd shim go with this
-// skiff too (docs/install.md): oclif's line, then one line for each.
-if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
-  process.stdout.write(require('../dist/adapters/shim/inbound/cli/version-report').versionReport());
-  return;
-}
-
-runOclif();
-
-function runOclif() {
-  require('reflect-metadata');
-  // oclif asks the ES module `wsl-utils` on every start whether this is WSL. Importing it
-  // costs tens of milliseconds, and its `import process from 'node:process'` makes Node
-  // read every property of process, process.stdin included, for the namespace: every
-  // command would open stdin. A Linux kernel that is not WSL's answers without it.
-  skipWslProbe();
-  // skiff runs the compiled JavaScript of linked plugins: oclif would otherwise load the
-  // TypeScript compiler on every start to read a linked plugin's tsconfig.json, and
-  // ts-node or tsx when the plugin has them (docs/plugins.md).
-  require('@oclif/core/settings').settings.enableAutoTranspile = false;
-  // Plugins' commands import `skiff-cli/plugin`: they get this skiff (see plugin-host.ts).
-  require('../dist/infrastructure/login/plugin-host').sharePackageWithPlugins();
-  require('@oclif/core').execute({ dir: __dirname }).catch(require('@oclif/core/handle'));
-}
-
-function skipWslProbe() {
-  const os = require('node:os');
-  if (os.platform() !== 'linux' || /microsoft/i.test(os.release())) return;
-  let oclifOs;
-  try {
-    const { dirname, join } = require('node:path');
-    oclifOs = require(join(dirname(require.resolve('@oclif/core/package.json')), 'lib/util/os.js'));
-  } catch {
-    return;
-  }
-  if (typeof oclifOs.getPlatform === 'function') oclifOs.getPlatform = async () => 'linux';
-}
-
-/**
- * Loads a bundle from dist/ (made by scripts/bundle.js) with the V8 code cache written next
- * to it at build time, so start-up skips parsing and compiling it. A cache from another
- * Node.js build is rejected by V8 and the bundle compiles as usual.
- */
-function loadBundle(name) {
-  return compile(name, true).exports;
-}
-
-/** Build step (scripts/code-cache.js): the bundle compiled afresh, with the script whose compiled code it saves. */
-function compileBundle(name) {
-  return compile(name, false);
-}
-
-function compile(name, useCache) {
-  const fs = require('node:fs');
-  const path = require('node:path');
-  const { Script } = require('node:vm');
-  const file = path.join(__dirname, '..', 'dist', `${name}.bundle.js`);
-  let cachedData;
-  if (useCache) {
-    try {
-      cachedData = fs.readFileSync(`${file}.cache`);
-    } catch {
-      cachedData = undefined;
-    }
-  }
-  // Wrapped as Node wraps a CommonJS module (node:module's wrap(), whose module costs 0.3 ms
-  // to load). The bundle requires only packages and builtins, which this file's own require
-  // finds as one made for dist/ would.
-  const source = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(file, 'utf8')}\n});`;
-  const script = new Script(source, { filename: file, cachedData });
-  const module = { exports: {}, filename: file, id: file, loaded: false };
-  script.runInThisContext()(module.exports, require, module, file, path.dirname(file));
-  return { script, file, exports: module.exports };
-}
+if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) loader.printVersion();
+else loader.runOclif();

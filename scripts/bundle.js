@@ -1,8 +1,8 @@
 'use strict';
 // Build step: bundle the fast paths into dist/<name>.bundle.js and write their V8
 // code caches. One file with a code cache starts ~40% faster than the same code
-// loaded module by module (docs/performance.md). bin/run.js loads them with
-// bin/run.js's loadBundle for `skiff shim serve` and `skiff auth token|status`.
+// loaded module by module (docs/performance.md). bin/run.js's routes load them with
+// bin/loader.js's loadBundle for `skiff shim serve` and `skiff auth token|status`.
 const esbuild = require('esbuild');
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -19,8 +19,10 @@ const BUNDLES = {
   // `skiff shim serve` binds its socket with this small bundle before it reads the
   // large one.
   'shim-listen': { external: [], module: 'shim.module' },
-  // The native addon (build/Release/skiff_native.node) is loaded by path at run time.
-  shim: { external: [], module: 'shim.module' },
+  // The native addon (build/Release/skiff_native.node) is loaded by path at run time. The
+  // events forwarded to containerd are the serving process's alone (shim.module.ts requires
+  // them only there): left out, `skiff shim serve` reads no more than it did.
+  shim: { external: [], module: 'shim.module', leftOut: ['adapters/shim/outbound/events/forwarded-events'] },
   // The serving process behind containerd-shim-skiff-v2 (bin/containerd-daemon.js). Its code
   // cache holds every function compiled (`eager`): a build cannot run its request path (runc
   // and containerd as root), and a node's first pod would otherwise compile it on the way
@@ -73,6 +75,29 @@ function forbid(names) {
           errors: [{ text: `${name} must stay out of this bundle (imported by ${args.importer})` }],
         }));
       }
+    },
+  };
+}
+
+/**
+ * Modules `names` (paths under dist/, without .js) replaced by one that throws when it is
+ * evaluated: for a lazy require() the bundle's process never makes.
+ */
+function leaveOut(names) {
+  return {
+    name: 'leave-out',
+    setup(build) {
+      for (const name of names) {
+        build.onResolve({ filter: new RegExp(`/${name.split('/').pop()}$`) }, (args) =>
+          path.join(args.resolveDir, args.path).endsWith(path.join(...name.split('/')))
+            ? { path: name, namespace: 'left-out' }
+            : undefined,
+        );
+      }
+      build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({
+        contents: `throw new Error(${JSON.stringify(`${args.path} is left out of this bundle (scripts/bundle.js)`)});`,
+        loader: 'js',
+      }));
     },
   };
 }
@@ -139,7 +164,7 @@ async function build(name, bundle) {
     minifySyntax: true,
     external: bundle.external,
     alias: ALIAS,
-    plugins: [onlyModule(bundle.module), forbid(bundle.forbidden ?? [])],
+    plugins: [onlyModule(bundle.module), forbid(bundle.forbidden ?? []), leaveOut(bundle.leftOut ?? [])],
     logLevel: 'warning',
   });
 }

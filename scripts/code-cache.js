@@ -3,10 +3,10 @@
 // scripts/bundle.js with its output discarded): compiles dist/<name>.bundle.js, runs the
 // bundle's hot path once with scripts/warm-up/<name>.js when there is one (so the functions
 // that path calls are compiled too, not only the module tops), and writes what V8 compiled
-// next to the bundle for bin/run.js's loadBundle (docs/performance.md).
+// next to the bundle for bin/loader.js's loadBundle (docs/performance.md).
 const fs = require('node:fs');
 const path = require('node:path');
-const { compileBundle } = require('../bin/run');
+const { compileBundle } = require('../bin/loader');
 
 /**
  * With `--eager`: every function of the bundle compiled as it is loaded, not only those the

@@ -3,7 +3,7 @@
 // serving bundle with its code cache), serving ttrpc instead of gRPC: what containerd
 // 1.6 speaks. Same flags as `skiff shim serve`; the end-to-end suite starts its ttrpc
 // shims with it too.
-const { loadBundle } = require('../bin/run');
+const { loadBundle } = require('../bin/loader');
 
 const first = loadBundle('shim-listen');
 const config = first.parseServeArgs(process.argv.slice(2));

@@ -25,7 +25,7 @@ static const struct {
 } CODE[] = {
     /* Read by Node to run bin/'s scripts (its `type`), and by the daemon script (`engines`). */
     {"package.json", 0},
-    /* containerd-daemon.js, run.js (the bundle loader), the wrapper containerd runs. */
+    /* containerd-daemon.js, loader.js (the bundle loader), the wrapper containerd runs. */
     {"bin", 1},
     /* The bundles and their V8 code caches (code: V8 runs what a cache holds), dist/node-path.
      * The bundles require only builtins, so the CLI's modules deeper in dist/ are not loaded. */

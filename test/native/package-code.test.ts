@@ -34,7 +34,7 @@ describe("the package's code the shim judges as root", () => {
   });
 
   it("leaves out only what the serving process never loads: its bundle requires nothing of the package's", () => {
-    // bin/run.js's loadBundle gives the bundle its own require, so a relative name is taken from bin/.
+    // bin/loader.js's loadBundle gives the bundle its own require, so a relative name is taken from bin/.
     const bundle = readFileSync(join(ROOT, 'dist/containerd.bundle.js'), 'utf8');
     const relative = [...bundle.matchAll(/require\(["'](\.{1,2}\/[^"']+)["']\)/g)].map((m) => posix.join('bin', m[1]));
     const held = new Set(files);

@@ -1,6 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { CLOCK } from '../../src/application/shared/ports/clock.port';
 import { EVENTS } from '../../src/application/shim/ports/events.port';
+import { SHIM_HOST } from '../../src/application/shim/ports/shim-host.port';
 import { PROCESS_RUNTIME } from '../../src/application/shim/ports/process-runtime.port';
 import { TASK_JOURNAL } from '../../src/application/shim/ports/task-journal.port';
 import { TaskService } from '../../src/application/shim/task/task-service';
@@ -21,7 +22,8 @@ export function shimWithFakes(journal = new InMemoryTaskJournal(), runtime = new
     rebindSync(CLOCK).toConstantValue(clock);
     rebindSync(EVENTS).toConstantValue(events);
     rebindSync(TASK_JOURNAL).toConstantValue(journal);
+    rebindSync(SHIM_HOST).toConstantValue(host);
   });
-  const container = buildContainer({ shim: { runtime: 'native', stateDir: '/nonexistent', host } }, fakes);
+  const container = buildContainer({ shim: { runtime: 'native', stateDir: '/nonexistent' } }, fakes);
   return { service: container.get(TaskService), runtime, clock, host, events, journal };
 }

@@ -5,17 +5,12 @@ import { TaskHandlers, taskHandlers } from '../../adapters/shim/inbound/task-rpc
 import { taskCodec } from '../../adapters/shim/wire/codec/task-codec';
 import { listenTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { KeeperPreamble } from '../../adapters/shim/inbound/ttrpc/keeper-preamble';
-import { ForwardedEvents } from '../../adapters/shim/outbound/events/forwarded-events';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
-import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { buildContainer } from '../shared/container';
 import { STOP_GRACE_MS } from '../shim/serve-shim';
 import { CONTAINERD_RUNTIME } from '../shim/runtimes';
+import { CONTAINERD_LOG, FORWARDED_EVENTS, POD_KEEPERS } from '../shim/shim.module';
 import { makeDirs } from '../../adapters/shared/helpers/make-dirs';
-import { ContainerdLog } from '../../adapters/shim/os/containerd-log';
-import { PodKeepers } from '../../adapters/shim/outbound/keeper/pod-keepers';
-import { nativeAddon } from '../../adapters/shim/os/native-addon';
-import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-layout';
 import { pidFileOf, removePidFile, writePidFile } from '../../adapters/shim/os/pid-file';
 import { handOverTo, settleForHandOver } from './containerd-hand-over';
 import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
@@ -82,19 +77,26 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   // `start` ran in the first container's bundle, which goes with that container: programs
   // spawned from a removed working directory fail.
   process.chdir(config.stateDir);
-  const bundles = bundlesDir(config.stateDir, config.namespace);
-  const containerdLog = new ContainerdLog(bundles, `unix://${config.socket}`);
-  const logged = (line: string) => containerdLog.line(`skiff[${process.pid}]: ${line}\n`);
-  const log = config.debug ? logged : () => undefined;
-  const events = new ForwardedEvents(config.ttrpcAddress, config.namespace, () => new Date(), logged);
-  const host = new ShimProcessHost(skiffVersion(), logged);
-  // Behind pod keepers the containers' processes are the keepers' children (docs/keeper-protocol.md).
-  const keepers = keepersWanted(process.env)
-    ? new PodKeepers((fd, data, fds) => nativeAddon().sendWithFds(fd, data, fds), logged)
-    : undefined;
   const container = buildContainer({
-    shim: { runtime: CONTAINERD_RUNTIME, stateDir: config.stateDir, host, events, keepers },
+    shim: {
+      runtime: CONTAINERD_RUNTIME,
+      stateDir: config.stateDir,
+      containerd: {
+        namespace: config.namespace,
+        ttrpcAddress: config.ttrpcAddress,
+        socket: config.socket,
+        keepers: keepersWanted(process.env),
+      },
+    },
   });
+  // What serves beside the task service is bound in the shim module (shim.module.ts); this entry drives it.
+  const containerdLog = container.get(CONTAINERD_LOG);
+  const host = container.get(ShimProcessHost);
+  const events = container.get(FORWARDED_EVENTS);
+  const keepers = container.isBound(POD_KEEPERS) ? container.get(POD_KEEPERS) : undefined;
+  // The host's lines go to containerd's log (through containerdLog), as every line of this process does.
+  const logged = (line: string) => host.warn(line);
+  const log = config.debug ? logged : () => undefined;
   const service = container.get(TaskService);
   // A standby goes no further, warm, until the serving process dies (docs/node-daemon.md, "The standby").
   if (config.gate !== undefined) {

@@ -29,7 +29,6 @@ import { FsSubjectTokens } from '../../adapters/login/outbound/subject-tokens/fs
 import { FsCachedDomains } from '../../adapters/login/outbound/cached-domains/fs-cached-domains';
 import { FsBoardCredentials } from '../../adapters/login/outbound/board-credentials/fs-board-credentials';
 import { FsRefreshLock } from '../../adapters/login/outbound/refresh-lock/fs-refresh-lock';
-import { SystemClock } from '../../adapters/shared/outbound/clock/system-clock';
 import { NoClusterDiscovery } from '../../adapters/login/outbound/cluster-discovery/no-cluster-discovery';
 import { StderrNotifier } from '../../adapters/login/outbound/notifier/stderr-notifier';
 import type * as Browser from '../../adapters/login/outbound/browser/system-browser';
@@ -47,7 +46,7 @@ import type * as GitConfig from '../../adapters/login/outbound/git-config/git-cl
 import type * as KubeConfig from '../../adapters/login/outbound/kube-config/yaml-kube-config';
 import { AuthPaths } from './auth-paths';
 import { kubeConfigFiles } from './kube-paths';
-import { tokenFiles } from './token-files';
+import { loginFilePorts } from './login-ports';
 
 export type LoginModuleConfig = AuthPaths;
 
@@ -58,10 +57,11 @@ export type LoginModuleConfig = AuthPaths;
  */
 export function loginModule(paths: LoginModuleConfig): ContainerModule {
   return new ContainerModule(({ bind, isBound }) => {
-    const files = tokenFiles(paths);
-    bind(SECRET_STORE).toConstantValue(files.keyring);
-    bind(TOKEN_CACHE).toConstantValue(files.tokenCache);
-    bind(CONFIG_STORE).toConstantValue(files.configStore);
+    // The ports the read paths use too, from the one table of them (login-ports.ts).
+    const files = loginFilePorts(paths);
+    bind(SECRET_STORE).toDynamicValue(() => files.secrets);
+    bind(TOKEN_CACHE).toDynamicValue(() => files.cache);
+    bind(CONFIG_STORE).toDynamicValue(() => files.config);
     bind(CACHED_DOMAINS).toConstantValue(new FsCachedDomains(paths.authDir));
     bind(REFRESH_LOCK).toConstantValue(new FsRefreshLock(paths.authDir));
     bind(BOARD_CREDENTIALS).toConstantValue(new FsBoardCredentials(paths.authDir));
@@ -72,7 +72,7 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
       () =>
         new (require('../../adapters/login/outbound/dpop-keys/stored-dpop-keys') as typeof Dpop).StoredDpopKeys(
           paths.authDir,
-          () => files.keyring,
+          () => files.secrets,
         ),
     );
     // Loaded on first use, with the node: modules they need (child_process, net,
@@ -154,6 +154,6 @@ export function loginModule(paths: LoginModuleConfig): ContainerModule {
     );
     bind(NOTIFIER).toDynamicValue(() => new StderrNotifier());
     bind(CLUSTER_DISCOVERY).to(NoClusterDiscovery);
-    if (!isBound(CLOCK)) bind(CLOCK).to(SystemClock);
+    if (!isBound(CLOCK)) bind(CLOCK).toDynamicValue(() => files.clock);
   });
 }

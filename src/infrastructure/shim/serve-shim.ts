@@ -9,7 +9,6 @@ import { taskHandlers } from '../../adapters/shim/inbound/task-rpc/task-handlers
 import { serveTtrpcTaskServer } from '../../adapters/shim/inbound/ttrpc/ttrpc-task-server';
 import { ShimConfig } from './shim-config';
 import { buildContainer } from '../shared/container';
-import { skiffVersion } from '../../adapters/shared/helpers/package-info';
 import { ShimProcessHost } from '../../adapters/shim/outbound/shim-host/shim-process-host';
 import { removeRunDir } from '../../adapters/shim/os/run-layout';
 
@@ -48,8 +47,8 @@ export async function serveShim(
         'SHIM.STATE_DIR',
       );
     }
-    host = new ShimProcessHost(skiffVersion());
-    const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir, host } });
+    const container = buildContainer({ shim: { runtime: config.runtime, stateDir: config.stateDir } });
+    host = container.get(ShimProcessHost);
     service = container.get(TaskService);
     // The tasks a previous server on this state directory left running (docs/failure-domains.md).
     for (const line of await service.recover()) host.warn(`skiff shim: ${line}`);

@@ -227,10 +227,10 @@ if (LINUX)
           }
         });
 
-        // bin/run.js holds the bundle loader the daemon script uses.
+        // bin/loader.js holds the bundle loader the daemon script uses.
         it.each([
           ['bin/containerd-daemon.js', 'n6'],
-          ['bin/run.js', 'n7'],
+          ['bin/loader.js', 'n7'],
         ])("the package's code: a %s another user owns is refused, node never run", (file, ns) => {
           const l = layout(ns, 'c1');
           made.push(l.root);
@@ -239,7 +239,7 @@ if (LINUX)
           mkdirSync(join(pkg, 'bin'));
           copyFileSync(BUILT, join(pkg, 'build/Release/containerd-shim-skiff-v2'));
           chmodSync(join(pkg, 'build/Release/containerd-shim-skiff-v2'), 0o755);
-          for (const code of ['bin/containerd-daemon.js', 'bin/run.js'])
+          for (const code of ['bin/containerd-daemon.js', 'bin/loader.js'])
             writeFileSync(join(pkg, code), '// stand-in\n');
           const script = join(pkg, file);
           chownSync(script, USER, USER);
@@ -259,7 +259,7 @@ if (LINUX)
         const installedCopy = (root: string) => {
           const pkg = join(root, 'pkg');
           for (const dir of ['bin', 'dist', PARTS]) mkdirSync(join(pkg, dir), { recursive: true });
-          const code = ['bin/containerd-daemon.js', 'bin/run.js', 'bin/containerd-shim-skiff-v2', 'package.json'];
+          const code = ['bin/containerd-daemon.js', 'bin/loader.js', 'bin/containerd-shim-skiff-v2', 'package.json'];
           for (const file of [...code, 'dist/containerd.bundle.js', 'dist/containerd.bundle.js.cache'])
             copyFileSync(resolve(__dirname, '../../..', file), join(pkg, file));
           const built = resolve(BUILT, '..');

@@ -14,7 +14,7 @@ function cacheRejected(flags: readonly string[]): boolean {
     const fs = require('node:fs');
     const { Script } = require('node:vm');
     const file = ${JSON.stringify(join(ROOT, 'dist/containerd.bundle.js'))};
-    // Wrapped as bin/run.js's loadBundle wraps it: the cache is of that source.
+    // Wrapped as bin/loader.js's loadBundle wraps it: the cache is of that source.
     const source = '(function (exports, require, module, __filename, __dirname) { ' + fs.readFileSync(file, 'utf8') + '\\n});';
     const compiled = new Script(source, { filename: file, cachedData: fs.readFileSync(file + '.cache') });
     process.stdout.write(String(compiled.cachedDataRejected));`;

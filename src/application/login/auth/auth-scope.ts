@@ -1,5 +1,8 @@
+import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
+import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
 import { TokenStoreKind } from '../../../domain/login/auth/token-store';
 import { Context, SkiffConfig, selectContext } from '../../../domain/login/contexts/contexts';
+import type { TokenCache } from '../ports/token-cache.port';
 import { AuthTarget } from './auth-target';
 
 /** The active context and the domain whose cache file the command uses. */
@@ -21,4 +24,17 @@ export function scopeOf(config: SkiffConfig, target: AuthTarget): AuthScope {
     flagDomain: target.domain || undefined,
     tokenStore: context?.tokenStore ?? 'file',
   };
+}
+
+/** A cache read that tells an absent record from an unusable file. */
+export type CacheRead = { readonly tokens?: AuthTokens; readonly problem?: TokenCacheError };
+
+/** The scope's record, or what makes its file unusable (every other error is the port's own). */
+export async function readCacheOf(cache: TokenCache, scope: AuthScope): Promise<CacheRead> {
+  try {
+    return { tokens: await cache.read(scope.cacheDomain) };
+  } catch (err) {
+    if (err instanceof TokenCacheError) return { problem: err };
+    throw err;
+  }
 }

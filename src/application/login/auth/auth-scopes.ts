@@ -1,6 +1,4 @@
 import { inject, injectable } from 'inversify';
-import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
-import { TokenCacheError } from '../../../domain/login/auth/auth-errors';
 import { resolveDomain } from '../../../domain/login/auth/domain-resolution';
 import { overridesFor } from '../../../domain/login/contexts/contexts';
 import { ServiceUrls, serviceUrls } from '../../../domain/login/contexts/service-urls';
@@ -8,13 +6,10 @@ import { CLUSTER_DISCOVERY, type ClusterDiscovery } from '../ports/cluster-disco
 import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
-import { AuthScope, scopeOf } from './auth-scope';
+import { AuthScope, CacheRead, readCacheOf, scopeOf } from './auth-scope';
 import { AuthTarget } from './auth-target';
 
-export type { AuthScope } from './auth-scope';
-
-/** A cache read that tells an absent record from an unusable file. */
-export type CacheRead = { readonly tokens?: AuthTokens; readonly problem?: TokenCacheError };
+export type { AuthScope, CacheRead } from './auth-scope';
 
 /**
  * Where a command signs in: the active context (--context, current-context, `local`),
@@ -34,13 +29,8 @@ export class AuthScopes {
     return scopeOf(await this.config.load(), target);
   }
 
-  async readCache(scope: AuthScope): Promise<CacheRead> {
-    try {
-      return { tokens: await this.cache.read(scope.cacheDomain) };
-    } catch (err) {
-      if (err instanceof TokenCacheError) return { problem: err };
-      throw err;
-    }
+  readCache(scope: AuthScope): Promise<CacheRead> {
+    return readCacheOf(this.cache, scope);
   }
 
   async resolveDomain(scope: AuthScope): Promise<string> {

@@ -1,28 +1,25 @@
 import { AuthTokens } from '../../../domain/login/auth/auth-tokens';
 import type { Clock } from '../../shared/ports/clock.port';
-import type { ConfigStore } from '../ports/config-store.port';
 import type { TokenCache } from '../ports/token-cache.port';
-import { AuthScope, scopeOf } from './auth-scope';
-import { AuthTarget } from './auth-target';
+import { AuthScope, CacheRead, readCacheOf } from './auth-scope';
 
 export interface CachedTokenPorts {
-  readonly config: ConfigStore;
   readonly cache: TokenCache;
   readonly clock: Pick<Clock, 'now'>;
 }
 
+/** What the first step found: a record valid now, or the read GetToken goes on from. */
+export type CachedTokens = { readonly valid: AuthTokens } | { readonly valid?: undefined; readonly read: CacheRead };
+
 /**
- * get_token's first step alone (GetToken, docs/login-contract.md "Sign-in states"): the
- * cached record when it is valid now; undefined for every other case (no record, expired or
- * expiring, a refresh due), which GetToken handles in full. Errors are the ports' own.
- * `auth token` and `auth kube-credential` call it before anything else is loaded
- * (infrastructure/entry/auth-read.ts): it takes its ports as arguments, with no container.
+ * get_token's first step (docs/login-contract.md, "Sign-in states"): the scope's record,
+ * read once, and whether it is valid now. GetToken begins with it and handles every other
+ * case (no record, an unusable file, expired or expiring); the read path of `auth token`
+ * (infrastructure/entry/auth-read.ts) answers only a valid record and hands the rest to
+ * GetToken, so the one rule of "valid now" serves both. It takes its ports as arguments:
+ * the read path has no container (docs/performance.md, "The login flow").
  */
-export async function validCachedTokens(
-  ports: CachedTokenPorts,
-  target: AuthTarget,
-): Promise<{ readonly scope: AuthScope; readonly tokens: AuthTokens } | undefined> {
-  const scope = scopeOf(await ports.config.load(), target);
-  const tokens = await ports.cache.read(scope.cacheDomain);
-  return tokens?.freshness(ports.clock.now()) === 'valid' ? { scope, tokens } : undefined;
+export async function cachedTokens(ports: CachedTokenPorts, scope: AuthScope): Promise<CachedTokens> {
+  const read = await readCacheOf(ports.cache, scope);
+  return read.tokens?.freshness(ports.clock.now()) === 'valid' ? { valid: read.tokens } : { read };
 }

@@ -10,8 +10,9 @@ import { IDENTITY_PROVIDER, type IdentityProvider } from '../ports/identity-prov
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
 import { REFRESH_LOCK, type RefreshLock } from '../ports/refresh-lock.port';
 import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
-import { AuthScope, AuthScopes } from './auth-scopes';
+import { AuthScope, AuthScopes, CacheRead } from './auth-scopes';
 import { AuthTarget } from './auth-target';
+import { cachedTokens } from './cached-token';
 import { ClientCredentialsGrant } from './client-credentials-grant';
 import { IdTokenCheck } from './id-token-check';
 import { TokenExchangeGrant } from './token-exchange-grant';
@@ -51,14 +52,20 @@ export class GetToken {
     return tokenDetails(await this.tokens(scope), this.cache.store(scope.cacheDomain));
   }
 
-  /** The whole record behind that token (plugins read its id token's claims too). */
+  /**
+   * The whole record behind that token (plugins read its id token's claims too). The cached
+   * answer comes first, as the read path of `auth token` gives it; only what it leaves is
+   * handled here.
+   */
   async tokens(scope: AuthScope): Promise<AuthTokens> {
-    const tokens = await this.usable(scope);
-    if (tokens.freshness(this.clock.now()) === 'valid') return tokens;
-    if (!tokens.renewable()) throw sessionExpired();
+    const ports = { cache: this.cache, clock: this.clock };
+    const first = await cachedTokens(ports, scope);
+    if (first.valid !== undefined) return first.valid;
+    if (!(await this.usable(scope, first.read)).renewable()) throw sessionExpired();
     return this.lock.withLock(scope.cacheDomain, async () => {
-      const current = await this.usable(scope);
-      if (current.freshness(this.clock.now()) === 'valid') return current;
+      const again = await cachedTokens(ports, scope);
+      if (again.valid !== undefined) return again.valid;
+      const current = await this.usable(scope, again.read);
       const robot = current.robotClient();
       if (robot !== undefined) return this.obtainAgain(scope, current, (issuer) => this.robots.obtain(issuer, robot));
       const subject = current.exchangeSubject();
@@ -69,8 +76,8 @@ export class GetToken {
     });
   }
 
-  private async usable(scope: AuthScope): Promise<AuthTokens> {
-    const { tokens, problem } = await this.scopes.readCache(scope);
+  /** The record a cache read found, or why there is none to use. */
+  private async usable(scope: AuthScope, { tokens, problem }: CacheRead): Promise<AuthTokens> {
     if (problem !== undefined) throw cacheUnusable(problem);
     if (tokens !== undefined) return tokens;
     await this.scopes.assertDomainKnown(scope);

@@ -1,23 +1,14 @@
 import { inject, injectable } from 'inversify';
-import {
-  GitCredentialOperation,
-  gitCredentialReply,
-  gitHostOrigin,
-  parseGitCredentialRequest,
-  requestIsFor,
-} from '../../../domain/login/git/git-credential';
+import { gitCredentialReply, gitHostOrigin, requestIsFor } from '../../../domain/login/git/git-credential';
 import { escapedControls } from '../../../domain/shared/quoted';
+import { CONFIG_STORE, type ConfigStore } from '../ports/config-store.port';
 import { NOTIFIER, type Notifier } from '../ports/notifier.port';
+import { TOKEN_CACHE, type TokenCache } from '../ports/token-cache.port';
 import { AuthScopes } from './auth-scopes';
-import { AuthTarget } from './auth-target';
+import { cachedGitCredential, GitCredentialInput } from './cached-git-credential';
 import { GetGiteaToken } from './get-gitea-token.use-case';
 
-export interface GitCredentialInput {
-  readonly target: AuthTarget;
-  readonly operation: GitCredentialOperation;
-  /** What git wrote on standard input. */
-  readonly request: string;
-}
+export type { GitCredentialInput } from './cached-git-credential';
 
 /**
  * `auth git-credential get|store|erase`, git's credential helper. `get` answers with
@@ -32,13 +23,19 @@ export class GitCredential {
     @inject(AuthScopes) private readonly scopes: AuthScopes,
     @inject(GetGiteaToken) private readonly gitToken: GetGiteaToken,
     @inject(NOTIFIER) private readonly notifier: Notifier,
+    @inject(CONFIG_STORE) private readonly config: ConfigStore,
+    @inject(TOKEN_CACHE) private readonly cache: TokenCache,
   ) {}
 
-  /** The reply for git's stdout; '' when skiff has nothing to say for this request. */
+  /**
+   * The reply for git's stdout; '' when skiff has nothing to say for this request. The
+   * cached answer comes first, as the read path of `auth git-credential` gives it; only what
+   * it leaves (a `get` it could not answer) is handled here.
+   */
   async execute(input: GitCredentialInput): Promise<string> {
-    const request = parseGitCredentialRequest(input.request);
-    if (input.operation !== 'get') return '';
-    const scope = await this.scopes.scope(input.target);
+    const first = await cachedGitCredential({ config: this.config, cache: this.cache }, input);
+    if (first.reply !== undefined) return first.reply;
+    const { request, scope } = first;
     const gitHost = this.scopes.urls(scope, await this.scopes.resolveDomain(scope)).gitHost;
     if (!requestIsFor(request, gitHost)) {
       const { protocol, host } = gitHostOrigin(gitHost);

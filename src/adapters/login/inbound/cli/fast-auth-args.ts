@@ -38,6 +38,16 @@ export type FastAuthCall =
   | (FastCall & { readonly verb: Exclude<FastVerb, 'git-credential'> })
   | (FastCall & { readonly verb: 'git-credential'; readonly operation: GitCredentialOperation });
 
+/**
+ * What a read path hands the auth bundle for a call it did not answer (bin/run.js): the call
+ * as it parsed it, so nothing parses the arguments again (none: oclif's, help or a mistake),
+ * and git's request when it was read from stdin already.
+ */
+export interface AuthHandOver {
+  readonly call?: FastAuthCall;
+  readonly gitRequest?: string;
+}
+
 const isGitOperation = (word: string | undefined): word is GitCredentialOperation =>
   (GIT_CREDENTIAL_OPERATIONS as readonly (string | undefined)[]).includes(word);
 

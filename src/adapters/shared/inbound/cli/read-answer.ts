@@ -2,11 +2,6 @@ import type * as FailureOutput from './failure-output';
 import { watchStreams, write } from './fd-output';
 import { runGuarded } from './unfinished-work';
 
-/** What the auth bundle needs to answer a call a read path could not: git's request, when one was read. */
-export interface HandOver {
-  readonly gitRequest?: string;
-}
-
 /**
  * Writes a read path's answer (entry/auth-read.ts, entry/git-credential-read.ts) to stdout
  * and, with `exit`, ends the process at once as runAuth does (see watchStreams). An answer
@@ -29,18 +24,18 @@ function writeAnswer(answer: string, options: { readonly exit?: boolean }): void
   if (streams !== undefined && !streams.made()) process.exit();
 }
 
-/** What a read path's work comes to: the answer, or what the auth bundle needs to give it instead. */
-export type ReadOutcome = { readonly answer: string } | { readonly handOver: HandOver };
+/** What a read path's work comes to: the answer, or what the full path needs to give it instead. */
+export type ReadOutcome<HandOver> = { readonly answer: string } | { readonly handOver: HandOver };
 
 /**
  * A read path's call from bin/run.js: `work` runs guarded as runAuth's does (work left pending
  * is exit 1 and one line, not a silent exit 0); its answer is written (and, with `exit`, the
  * process ends), or its hand-over resolved for the auth bundle.
  */
-export async function answerOrHandOver(
+export async function answerOrHandOver<HandOver>(
   command: string,
   options: { readonly exit?: boolean },
-  work: () => Promise<ReadOutcome>,
+  work: () => Promise<ReadOutcome<HandOver>>,
 ): Promise<HandOver | undefined> {
   const outcome = await runGuarded(command, work);
   if ('handOver' in outcome) return outcome.handOver;

@@ -8,7 +8,6 @@ import { gzipSync } from 'node:zlib';
 import { TaskService } from '../../../../../src/application/shim/task/task-service';
 import { GrpcTaskServer } from '../../../../../src/adapters/shim/inbound/grpc/grpc-server';
 import { encodeGrpcMessage, frameMessage } from '../../../../../src/adapters/shim/wire/grpc/grpc-framing';
-import { ShimProcessHost } from '../../../../../src/adapters/shim/outbound/shim-host/shim-process-host';
 import { buildContainer } from '../../../../../src/infrastructure/shared/container';
 import { task } from '../../../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import { BundleFactory } from '../../../../support/bundles';
@@ -73,8 +72,7 @@ describe('GrpcTaskServer (task.v2.Task over node:http2)', () => {
   let client: Client;
 
   beforeAll(async () => {
-    const host = new ShimProcessHost('test');
-    service = buildContainer({ shim: { runtime: 'native', stateDir: join(dir, 'state'), host } }).get(TaskService);
+    service = buildContainer({ shim: { runtime: 'native', stateDir: join(dir, 'state') } }).get(TaskService);
     server = await GrpcTaskServer.listen({ address: socket }, service);
     client = new Client(`unix:${socket}`, credentials.createInsecure());
   });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 // bundles (`npm run build`): node:http2 (with http, tls and assert, ~15 ms) only once a
 // gRPC server is made, node:zlib only for a compressed request. A ttrpc shim, as containerd
 // starts it, never loads either (docs/performance.md).
-const LOADER = join(__dirname, '../../../../../bin/run.js');
+const LOADER = join(__dirname, '../../../../../bin/loader.js');
 
 function builtinsLoadedBy(bundle: string): string[] {
   const script = `

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ContainerModule } from 'inversify';
 import { CLOCK } from '../../../../../src/application/shared/ports/clock.port';
 import { PROCESS_RUNTIME } from '../../../../../src/application/shim/ports/process-runtime.port';
+import { SHIM_HOST } from '../../../../../src/application/shim/ports/shim-host.port';
 import { TaskService } from '../../../../../src/application/shim/task/task-service';
 import { SystemClock } from '../../../../../src/adapters/shared/outbound/clock/system-clock';
 import { GrpcTaskClientFactory } from '../../../../../src/adapters/shim/outbound/task-client/grpc-task-client';
@@ -22,10 +23,9 @@ taskClientContract('in-process (over a native TaskService)', async () => {
   const real = new ContainerModule(({ rebindSync }) => {
     rebindSync(PROCESS_RUNTIME).toConstantValue(new NativeRuntime());
     rebindSync(CLOCK).toConstantValue(new SystemClock());
+    rebindSync(SHIM_HOST).toConstantValue(new FakeShimHost());
   });
-  const service = buildContainer({ shim: { runtime: 'native', stateDir, host: new FakeShimHost() } }, real).get(
-    TaskService,
-  );
+  const service = buildContainer({ shim: { runtime: 'native', stateDir } }, real).get(TaskService);
   return {
     client: new InProcessTaskClient(service),
     close: async () => {
