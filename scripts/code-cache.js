@@ -25,7 +25,11 @@ function compileEagerly(name) {
 
 async function main() {
   const name = process.argv[2];
-  const { script, file, exports: bundle } = process.argv.includes('--eager') ? compileEagerly(name) : compileBundle(name);
+  const {
+    script,
+    file,
+    exports: bundle,
+  } = process.argv.includes('--eager') ? compileEagerly(name) : compileBundle(name);
   const warmUp = path.join(__dirname, 'warm-up', `${name}.js`);
   if (fs.existsSync(warmUp)) await require(warmUp)(bundle);
   fs.writeFileSync(`${file}.cache`, script.createCachedData());
