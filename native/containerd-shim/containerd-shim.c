@@ -30,6 +30,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -70,7 +71,7 @@
 #define FORGET_WAIT_MS 1000
 #define SUN_PATH_SIZE sizeof(((struct sockaddr_un *)0)->sun_path)
 
-static void die(const char *what, const char *detail) {
+_Noreturn static void die(const char *what, const char *detail) {
   fprintf(stderr, "containerd-shim-skiff-v2: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
   exit(1);
 }
@@ -111,16 +112,47 @@ static char *read_file(const char *path, size_t max, size_t *len) {
   return text;
 }
 
+/*
+ * Why a lookup has no sure answer, as the one line a caller that cannot go on ends with (die_of):
+ * `what`, then ": " and `detail` unless it is NULL. A caller that can go on drops it.
+ */
+struct fault {
+  char what[PATH_MAX + 160];
+  const char *detail; /* NULL, or a string that outlives the fault: the environment's, or `held` */
+  char held[PATH_MAX];
+};
+
+/* Sets *why; -1, what a lookup returns with it. */
+__attribute__((format(printf, 3, 4))) static int fault_set(struct fault *why, const char *detail, const char *format,
+                                                            ...) {
+  va_list ap;
+  why->detail = detail;
+  va_start(ap, format);
+  vsnprintf(why->what, sizeof why->what, format, ap);
+  va_end(ap);
+  return -1;
+}
+
+/* A copy of `detail` kept in the fault, for one that would not outlive it (a lookup's own path). */
+static const char *fault_hold(struct fault *why, const char *detail) {
+  snprintf(why->held, sizeof why->held, "%s", detail);
+  return why->held;
+}
+
+_Noreturn static void die_of(const struct fault *why) {
+  die(why->what, why->detail);
+}
+
 /* Whether Kubernetes pods get a serving process each (SKIFF_SHIM_GROUP=pod in containerd's
  * environment) instead of sharing their namespace's (the default, `namespace`): one Node process
  * per pod costs ~55 MB and a Node start-up per RunPodSandbox (docs/containerd.md, "Grouping and
- * failure domain"). */
-static int pods_apart(void) {
+ * failure domain"). 1 or 0; -1 with why for any other value (which a caller that goes on takes
+ * for the default). */
+static int pods_apart(struct fault *why) {
   const char *policy = getenv("SKIFF_SHIM_GROUP");
   if (policy == NULL || *policy == '\0' || strcmp(policy, "namespace") == 0) return 0;
   if (strcmp(policy, "pod") == 0) return 1;
-  die("SKIFF_SHIM_GROUP in containerd's environment must be `namespace` or `pod`, not", policy);
-  return 0;
+  return fault_set(why, policy, "SKIFF_SHIM_GROUP in containerd's environment must be `namespace` or `pod`, not");
 }
 
 /* The serving group config.json's text names, into out ("" for the namespace's): the runc group
@@ -137,60 +169,64 @@ static enum json_result group_in(const char *json, size_t len, int apart, char *
   return r == JSON_ABSENT ? JSON_FOUND : r;
 }
 
-/* Ends start in one line when an annotation of config.json could not be read. */
-static void annotation_or_die(enum json_result r, const char *path, const char *key) {
-  if (r == JSON_FOUND || r == JSON_ABSENT) return;
-  if (r == JSON_MALFORMED) die("the bundle's config.json is not valid JSON", path);
-  char what[PATH_MAX + 160];
-  snprintf(what, sizeof what, "the annotation %s in %s is %s", key, path, json_result_text(r));
-  die(what, NULL);
+/* -1 with why annotation `key` of config.json (at path) could not be read: r is neither JSON_FOUND nor JSON_ABSENT. */
+static int annotation_fault(enum json_result r, const char *path, const char *key, struct fault *why) {
+  if (r == JSON_MALFORMED) return fault_set(why, fault_hold(why, path), "the bundle's config.json is not valid JSON");
+  return fault_set(why, NULL, "the annotation %s in %s is %s", key, path, json_result_text(r));
 }
 
-/* An annotation of config.json: 1 when set, 0 when not; anything else ends start in one line. */
-static int annotation(const char *json, size_t len, const char *path, const char *key, char *out, size_t size) {
-  const char *const at[] = {"annotations", key};
-  enum json_result r = json_string_at(json, len, at, 2, out, size);
-  annotation_or_die(r, path, key);
-  return r == JSON_FOUND;
-}
-
-/* The bundle's config.json (its path in path, PATH_MAX); one line when it cannot be read. */
-static char *bundle_config(const char *bundle, char *path, size_t *len) {
-  path_or_die(layout_path(path, PATH_MAX, "%s/config.json", bundle), bundle);
+/* The bundle's config.json (its path in path, PATH_MAX), malloc'd; NULL with why when it cannot be read. */
+static char *bundle_config(const char *bundle, char *path, size_t *len, struct fault *why) {
+  if (layout_path(path, PATH_MAX, "%s/config.json", bundle) != 0) {
+    fault_set(why, fault_hold(why, bundle), "a path is longer than PATH_MAX; give containerd a shorter state dir");
+    return NULL;
+  }
   char *json = read_file(path, MAX_CONFIG, len);
   if (json == NULL) {
-    char what[PATH_MAX + 64];
-    snprintf(what, sizeof what, "cannot read config.json in the bundle (%s)", strerror(errno));
-    die(what, path);
+    int err = errno;
+    fault_set(why, fault_hold(why, path), "cannot read config.json in the bundle (%s)", strerror(err));
   }
   return json;
 }
 
-/* The group a container's task is served in: the runc group annotation when the container has
- * one, as containerd's runc shim; else the CRI sandbox id when pods are kept apart; else the
- * namespace's default group. */
-static void group_of(const char *bundle, char *out, size_t size) {
+/* The group a container's task is served in, into out: the runc group annotation when the container
+ * has one, as containerd's runc shim; else the CRI sandbox id when pods are kept `apart`
+ * (pods_apart); else the namespace's default group (""). 0, or -1 with why. */
+static int task_group(const char *bundle, int apart, char *out, size_t size, struct fault *why) {
   char path[PATH_MAX];
-  /* Judged first: a bad policy is refused for every container, not only those it would decide. */
-  int apart = pods_apart();
   size_t len = 0;
-  char *json = bundle_config(bundle, path, &len);
+  char *json = bundle_config(bundle, path, &len, why);
+  if (json == NULL) return -1;
   const char *key = GROUP_ANNOTATION;
   enum json_result r = group_in(json, len, apart, out, size, &key);
-  annotation_or_die(r, path, key);
   free(json);
+  return r == JSON_FOUND ? 0 : annotation_fault(r, path, key, why);
 }
 
-/* The pod a task belongs to, which has one keeper: as the runc shim groups, its group annotation,
- * else the CRI sandbox id, else the task's own id (a container outside a pod is its own pod). */
-static void pod_of(const struct flags *f, const char *bundle, char *out, size_t size) {
+/* The pod a task belongs to, which has one keeper, into out: as the runc shim groups, its group
+ * annotation, else the CRI sandbox id, else the task's own id (a container outside a pod is its
+ * own pod). 0, or -1 with why when config.json could not be read or an annotation was bad; out then
+ * holds the first of those that could be read (else the id, else ""), for a caller that goes on. */
+static int task_pod(const char *bundle, const char *id, char *out, size_t size, struct fault *why) {
+  const char *const group[] = {"annotations", GROUP_ANNOTATION}, *const sandbox[] = {"annotations", SANDBOX_ANNOTATION};
   char path[PATH_MAX];
   size_t len = 0;
-  char *json = bundle_config(bundle, path, &len);
-  if (!annotation(json, len, path, GROUP_ANNOTATION, out, size) &&
-      !annotation(json, len, path, SANDBOX_ANNOTATION, out, size))
-    path_or_die(layout_path(out, size, "%s", f->id), "-id");
-  free(json);
+  char *json = bundle_config(bundle, path, &len, why);
+  int rc = json == NULL ? -1 : 0;
+  enum json_result g = JSON_ABSENT, s = JSON_ABSENT;
+  if (json != NULL) {
+    g = json_string_at(json, len, group, 2, out, size);
+    if (g != JSON_FOUND) s = json_string_at(json, len, sandbox, 2, out, size);
+    free(json);
+  }
+  /* The first thing wrong in the rule's order: the sandbox id is not asked for while the group annotation is there. */
+  if (rc == 0 && g != JSON_FOUND && g != JSON_ABSENT) rc = annotation_fault(g, path, GROUP_ANNOTATION, why);
+  else if (rc == 0 && g == JSON_ABSENT && s != JSON_FOUND && s != JSON_ABSENT)
+    rc = annotation_fault(s, path, SANDBOX_ANNOTATION, why);
+  if (g == JSON_FOUND || s == JSON_FOUND) return rc;
+  if (layout_path(out, size, "%s", id) != 0 && rc == 0)
+    rc = fault_set(why, "-id", "a path is longer than PATH_MAX; give containerd a shorter state dir");
+  return rc;
 }
 
 /* The group's listener, 0600; without SOCK_CLOEXEC: it becomes the serving process's fd 3. */
@@ -406,7 +442,10 @@ static void make_skiff_dir(const char *state) {
 static void group_files(const struct flags *f, const char *state, const char *bundle, char *socket_path,
                         char *lock_path) {
   char group[4096];
-  group_of(bundle, group, sizeof group);
+  struct fault why;
+  /* Judged first: a bad policy is refused for every container, not only those it would decide. */
+  int apart = pods_apart(&why);
+  if (apart < 0 || task_group(bundle, apart, group, sizeof group, &why) != 0) die_of(&why);
   uint64_t h = layout_group_hash(f->address, f->namespace, group);
   make_skiff_dir(state);
   if (layout_group_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0)
@@ -431,10 +470,11 @@ static int start_keeper(const struct flags *f, int v23) {
   bundle_and_state(f, bundle, state);
   /* Said here in the same one line as without the keeper, not by the keeper in containerd's log:
    * a bad SKIFF_SHIM_GROUP, no Node.js. */
-  pods_apart();
+  struct fault bad;
+  if (pods_apart(&bad) < 0) die_of(&bad);
   package_dir(pkg, sizeof pkg);
   find_node(pkg, bundle, node, sizeof node);
-  pod_of(f, bundle, pod, sizeof pod);
+  if (task_pod(bundle, f->id, pod, sizeof pod, &bad) != 0) die_of(&bad);
   uint64_t h = layout_group_hash(f->address, f->namespace, pod);
   make_skiff_dir(state);
   if (layout_pod_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0)
@@ -550,7 +590,10 @@ static int do_serve(const struct flags *f) {
   if (f->address[0] != '/') die("-address must be containerd's socket path, as containerd gives it to shims", f->address);
   if (!keeper_wanted())
     die("serve keeps a serving process behind pod keepers; SKIFF_KEEPER=0 serves without them: unset it", NULL);
-  if (pods_apart())
+  struct fault bad;
+  int apart = pods_apart(&bad);
+  if (apart < 0) die_of(&bad);
+  if (apart)
     die("serve keeps the namespace's serving process; SKIFF_SHIM_GROUP=pod gives each pod its own: unset it", NULL);
   const char *state = f->state != NULL ? f->state : DEFAULT_STATE;
   /* The serving process works from / (serve.c): a relative path would name another directory there. */
@@ -633,20 +676,13 @@ static uint32_t init_pid(const char *task_dir) {
   return ok ? (uint32_t)pid : 0;
 }
 
-/*
- * The socket of the group that served the task, for `delete`: found as group_files finds it, but
- * quietly (a config.json that cannot be read tells nothing, and delete goes on); -1 then.
- */
+/* The socket of the group that served the task, for `delete`, as group_files finds it; -1 when
+ * config.json does not say (it tells nothing then, and delete goes on). A bad SKIFF_SHIM_GROUP is
+ * the default here: it was refused at start. */
 static int served_by(const struct flags *f, const char *state, const char *bundle, char *socket_path) {
-  char path[PATH_MAX], group[4096];
-  size_t len = 0;
-  if (layout_path(path, sizeof path, "%s/config.json", bundle) != 0) return -1;
-  char *json = read_file(path, MAX_CONFIG, &len);
-  if (json == NULL) return -1;
-  const char *policy = getenv("SKIFF_SHIM_GROUP"), *key;
-  enum json_result r = group_in(json, len, policy != NULL && strcmp(policy, "pod") == 0, group, sizeof group, &key);
-  free(json);
-  if (r != JSON_FOUND) return -1;
+  char group[4096];
+  struct fault ignored;
+  if (task_group(bundle, pods_apart(&ignored) == 1, group, sizeof group, &ignored) != 0) return -1;
   uint64_t h = layout_group_hash(f->address, f->namespace, group);
   return layout_group_file(socket_path, SUN_PATH_SIZE, state, h, ".sock");
 }
@@ -670,21 +706,15 @@ static enum forget_result tell_forget(const struct flags *f, const char *state, 
 
 /*
  * The socket of the task's pod keeper when the keeper is dead (SIGKILLed, say: it could not
- * remove it), as the runc shim's socket goes with its `delete`. Found as start_keeper finds it
- * but quietly (a config.json that cannot be read names no pod: the task's own id is tried).
+ * remove it), as the runc shim's socket goes with its `delete`. Found as start_keeper finds it,
+ * but what config.json cannot say is left to the rest of the rule (task_pod), down to the task's id.
  * Removed under the pod's lock, and only when nothing answers on it: a live keeper of the pod's
  * other tasks, or one a `start` binds meanwhile (it holds the lock until it listens), keeps it.
  */
 static void remove_dead_keeper_socket(const struct flags *f, const char *state, const char *bundle) {
-  char path[PATH_MAX], pod[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
-  size_t len = 0;
-  char *json = layout_path(path, sizeof path, "%s/config.json", bundle) == 0 ? read_file(path, MAX_CONFIG, &len) : NULL;
-  const char *const group[] = {"annotations", GROUP_ANNOTATION}, *const sandbox[] = {"annotations", SANDBOX_ANNOTATION};
-  if (json == NULL || (json_string_at(json, len, group, 2, pod, sizeof pod) != JSON_FOUND &&
-                       json_string_at(json, len, sandbox, 2, pod, sizeof pod) != JSON_FOUND)) {
-    if (layout_path(pod, sizeof pod, "%s", f->id) != 0) pod[0] = '\0';
-  }
-  free(json);
+  char pod[4096], socket_path[PATH_MAX], lock_path[PATH_MAX];
+  struct fault ignored;
+  task_pod(bundle, f->id, pod, sizeof pod, &ignored);
   uint64_t h = layout_group_hash(f->address, f->namespace, pod);
   if (layout_pod_file(socket_path, SUN_PATH_SIZE, state, h, ".sock") != 0 ||
       layout_pod_file(lock_path, sizeof lock_path, state, h, ".lock") != 0)
