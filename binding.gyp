@@ -47,6 +47,16 @@
           # `keep` runs the pod keeper (native/keeper/): one binary, so `start` execs itself.
           "sources": [
             "native/containerd-shim/containerd-shim.c",
+            "native/containerd-shim/start.c",
+            "native/containerd-shim/keep.c",
+            "native/containerd-shim/delete.c",
+            "native/containerd-shim/info.c",
+            "native/containerd-shim/serve-verb.c",
+            "native/containerd-shim/task-group.c",
+            "native/containerd-shim/places.c",
+            "native/containerd-shim/node-lookup.c",
+            "native/containerd-shim/fail.c",
+            "native/containerd-shim/read-all.c",
             "native/containerd-shim/flags.c",
             "native/containerd-shim/delete-response.c",
             "native/containerd-shim/runtime-info.c",

@@ -1,0 +1,31 @@
+/* `keep`: the pod keeper (native/keeper/, docs/keeper-protocol.md), run by `start`; it derives the
+ * serving group as `start` does. */
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+
+#include "keeper.h"
+#include "node-lookup.h"
+#include "places.h"
+#include "verbs.h"
+
+int keeper_wanted(void) {
+  const char *keeper = getenv("SKIFF_KEEPER");
+  return keeper == NULL || strcmp(keeper, "0") != 0;
+}
+
+int do_keep(const struct flags *f) {
+  struct keeper_config c;
+  char bundle[PATH_MAX], state[PATH_MAX], pkg[PATH_MAX], ttrpc[PATH_MAX];
+  memset(&c, 0, sizeof c);
+  bundle_and_state(f, bundle, state);
+  group_files(f, state, bundle, c.group_socket, c.group_lock);
+  package_dir(pkg, sizeof pkg);
+  find_node(pkg, bundle, c.node, sizeof c.node);
+  serving_paths(f, state, pkg, c.script, c.state_dir, ttrpc);
+  c.namespace = f->namespace;
+  c.address = f->address;
+  c.ttrpc_address = ttrpc;
+  c.debug = f->debug;
+  return keeper_main(&c);
+}
