@@ -77,6 +77,8 @@
             "native/keeper/control-wire.c",
             "native/keeper/exec-fifo.c",
             "native/keeper/held.c",
+            "native/keeper/held-launch.c",
+            "native/keeper/held-reap.c",
             "native/keeper/keeper-start.c",
             "native/keeper/relay.c",
             "native/keeper/say.c",

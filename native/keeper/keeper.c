@@ -3,7 +3,7 @@
  * `start` with the pod listener as fd 3 and a readiness pipe as fd 4, it leaves `start`
  * (a second fork, its own session), becomes a subreaper, and runs one epoll loop over the
  * listener, its signals, every relay, the control connection (control.c) and the
- * processes it holds (held.c).
+ * processes it holds (held.h).
  */
 #define _GNU_SOURCE
 #include "keeper.h"
