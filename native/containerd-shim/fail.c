@@ -34,6 +34,7 @@ _Noreturn void die_logged(const char *bundle, const char *line) {
 int fault_set(struct fault *why, const char *detail, const char *format, ...) {
   va_list ap;
   why->detail = detail;
+  why->logged = 0;
   va_start(ap, format);
   vsnprintf(why->what, sizeof why->what, format, ap);
   va_end(ap);
@@ -45,6 +46,17 @@ const char *fault_hold(struct fault *why, const char *detail) {
   return why->held;
 }
 
+int fault_logged(struct fault *why, const char *line) {
+  fault_set(why, NULL, "%s", line);
+  why->logged = 1;
+  return -1;
+}
+
 _Noreturn void die_of(const struct fault *why) {
   die(why->what, why->detail);
+}
+
+_Noreturn void die_of_in(const char *bundle, const struct fault *why) {
+  if (why->logged) die_logged(bundle, why->what);
+  die_of(why);
 }

@@ -19,9 +19,10 @@ __attribute__((noreturn)) void die_logged(const char *bundle, const char *line);
  * `what`, then ": " and `detail` unless it is NULL. A caller that can go on drops it.
  */
 struct fault {
-  char what[PATH_MAX + 160];
+  char what[3 * PATH_MAX + 320];
   const char *detail; /* NULL, or a string that outlives the fault: the environment's, or `held` */
   char held[PATH_MAX];
+  int logged; /* said in the bundle's log too (die_logged): a line about the install, not the call */
 };
 
 /* Sets *why; -1, what a lookup returns with it. */
@@ -30,6 +31,12 @@ __attribute__((format(printf, 3, 4))) int fault_set(struct fault *why, const cha
 /* A copy of `detail` kept in the fault, for one that would not outlive it (a lookup's own path). */
 const char *fault_hold(struct fault *why, const char *detail);
 
+/* Sets *why to `line`, which goes to the bundle's log too; -1. */
+int fault_logged(struct fault *why, const char *line);
+
 __attribute__((noreturn)) void die_of(const struct fault *why);
+
+/* die_of, and a logged fault (fault_logged) in `bundle`'s log as die_logged says it. */
+__attribute__((noreturn)) void die_of_in(const char *bundle, const struct fault *why);
 
 #endif

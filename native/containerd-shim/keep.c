@@ -20,8 +20,8 @@ int do_keep(const struct flags *f) {
   memset(&c, 0, sizeof c);
   bundle_and_state(f, bundle, state);
   group_files(f, state, bundle, c.group_socket, c.group_lock);
-  package_dir(pkg, sizeof pkg);
-  find_node(pkg, bundle, c.node, sizeof c.node);
+  struct fault bad;
+  if (package_dir(pkg, sizeof pkg, &bad) != 0 || find_node(pkg, c.node, sizeof c.node, &bad) != 0) die_of_in(bundle, &bad);
   serving_paths(f, state, pkg, c.script, c.state_dir, ttrpc);
   c.namespace = f->namespace;
   c.address = f->address;

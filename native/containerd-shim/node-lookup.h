@@ -5,8 +5,10 @@
 
 #include <stddef.h>
 
+#include "fail.h"
+
 /* The package directory: this binary is <pkg>/build/Release/ or <pkg>/prebuilds/<platform>-<arch>/containerd-shim-skiff-v2. */
-void package_dir(char *out, size_t size);
+int package_dir(char *out, size_t size, struct fault *why);
 
 int executable_file(const char *path);
 
@@ -16,7 +18,7 @@ int program_on_path(const char *program, char *out, size_t size);
 /* The Node.js that runs the serving process (choose_node), and as root only when root alone can
  * change it and the package's code (package-code.c). As root, `out` is the path judged with its
  * links resolved, which the serving process and the keeper run: a link read again later could lead
- * elsewhere. None: one line, in the bundle's log too when there is a bundle. */
-void find_node(const char *pkg, const char *bundle, char *out, size_t size);
+ * elsewhere. 0, or -1 with why (a logged fault: die_of_in). */
+int find_node(const char *pkg, char *out, size_t size, struct fault *why);
 
 #endif

@@ -37,8 +37,7 @@ int do_serve(const struct flags *f) {
     die("the group socket path is too long for a unix socket; give containerd a shorter state dir", state);
   path_or_die(layout_group_file(lock_path, sizeof lock_path, state, h, ".lock"), state);
   path_or_die(layout_group_file(pid_file, sizeof pid_file, state, h, ".pid"), state);
-  package_dir(pkg, sizeof pkg);
-  find_node(pkg, NULL, node, sizeof node);
+  if (package_dir(pkg, sizeof pkg, &bad) != 0 || find_node(pkg, node, sizeof node, &bad) != 0) die_of(&bad);
   serving_paths(f, state, pkg, script, state_dir, ttrpc);
   const struct serve_config c = {
       .command = {.node = node, .script = script, .namespace = f->namespace, .address = f->address,

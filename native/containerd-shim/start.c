@@ -127,8 +127,7 @@ static int start_keeper(const struct flags *f, int v23) {
    * a bad SKIFF_SHIM_GROUP, no Node.js. */
   struct fault bad;
   if (pods_apart(&bad) < 0) die_of(&bad);
-  package_dir(pkg, sizeof pkg);
-  find_node(pkg, bundle, node, sizeof node);
+  if (package_dir(pkg, sizeof pkg, &bad) != 0 || find_node(pkg, node, sizeof node, &bad) != 0) die_of_in(bundle, &bad);
   if (task_pod(bundle, f->id, pod, sizeof pod, &bad) != 0) die_of(&bad);
   uint64_t h = layout_group_hash(f->address, f->namespace, pod);
   make_skiff_dir(state);
@@ -184,8 +183,9 @@ int do_start(const struct flags *f) {
     if (!unix_answers(socket_path)) {
       /* Found before the socket is bound: a start that fails leaves no socket behind. */
       char pkg[PATH_MAX], node[PATH_MAX];
-      package_dir(pkg, sizeof pkg);
-      find_node(pkg, bundle, node, sizeof node);
+      struct fault bad;
+      if (package_dir(pkg, sizeof pkg, &bad) != 0 || find_node(pkg, node, sizeof node, &bad) != 0)
+        die_of_in(bundle, &bad);
       int listener = listen_unix(socket_path);
       spawn_server(f, listener, socket_path, state, bundle, pkg, node);
       close(listener);
