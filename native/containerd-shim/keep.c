@@ -1,8 +1,8 @@
 /* `keep`: the pod keeper (native/keeper/, docs/keeper-protocol.md), run by `start`; it derives the
  * serving group as `start` does. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <limits.h>
 
 #include "keeper.h"
 #include "node-lookup.h"
@@ -21,7 +21,8 @@ int do_keep(const struct flags *f) {
   bundle_and_state(f, bundle, state);
   group_files(f, state, bundle, c.group_socket, c.group_lock);
   struct fault bad;
-  if (package_dir(pkg, sizeof pkg, &bad) != 0 || find_node(pkg, c.node, sizeof c.node, &bad) != 0) die_of_in(bundle, &bad);
+  if (package_dir(pkg, sizeof pkg, &bad) != 0 || find_node(pkg, c.node, sizeof c.node, &bad) != 0)
+    die_of_in(bundle, &bad);
   serving_paths(f, state, pkg, c.script, c.state_dir, ttrpc);
   c.namespace = f->namespace;
   c.address = f->address;
