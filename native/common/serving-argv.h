@@ -1,5 +1,5 @@
 /*
- * The serving process's command line, shared by `start` (containerd-shim.c) and the pod
+ * The serving process's command line, shared by `start` (start.c) and the pod
  * keeper (native/keeper/serving.c), so both start Node alike (docs/containerd.md).
  */
 #ifndef SKIFF_SERVING_ARGV_H

@@ -12,7 +12,7 @@
 #include "keeper-config.h"
 
 /*
- * What the serving process's requests do (held.c) and what a new connection says first (`H`):
+ * What the serving process's requests do (held.h) and what a new connection says first (`H`):
  * given by keeper.c, so that this file knows the protocol, not what the keeper holds.
  */
 struct control_handlers {

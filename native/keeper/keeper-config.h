@@ -1,4 +1,4 @@
-/* What `start` and the keeper derive alike from the flags and the first bundle (containerd-shim.c). */
+/* What `start` and the keeper derive alike from the flags and the first bundle (native/containerd-shim/: places.c, keep.c). */
 #ifndef SKIFF_KEEPER_CONFIG_H
 #define SKIFF_KEEPER_CONFIG_H
 

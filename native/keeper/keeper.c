@@ -3,7 +3,7 @@
  * `start` with the pod listener as fd 3 and a readiness pipe as fd 4, it leaves `start`
  * (a second fork, its own session), becomes a subreaper, and runs one epoll loop over the
  * listener, its signals, every relay, the control connection (control.c) and the
- * processes it holds (held.c).
+ * processes it holds (held.h).
  */
 #define _GNU_SOURCE
 #include "keeper.h"
@@ -38,7 +38,7 @@
 #define UPSTREAM_TRIES 3
 #define UPSTREAM_TRIES_TEXT "3"
 
-static struct {
+static struct keeper_state {
   const struct keeper_config *config;
   int epfd, sigfd;
   char pod_socket[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -51,7 +51,7 @@ static struct {
   long idle_ms;
   struct timespec idle_since;
   long state_due; /* ms until a State request's hedge time passes (relay_answer_overdue), -1: none */
-} k;
+} keeper;
 
 /* epoll's tags for what is not a relay side. */
 static struct side listener_tag = {.kind = SIDE_OTHER}, signal_tag = {.kind = SIDE_OTHER};
@@ -64,7 +64,7 @@ static long ms_since(const struct timespec *t) {
 
 static void leave(int status) {
   /* The socket first: a `start` from now on starts a new keeper instead of finding this one. */
-  unlink(k.pod_socket);
+  unlink(keeper.pod_socket);
   exit(status);
 }
 
@@ -74,12 +74,12 @@ static void leave(int status) {
  * restarting, say: it comes back to its tasks, and a keeper gone by then would lose them).
  */
 static int may_hold_tasks(void) {
-  return k.relay_count > 0 || k.tasks_unknown || held_count() > 0;
+  return keeper.relay_count > 0 || keeper.tasks_unknown || held_count() > 0;
 }
 
 static void watch(int op, int fd, uint32_t events, struct side *tag) {
   struct epoll_event ev = {.events = events, .data.ptr = tag};
-  epoll_ctl(k.epfd, op, fd, &ev);
+  epoll_ctl(keeper.epfd, op, fd, &ev);
 }
 
 /* What each side of a relay waits for: reading stops while the other side's queue is full. */
@@ -96,15 +96,15 @@ static void update_interest(struct relay *r) {
 /* A relay to free once the events of this round are handled (some may still point at it). */
 static void end_relay(struct relay *r) {
   if (r->prev) r->prev->next = r->next;
-  else k.relays = r->next;
+  else keeper.relays = r->next;
   if (r->next) r->next->prev = r->prev;
-  r->next = k.dead;
-  k.dead = r;
+  r->next = keeper.dead;
+  keeper.dead = r;
   if (r->down >= 0) close(r->down);
   if (r->up >= 0) close(r->up);
   r->down = r->up = -1;
-  if (r->asked && !r->said_goodbye) k.tasks_unknown = 1;
-  if (--k.relay_count == 0) clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
+  if (r->asked && !r->said_goodbye) keeper.tasks_unknown = 1;
+  if (--keeper.relay_count == 0) clock_gettime(CLOCK_MONOTONIC, &keeper.idle_since);
 }
 
 /* Connects the relay to the serving process (starting one if none answers), preamble first. */
@@ -112,8 +112,8 @@ static void connect_upstream(struct relay *r) {
   /* The control connection first: the serving process hears what the keeper holds before any call. */
   control_ensure();
   char why[PATH_MAX + 160];
-  int fd = serving_connect(k.config, why, sizeof why);
-  if (fd >= 0 && preamble_send(fd, ROLE_RELAY, k.fields, k.fields_len) != 0) {
+  int fd = serving_connect(keeper.config, why, sizeof why);
+  if (fd >= 0 && preamble_send(fd, ROLE_RELAY, keeper.fields, keeper.fields_len) != 0) {
     /* It accepted and closed at once: an upstream lost, which on_relay tries again a few times. */
     close(fd);
     r->losses++;
@@ -140,10 +140,10 @@ static void accept_all(void) {
       close(fd);
       continue;
     }
-    r->next = k.relays;
-    if (k.relays) k.relays->prev = r;
-    k.relays = r;
-    k.relay_count++;
+    r->next = keeper.relays;
+    if (keeper.relays) keeper.relays->prev = r;
+    keeper.relays = r;
+    keeper.relay_count++;
     r->down_events = EPOLLIN;
     watch(EPOLL_CTL_ADD, fd, EPOLLIN, &r->down_side);
     connect_upstream(r);
@@ -153,14 +153,14 @@ static void accept_all(void) {
 /* The serving process said it hands over (`Q`, docs/upgrade.md): the close of each relay's
  * upstream that follows is not a loss that counts against it. */
 static void handing_over(void) {
-  for (struct relay *r = k.relays; r != NULL; r = r->next)
+  for (struct relay *r = keeper.relays; r != NULL; r = r->next)
     if (r->up >= 0) r->up_handing_over = 1;
 }
 
 static void after_upstream_loss(struct relay *r) {
   /* A `Q` sent before this close may wait unread in the same round: it says whether the close counts. */
   control_read_waiting();
-  if (k.config->debug) keeper_say("the serving process went away; %s", r->to_up.head ? "sending again" : "nothing in flight");
+  if (keeper.config->debug) keeper_say("the serving process went away; %s", r->to_up.head ? "sending again" : "nothing in flight");
   relay_lose_upstream(r);
 }
 
@@ -170,7 +170,7 @@ static void maybe_shut_down(struct relay *r) {
   r->shutdown_ok = 0;
   r->said_goodbye = 1;
   /* Its other connections, and the keys it holds, are tasks it still serves (docs/keeper-protocol.md, "As built"). */
-  if (k.relay_count == 1 && held_count() == 0) leave(0);
+  if (keeper.relay_count == 1 && held_count() == 0) leave(0);
 }
 
 static void send_on(struct relay *r);
@@ -215,7 +215,7 @@ static void send_on(struct relay *r) {
 
 static void on_signal(void) {
   struct signalfd_siginfo info;
-  while (read(k.sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
+  while (read(keeper.sigfd, &info, sizeof info) == (ssize_t)sizeof info) {
     /* Only with nothing to keep (may_hold_tasks): a keeper with running containers ignores it. */
     if (info.ssi_signo == SIGTERM && !may_hold_tasks()) leave(0);
     if (info.ssi_signo == SIGTERM && may_hold_tasks()) keeper_say("SIGTERM ignored: containerd may still have tasks here");
@@ -233,7 +233,7 @@ static void on_signal(void) {
 
 /* The State requests parked for an exit's ack go on once it is acked (state_ask_waits). */
 static void unpark_acked(void) {
-  for (struct relay *r = k.relays, *next; r != NULL; r = next) {
+  for (struct relay *r = keeper.relays, *next; r != NULL; r = next) {
     next = r->next;
     if (r->parked.head == NULL || r->down < 0 || relay_unpark(r) == 0) continue;
     if (r->up >= 0 && relay_write(r, 1) == RELAY_UP_GONE) after_upstream_loss(r);
@@ -244,11 +244,11 @@ static void unpark_acked(void) {
 /* Each relay's State requests past their hedge time get the keeper's answer where it has one. */
 static void answer_overdue(void) {
   long now = relay_now_ms();
-  k.state_due = -1;
-  for (struct relay *r = k.relays, *next; r != NULL; r = next) {
+  keeper.state_due = -1;
+  for (struct relay *r = keeper.relays, *next; r != NULL; r = next) {
     next = r->next;
     long due = relay_answer_overdue(r, now);
-    if (due >= 0 && (k.state_due < 0 || due < k.state_due)) k.state_due = due;
+    if (due >= 0 && (keeper.state_due < 0 || due < keeper.state_due)) keeper.state_due = due;
     if (relay_write(r, 0) == RELAY_DOWN_GONE) {
       end_relay(r);
       continue;
@@ -259,7 +259,7 @@ static void answer_overdue(void) {
 
 static int idle_timeout(void) {
   if (may_hold_tasks()) return -1;
-  long left = k.idle_ms - ms_since(&k.idle_since);
+  long left = keeper.idle_ms - ms_since(&keeper.idle_since);
   return left > 0 ? (int)left : 0;
 }
 
@@ -271,7 +271,7 @@ static int idle_timeout(void) {
  */
 static int control_wanted(void) {
   if (held_count() > 0) return 1;
-  for (const struct relay *r = k.relays; r != NULL; r = r->next)
+  for (const struct relay *r = keeper.relays; r != NULL; r = r->next)
     if (r->up >= 0) return 1;
   return 0;
 }
@@ -279,7 +279,7 @@ static int control_wanted(void) {
 /* The soonest of the idle exit, a control reconnect and the held processes' timers. */
 static int next_timeout(void) {
   int soonest = -1;
-  const int each[] = {idle_timeout(), control_timeout(control_wanted()), held_timeout(), (int)k.state_due};
+  const int each[] = {idle_timeout(), control_timeout(control_wanted()), held_timeout(), (int)keeper.state_due};
   for (size_t i = 0; i < sizeof each / sizeof each[0]; i++)
     if (each[i] >= 0 && (soonest < 0 || each[i] < soonest)) soonest = each[i];
   return soonest;
@@ -314,12 +314,12 @@ static void close_inherited(void) {
 }
 
 static int setup(const struct keeper_config *config) {
-  k.config = config;
+  keeper.config = config;
   const char *idle = getenv("SKIFF_KEEPER_IDLE_MS");
-  k.idle_ms = idle != NULL && *idle != '\0' ? atol(idle) : IDLE_MS_DEFAULT;
+  keeper.idle_ms = idle != NULL && *idle != '\0' ? atol(idle) : IDLE_MS_DEFAULT;
   const char *hedge = getenv("SKIFF_KEEPER_STATE_MS");
   state_cache_configure(held_runs, held_exit_unacked, hedge != NULL && *hedge != '\0' ? atol(hedge) : STATE_HEDGE_MS_DEFAULT);
-  k.state_due = -1;
+  keeper.state_due = -1;
   struct sockaddr_un sa;
   socklen_t len = sizeof sa;
   int listening = 0;
@@ -329,9 +329,9 @@ static int setup(const struct keeper_config *config) {
     fprintf(stderr, "containerd-shim-skiff-v2: keep is started by `start`, with the pod socket as fd 3\n");
     return 2;
   }
-  snprintf(k.pod_socket, sizeof k.pod_socket, "%s", sa.sun_path);
+  snprintf(keeper.pod_socket, sizeof keeper.pod_socket, "%s", sa.sun_path);
   close_inherited();
-  int n = snprintf(k.fields, sizeof k.fields, "keeper=%s%cpid=", k.pod_socket, '\0');
+  int n = snprintf(keeper.fields, sizeof keeper.fields, "keeper=%s%cpid=", keeper.pod_socket, '\0');
   fcntl(LISTENER_FD, F_SETFD, FD_CLOEXEC);
   fcntl(READY_FD, F_SETFD, FD_CLOEXEC);
   fcntl(LISTENER_FD, F_SETFL, fcntl(LISTENER_FD, F_GETFL) | O_NONBLOCK);
@@ -344,8 +344,8 @@ static int setup(const struct keeper_config *config) {
   }
   if (pid > 0) _exit(0);
   setsid();
-  n += snprintf(k.fields + n, sizeof k.fields - (size_t)n, "%d", (int)getpid());
-  k.fields_len = (size_t)n + 1;
+  n += snprintf(keeper.fields + n, sizeof keeper.fields - (size_t)n, "%d", (int)getpid());
+  keeper.fields_len = (size_t)n + 1;
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   /* What the keeper launches (runc) runs with the environment containerd's runc shim gives
    * runc: GOMAXPROCS=4 (its process is started with it: runtime/v2/runc/v2/service.go,
@@ -361,27 +361,27 @@ static int setup(const struct keeper_config *config) {
   sigaddset(&handled, SIGCHLD);
   sigaddset(&handled, SIGTERM);
   sigprocmask(SIG_BLOCK, &handled, NULL);
-  k.sigfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
-  k.epfd = epoll_create1(EPOLL_CLOEXEC);
+  keeper.sigfd = signalfd(-1, &handled, SFD_NONBLOCK | SFD_CLOEXEC);
+  keeper.epfd = epoll_create1(EPOLL_CLOEXEC);
   /* The first bundle goes with its container; nothing the keeper does needs a working directory. */
-  if (chdir("/") != 0 || k.sigfd < 0 || k.epfd < 0) {
+  if (chdir("/") != 0 || keeper.sigfd < 0 || keeper.epfd < 0) {
     tell_start("the keeper cannot set up its event loop");
     return 1;
   }
   watch(EPOLL_CTL_ADD, LISTENER_FD, EPOLLIN, &listener_tag);
-  watch(EPOLL_CTL_ADD, k.sigfd, EPOLLIN, &signal_tag);
+  watch(EPOLL_CTL_ADD, keeper.sigfd, EPOLLIN, &signal_tag);
 
   /* Ready means a serving process answers: the container's Create will find one. */
   char why[PATH_MAX + 160];
   int probe = serving_connect(config, why, sizeof why);
   if (probe < 0) {
     tell_start(why);
-    unlink(k.pod_socket);
+    unlink(keeper.pod_socket);
     return 1;
   }
   close(probe);
   tell_start(NULL);
-  clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
+  clock_gettime(CLOCK_MONOTONIC, &keeper.idle_since);
   static const struct control_handlers handlers = {
       .launch = held_launch,
       .close_stdin = held_close_stdin,
@@ -392,8 +392,8 @@ static int setup(const struct keeper_config *config) {
       .handing_over = handing_over,
       .greet = held_greet,
   };
-  control_init(k.epfd, config, k.fields, k.fields_len, &handlers);
-  held_init(k.epfd);
+  control_init(keeper.epfd, config, keeper.fields, keeper.fields_len, &handlers);
+  held_init(keeper.epfd);
   return 0;
 }
 
@@ -403,13 +403,13 @@ int keeper_main(const struct keeper_config *config) {
   struct epoll_event events[MAX_EVENTS];
   for (;;) {
     int busy = may_hold_tasks();
-    int n = epoll_wait(k.epfd, events, MAX_EVENTS, next_timeout());
+    int n = epoll_wait(keeper.epfd, events, MAX_EVENTS, next_timeout());
     if (n < 0 && errno != EINTR) {
       keeper_say("epoll_wait: %s", strerror(errno));
       leave(1);
     }
     if (n == 0 && idle_timeout() == 0) {
-      if (config->debug) keeper_say("no connection for %ld ms: leaving", k.idle_ms);
+      if (config->debug) keeper_say("no connection for %ld ms: leaving", keeper.idle_ms);
       leave(0);
     }
     for (int i = 0; i < n; i++) {
@@ -426,12 +426,12 @@ int keeper_main(const struct keeper_config *config) {
     answer_overdue();
     control_tick(control_wanted());
     /* Nothing held and no containerd connection: nothing to tell the serving process. */
-    if (k.relay_count == 0 && held_count() == 0) control_close();
-    if (busy && !may_hold_tasks()) clock_gettime(CLOCK_MONOTONIC, &k.idle_since);
+    if (keeper.relay_count == 0 && held_count() == 0) control_close();
+    if (busy && !may_hold_tasks()) clock_gettime(CLOCK_MONOTONIC, &keeper.idle_since);
     held_collect();
-    while (k.dead != NULL) {
-      struct relay *r = k.dead;
-      k.dead = r->next;
+    while (keeper.dead != NULL) {
+      struct relay *r = keeper.dead;
+      keeper.dead = r->next;
       relay_free(r);
     }
   }

@@ -65,7 +65,7 @@ _Noreturn static void exec_server(const struct keeper_config *c, int listener, i
   dup2(null, 0);
   dup2(null, 1);
   dup2(listener, 3); /* dup2 clears close-on-exec on 3 */
-  /* As `start` runs it (containerd-shim.c), --max-semi-space-size included. */
+  /* As `start` runs it (native/containerd-shim/start.c), --max-semi-space-size included. */
   const struct serving_command command = {
       .node = c->node,
       .script = c->script,

@@ -40,7 +40,7 @@ struct state_change {
   size_t key_len;
 };
 
-static struct {
+static struct cache_state {
   int (*runs)(int pid);
   int (*exit_unacked)(const char *id, const char *exec_id);
   long hedge_ms;
@@ -50,25 +50,25 @@ static struct {
   int unscoped;                /* changes whose scope could not be kept (no memory): the pod's */
   struct entry *entries;
   int size;
-} c = {.hedge_ms = STATE_HEDGE_MS_DEFAULT};
+} cache = {.hedge_ms = STATE_HEDGE_MS_DEFAULT};
 
 void state_cache_configure(int (*runs)(int pid), int (*exit_unacked)(const char *id, const char *exec_id),
                            long hedge_ms) {
-  c.runs = runs;
-  c.exit_unacked = exit_unacked;
-  c.hedge_ms = hedge_ms;
+  cache.runs = runs;
+  cache.exit_unacked = exit_unacked;
+  cache.hedge_ms = hedge_ms;
 }
 
 long state_cache_hedge_ms(void) {
-  return c.hedge_ms;
+  return cache.hedge_ms;
 }
 
 unsigned long state_cache_epoch(void) {
-  return c.epoch;
+  return cache.epoch;
 }
 
 int state_cache_size(void) {
-  return c.size;
+  return cache.size;
 }
 
 /* Whether a change of `ch`'s scope may touch the process `key`; NULL is the pod's. */
@@ -80,7 +80,7 @@ static int touches(const struct state_change *ch, const char *key, size_t key_le
 
 /* Drops the answers a change of `ch`'s scope may touch (NULL: the pod's), or with `pid` those naming it. */
 static void drop(const struct state_change *ch, uint64_t pid) {
-  for (struct entry **at = &c.entries; *at != NULL;) {
+  for (struct entry **at = &cache.entries; *at != NULL;) {
     struct entry *e = *at;
     if (pid ? e->pid != pid : !touches(ch, e->key, e->key_len)) {
       at = &e->next;
@@ -90,15 +90,15 @@ static void drop(const struct state_change *ch, uint64_t pid) {
     free(e->key);
     free(e->payload);
     free(e);
-    c.size--;
+    cache.size--;
   }
-  c.epoch++;
+  cache.epoch++;
 }
 
 /* Whether a change in flight may touch the process `key`. */
 static int in_flight_for(const char *key, size_t key_len) {
-  if (c.unscoped > 0) return 1;
-  for (const struct state_change *ch = c.active; ch != NULL; ch = ch->next)
+  if (cache.unscoped > 0) return 1;
+  for (const struct state_change *ch = cache.active; ch != NULL; ch = ch->next)
     if (touches(ch, key, key_len)) return 1;
   return 0;
 }
@@ -111,12 +111,12 @@ int state_ask_read(struct state_ask *a, const unsigned char *request, size_t len
   if (ttrpc_last_field(request, len, 3, &body, &body_len, &v) != 1 || body == NULL) return 0;
   char *key = state_process_key(body, body_len, &key_len);
   if (key == NULL) return 0;
-  *a = (struct state_ask){.key = key, .key_len = key_len, .epoch = c.epoch, .read_ms = now_ms};
+  *a = (struct state_ask){.key = key, .key_len = key_len, .epoch = cache.epoch, .read_ms = now_ms};
   return 1;
 }
 
 int state_ask_waits(const struct state_ask *a) {
-  return a->key != NULL && c.exit_unacked != NULL && c.exit_unacked(a->key, a->key + strlen(a->key) + 1);
+  return a->key != NULL && cache.exit_unacked != NULL && cache.exit_unacked(a->key, a->key + strlen(a->key) + 1);
 }
 
 void state_ask_free(struct state_ask *a) {
@@ -150,28 +150,28 @@ static void scope_of(struct state_change *ch, const char *method, const unsigned
 }
 
 struct state_change *state_cache_change_begin(const char *method, const unsigned char *payload, size_t len) {
-  c.changes++;
+  cache.changes++;
   struct state_change *ch = calloc(1, sizeof *ch);
   if (ch == NULL) {
-    c.unscoped++;
+    cache.unscoped++;
     drop(NULL, 0);
     return NULL;
   }
   scope_of(ch, method, payload, len);
-  ch->next = c.active;
-  c.active = ch;
+  ch->next = cache.active;
+  cache.active = ch;
   drop(ch, 0);
   return ch;
 }
 
 void state_cache_change_end(struct state_change *ch) {
-  if (c.changes > 0) c.changes--;
+  if (cache.changes > 0) cache.changes--;
   if (ch == NULL) {
-    if (c.unscoped > 0) c.unscoped--;
+    if (cache.unscoped > 0) cache.unscoped--;
     drop(NULL, 0);
     return;
   }
-  for (struct state_change **at = &c.active; *at != NULL; at = &(*at)->next)
+  for (struct state_change **at = &cache.active; *at != NULL; at = &(*at)->next)
     if (*at == ch) {
       *at = ch->next;
       break;
@@ -186,7 +186,7 @@ void state_cache_forget_pid(uint64_t pid) {
 }
 
 static struct entry **find(const char *key, size_t key_len) {
-  struct entry **at = &c.entries;
+  struct entry **at = &cache.entries;
   while (*at != NULL && ((*at)->key_len != key_len || memcmp((*at)->key, key, key_len) != 0)) at = &(*at)->next;
   return at;
 }
@@ -196,7 +196,7 @@ static void put(const char *key, size_t key_len, unsigned char *payload, size_t 
   struct entry **at = find(key, key_len);
   struct entry *e = *at;
   if (e == NULL) {
-    if (c.size >= ENTRIES_MAX || (e = calloc(1, sizeof *e)) == NULL) {
+    if (cache.size >= ENTRIES_MAX || (e = calloc(1, sizeof *e)) == NULL) {
       free(payload);
       return;
     }
@@ -209,7 +209,7 @@ static void put(const char *key, size_t key_len, unsigned char *payload, size_t 
     memcpy(e->key, key, key_len);
     e->key_len = key_len;
     *at = e;
-    c.size++;
+    cache.size++;
   }
   free(e->payload);
   e->payload = payload;
@@ -219,7 +219,7 @@ static void put(const char *key, size_t key_len, unsigned char *payload, size_t 
 }
 
 void state_cache_keep(const struct state_ask *a, const unsigned char *response, size_t len) {
-  if (a->key == NULL || a->epoch != c.epoch || in_flight_for(a->key, a->key_len) || !ttrpc_response_ok(response, len))
+  if (a->key == NULL || a->epoch != cache.epoch || in_flight_for(a->key, a->key_len) || !ttrpc_response_ok(response, len))
     return;
   const unsigned char *body = NULL, *unused = NULL;
   size_t body_len = 0, unused_len = 0;
@@ -257,7 +257,7 @@ static int answered_pid(const unsigned char *response, size_t len, uint64_t *pid
 void state_cache_change_answered(struct state_change *ch, const struct state_ask *a, int status, unsigned long began,
                                  const unsigned char *response, size_t len) {
   /* Alone: no other change began or ended, and no exit was reaped, since this one began. */
-  int alone = began == c.epoch && c.changes == 1;
+  int alone = began == cache.epoch && cache.changes == 1;
   state_cache_change_end(ch);
   if (!alone || a->key == NULL || status == 0 || !ttrpc_response_ok(response, len)) return;
   uint64_t pid = 0;
@@ -278,7 +278,7 @@ unsigned char *state_cache_answer(const struct state_ask *a, uint32_t stream_id,
    * A stopped one, and a created exec (no pid: nothing of it runs), change only by a request (Start, Delete). */
   int unstarted = e->status == STATUS_CREATED && e->pid == 0;
   if (e->status != STATUS_STOPPED && !unstarted &&
-      (c.runs == NULL || e->pid == 0 || e->pid > 0x7fffffff || !c.runs((int)e->pid)))
+      (cache.runs == NULL || e->pid == 0 || e->pid > 0x7fffffff || !cache.runs((int)e->pid)))
     return NULL;
   return ttrpc_payload_frame(stream_id, e->payload, e->len, len);
 }

@@ -13,7 +13,9 @@ import { ROOT } from './support/c-build';
 const relay = readFileSync(resolve(ROOT, 'native/keeper/relay.c'), 'utf8');
 const learned = readFileSync(resolve(ROOT, 'native/keeper/state-learned.c'), 'utf8');
 const controlWire = readFileSync(resolve(ROOT, 'native/keeper/control-wire.c'), 'utf8');
-const held = readFileSync(resolve(ROOT, 'native/keeper/held.c'), 'utf8');
+const held = ['held.c', 'held-launch.c', 'held-reap.c']
+  .map((file) => readFileSync(resolve(ROOT, 'native/keeper', file), 'utf8'))
+  .join('\n');
 const keeperControl = readFileSync(resolve(ROOT, 'src/adapters/shim/outbound/keeper/keeper-control.ts'), 'utf8');
 const TASK_METHODS = Object.keys(task.v2.UnimplementedTaskService.definition);
 

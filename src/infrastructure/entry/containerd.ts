@@ -16,7 +16,7 @@ import { handOverTo, settleForHandOver } from './containerd-hand-over';
 import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
 import { awaitPromotion } from '../../adapters/shim/os/standby';
 
-/** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/containerd-shim.c). */
+/** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/start.c). */
 export interface GroupServerConfig {
   readonly namespace: string;
   /** containerd's gRPC address, as given to the shim binary. */

@@ -1,0 +1,18 @@
+/* The verbs of containerd-shim-skiff-v2 (containerd-shim.c runs one per call), each in its own file. */
+#ifndef SKIFF_SHIM_VERBS_H
+#define SKIFF_SHIM_VERBS_H
+
+#include "flags.h"
+
+int do_start(const struct flags *f);  /* start.c */
+int do_delete(const struct flags *f); /* delete.c */
+int do_info(void);                    /* info.c */
+int do_keep(const struct flags *f);   /* keep.c */
+int do_serve(const struct flags *f);  /* serve-verb.c */
+
+/* Pod keepers (docs/keeper-protocol.md) are the default; SKIFF_KEEPER=0 serves without them
+ * (docs/failure-domains.md: then the serving process is the failure domain of its group). The
+ * serving process reads the same rule (src/infrastructure/entry/containerd.ts). keep.c. */
+int keeper_wanted(void);
+
+#endif
