@@ -50,14 +50,14 @@ async function startNodeDaemon(env, namespace) {
   const args = ['-namespace', namespace, '-address', env.address, '-state', env.paths.state, 'serve'];
   const child = spawn(shim, args, { stdio: ['ignore', 'ignore', 'inherit'] });
   const deadline = Date.now() + 30_000;
+  const { pidFileOf, readPidFile } = require('../dist/adapters/shim/os/pid-file');
   const serves = () =>
     groupServerPids(namespace, env.address).some((pid) => {
       try {
         const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        const socket = argv[argv.indexOf('--socket') + 1] ?? '';
-        return fs.readFileSync(socket.replace(/\.sock$/, '.pid'), 'utf8').trim() === String(pid);
+        return readPidFile(pidFileOf(argv[argv.indexOf('--socket') + 1] ?? '')) === pid;
       } catch {
-        return false;
+        return false; // gone meanwhile
       }
     });
   while (!serves()) {

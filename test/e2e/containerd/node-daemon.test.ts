@@ -13,6 +13,7 @@ import { ok, processRuns, taskList } from './support';
 import { groupServers, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 import { argAfter, argvOf, parentOf, pids } from '../../support/procs';
+import { pidFileOf, readPidFile } from '../../../src/adapters/shim/os/pid-file';
 
 /**
  * The node daemon (docs/node-daemon.md): `containerd-shim-skiff-v2 ... serve`, what the
@@ -136,15 +137,15 @@ if (containerdTestsEnabled())
     it('serves before the first container, and the container is served by it', async () => {
       const supervisor = startDaemon();
       // READY=1 once Node serves, not once it is spawned: by then it has written its pid file.
-      let servingAtReady: string | undefined;
+      let servingAtReady: number | undefined;
       await waitFor('READY=1', () => {
         if (!notify.messages().includes('READY=1')) return false;
         const [serving] = servers();
-        servingAtReady = serving && readFileSync(serving.socket.replace(/\.sock$/, '.pid'), 'utf8').trim();
+        servingAtReady = serving && readPidFile(pidFileOf(serving.socket));
         return true;
       });
       const server = await only('the serving process');
-      expect(servingAtReady).toBe(String(server));
+      expect(servingAtReady).toBe(server);
       expect(parentOf(server)).toBe(supervisor.pid);
       const said = notify.messages();
       expect(said.slice(0, 3)).toEqual([
