@@ -49,6 +49,7 @@
             "native/containerd-shim/containerd-shim.c",
             "native/containerd-shim/start.c",
             "native/containerd-shim/keep.c",
+            "native/containerd-shim/keeper-wanted.c",
             "native/containerd-shim/delete.c",
             "native/containerd-shim/info.c",
             "native/containerd-shim/serve-verb.c",

@@ -9,11 +9,6 @@
 #include "places.h"
 #include "verbs.h"
 
-int keeper_wanted(void) {
-  const char *keeper = getenv("SKIFF_KEEPER");
-  return keeper == NULL || strcmp(keeper, "0") != 0;
-}
-
 int do_keep(const struct flags *f) {
   struct keeper_config c;
   char bundle[PATH_MAX], state[PATH_MAX], pkg[PATH_MAX], ttrpc[PATH_MAX];

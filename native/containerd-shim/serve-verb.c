@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "fail.h"
+#include "keeper-wanted.h"
 #include "node-lookup.h"
 #include "places.h"
 #include "serve.h"

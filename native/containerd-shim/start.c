@@ -21,6 +21,7 @@
 #include "exec-report.h"
 #include "fail.h"
 #include "keeper-start.h"
+#include "keeper-wanted.h"
 #include "node-lookup.h"
 #include "places.h"
 #include "serving-argv.h"

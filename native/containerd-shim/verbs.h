@@ -10,9 +10,4 @@ int do_info(void);                    /* info.c */
 int do_keep(const struct flags *f);   /* keep.c */
 int do_serve(const struct flags *f);  /* serve-verb.c */
 
-/* Pod keepers (docs/keeper-protocol.md) are the default; SKIFF_KEEPER=0 serves without them
- * (docs/failure-domains.md: then the serving process is the failure domain of its group). The
- * serving process reads the same rule (src/infrastructure/entry/containerd.ts). keep.c. */
-int keeper_wanted(void);
-
 #endif

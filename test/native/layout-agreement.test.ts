@@ -4,11 +4,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { task } from '../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import * as layout from '../../src/adapters/shim/outbound/process-runtime/task-layout';
+import { RuncRuntime } from '../../src/adapters/shim/outbound/process-runtime/runc/runc-runtime';
+import { nativeAddon } from '../../src/adapters/shim/os/native-addon';
+import { runcTestsEnabled } from '../support/runc-bundles';
 import { ROOT } from './support/c-build';
 
 /**
  * docs/on-disk-layout.md has two statements in code, task-layout.ts and task-layout.h; they
  * are held together here: the names, and the C `delete` run on task files the TypeScript laid out.
+ * A task's teardown is written twice too, `delete` (native/containerd-shim/delete.c) and
+ * RuncRuntime.removeLeftover: both are run on the same leftover and must leave the same world.
  */
 const HEADER = resolve(ROOT, 'native/common/task-layout.h');
 const SHIM = resolve(ROOT, 'build/Release/containerd-shim-skiff-v2');
@@ -79,6 +84,73 @@ describe('the on-disk layout in C and in TypeScript', () => {
         expect([reply.pid, reply.exit_status]).toEqual([4321, 137]);
         expect(existsSync(dir)).toBe(false);
       } finally {
+        rmSync(containerdState, { recursive: true, force: true });
+      }
+    });
+
+  if (process.platform === 'linux' && runcTestsEnabled())
+    it('delete and RuncRuntime.removeLeftover tear the same leftover down alike: the runtime run the same way, every rootfs mount gone, the task dir gone', async () => {
+      const containerdState = mkdtempSync(join(tmpdir(), 'skiff-teardown-'));
+      const [ns, id] = ['k8s.io', 'c-1'];
+      const stateDir = layout.serverStateDir(containerdState, ns);
+      const bundle = join(containerdState, layout.BUNDLES_DIR, ns, id);
+      const rootfs = join(bundle, 'rootfs');
+      const runtime = join(containerdState, 'oci-runtime');
+      writeFileSync(runtime, `#!/bin/sh\nprintf '%s\\n' "$@" > "$0.args"\n`);
+      chmodSync(runtime, 0o755);
+      const root = layout.runtimeRoot(stateDir, 'runc');
+      /** A Create cut short: the runtime's record and the rootfs mounted (three deep), no task record. */
+      const leftover = (): void => {
+        mkdirSync(rootfs, { recursive: true });
+        const dir = layout.taskDir(stateDir, id);
+        mkdirSync(dir, { recursive: true });
+        layout.writeOciRuntimeRecord(dir, { binary: runtime, root, bundle });
+        for (let i = 0; i < 3; i++) nativeAddon().mount('tmpfs', rootfs, 'tmpfs', 0, 'size=64k');
+        rmSync(`${runtime}.args`, { force: true });
+      };
+      /** What is left: how the runtime was run, the mounts on the rootfs, whether the task dir is there. */
+      const world = () => ({
+        runtime: readFileSync(`${runtime}.args`, 'utf8').split('\n'),
+        mounts: readFileSync('/proc/self/mountinfo', 'utf8')
+          .split('\n')
+          .filter((line) => line.split(' ')[4] === rootfs).length,
+        taskDir: existsSync(layout.taskDir(stateDir, id)),
+      });
+      try {
+        leftover();
+        const result = spawnSync(
+          SHIM,
+          ['-namespace', ns, '-address', '/c.sock', '-id', id, '-bundle', bundle, 'delete'],
+          {
+            encoding: 'buffer',
+            env: { PATH: '/nonexistent', SKIFF_KEEPER: '0' },
+          },
+        );
+        expect([result.status, result.stderr.toString()]).toEqual([0, '']);
+        const byDelete = world();
+
+        leftover();
+        await expect(new RuncRuntime(stateDir).removeLeftover(id)).resolves.toBe(true);
+        const byServingProcess = world();
+
+        expect(byDelete).toEqual({ runtime: ['--root', root, 'delete', '--force', id, ''], mounts: 0, taskDir: false });
+        // The one difference: the serving process has runc log to the bundle's log.json, which it
+        // reads into its errors (runc-log.ts); `delete` leaves runc's stderr on containerd's log.
+        const logged = byServingProcess.runtime.indexOf('--log');
+        expect(byServingProcess.runtime.splice(logged, 4)).toEqual([
+          '--log',
+          join(bundle, 'log.json'),
+          '--log-format',
+          'json',
+        ]);
+        expect(byServingProcess).toEqual(byDelete);
+      } finally {
+        for (let i = 0; i < 16; i++)
+          try {
+            nativeAddon().unmount(rootfs, 2);
+          } catch {
+            break;
+          }
         rmSync(containerdState, { recursive: true, force: true });
       }
     });

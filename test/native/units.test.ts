@@ -60,6 +60,7 @@ const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
     ],
   },
   { test: 'control-vectors.test.c', sources: ['native/keeper/control-wire.c'] },
+  { test: 'keeper-wanted-vectors.test.c', sources: ['native/containerd-shim/keeper-wanted.c'] },
   {
     test: 'relay-park.test.c',
     sources: [

@@ -37,7 +37,7 @@ static int vec_hex(char c) {
 }
 
 /* Appends the bytes of `text`: tokens of hex digits, or `<count>x<hh>` (count copies of byte hh). 0, or -1. */
-static int vec_parse_bytes(const char *text, struct vec_bytes *b) {
+static inline int vec_parse_bytes(const char *text, struct vec_bytes *b) {
   while (*text) {
     while (*text == ' ') text++;
     if (*text == '\0') break;
