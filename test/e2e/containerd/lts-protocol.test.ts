@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -177,5 +177,60 @@ if (ltsContainerdTestsEnabled())
       expect(readdirSync(join(env.paths.state, 'skiff', ns, 'tasks'))).toEqual([]);
       await waitFor('the serving process to close what it held', () => openFds(server.pid) <= fdsBefore - 1);
       await ok(env, ns, ['task', 'kill', '-s', 'KILL', 'r1']);
+    });
+    it('an OOM kill: /tasks/oom comes before /tasks/exit, and Stats answers after the exit until Delete, as through the runc shim', async () => {
+      // containerd 2.3 asks Stats after an exit 137 (CRI's OOM check) and reads the events in order.
+      const ctrBinary = join(readlinkSync(`/proc/${env.pid}/exe`), '..', 'ctr');
+      const events = spawn(ctrBinary, ['--address', env.address, 'events'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let seen = '';
+      events.stdout.on('data', (chunk: Buffer) => (seen += chunk.toString('utf8')));
+      /** The topics of task `id`'s events, in the order ctr events printed them. */
+      const topicsOf = (id: string) =>
+        seen
+          .split('\n')
+          .map((line) => / (\/tasks\/\S+) (\{.*\})$/.exec(line))
+          .filter(
+            (m): m is RegExpExecArray =>
+              m !== null && (JSON.parse(m[2]) as { container_id?: string }).container_id === id,
+          )
+          .map((m) => m[1]);
+      try {
+        await waitFor('ctr events to subscribe', async () => {
+          await ok(env, ns, ['containers', 'ls']);
+          return events.pid !== undefined;
+        });
+        const stats: Record<string, number | null> = {};
+        for (const [runtime, id] of [
+          [SKIFF, 'oom-skiff'],
+          [RUNC, 'oom-runc'],
+        ]) {
+          await ok(env, ns, [
+            'run',
+            '-d',
+            '--runtime',
+            runtime,
+            '--memory-limit',
+            String(16 << 20),
+            BUSYBOX_IMAGE,
+            id,
+            'sh',
+            '-c',
+            'a=x; while true; do a=$a$a; done',
+          ]);
+          await waitForStatus(env, ns, id, 'STOPPED');
+          stats[id] = (await env.ctr(ns, ['tasks', 'metrics', id])).status;
+          await waitFor(`the exit of ${id}`, () => topicsOf(id).includes('/tasks/exit'));
+          await ok(env, ns, ['tasks', 'rm', id]);
+          await ok(env, ns, ['containers', 'rm', id]);
+        }
+        expect(stats).toEqual({ 'oom-skiff': 0, 'oom-runc': 0 });
+        for (const id of ['oom-skiff', 'oom-runc']) {
+          const topics = topicsOf(id);
+          expect(topics).toContain('/tasks/oom');
+          expect(topics.indexOf('/tasks/oom')).toBeLessThan(topics.indexOf('/tasks/exit'));
+        }
+      } finally {
+        events.kill();
+      }
     });
   });

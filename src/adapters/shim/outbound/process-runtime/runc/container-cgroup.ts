@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CgroupV1Dirs } from './cgroup-v1-stats';
 
 /** Where the host mounts its cgroups. */
 export const CGROUP_ROOT = '/sys/fs/cgroup';
@@ -23,6 +24,8 @@ export class ContainerCgroup {
     readonly unifiedDir: string | undefined,
     /** Where the freezer tells a paused container: v1 `freezer.state` (FROZEN), v2 `cgroup.freeze` (1). */
     private readonly freezerFile: string | undefined = undefined,
+    /** On a cgroup v1 host: the directories the task's Stats read (cgroup-v1-stats.ts), when memory and cpuacct are known. */
+    readonly v1StatsDirs: CgroupV1Dirs | undefined = undefined,
   ) {}
 
   static of(pid: number, root: string = CGROUP_ROOT): ContainerCgroup {
@@ -47,6 +50,8 @@ export class ContainerCgroup {
     const memory = paths.get('memory');
     const freezer = paths.get('freezer');
     const devices = paths.get('devices');
+    const cpuacct = paths.get('cpuacct');
+    const pids = paths.get('pids');
     const unified = paths.size === 1 ? paths.get('') : undefined;
     const candidate =
       devices !== undefined ? join(root, 'devices', devices) : unified !== undefined ? join(root, unified) : undefined;
@@ -59,6 +64,14 @@ export class ContainerCgroup {
         : unified !== undefined
           ? join(root, unified, 'cgroup.freeze')
           : undefined,
+      memory !== undefined && cpuacct !== undefined
+        ? {
+            memory: join(root, 'memory', memory),
+            // Mounted as cpu,cpuacct on most hosts: the directory is named by the mount, which lists both.
+            cpuacct: join(root, controllerMount(root, 'cpuacct'), cpuacct),
+            ...(pids !== undefined && { pids: join(root, 'pids', pids) }),
+          }
+        : undefined,
     );
   }
 
@@ -81,6 +94,17 @@ export class ContainerCgroup {
     } catch {
       return false;
     }
+  }
+}
+
+/** The directory under `root` where a v1 controller is mounted: its own name, or a joint mount (cpu,cpuacct) naming it. */
+function controllerMount(root: string, controller: string): string {
+  try {
+    if (existsSync(join(root, controller))) return controller;
+    const joint = readdirSync(root).find((name) => name.split(',').includes(controller));
+    return joint ?? controller;
+  } catch {
+    return controller;
   }
 }
 

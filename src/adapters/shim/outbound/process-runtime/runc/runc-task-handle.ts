@@ -24,6 +24,7 @@ import { RuncContainer } from './runc-container';
 import { INIT_PID_FILE } from '../task-layout';
 import { execFiles, execProcessJson, RuncExecHandle } from './runc-exec-handle';
 import { parseRuncStats } from './runc-stats';
+import { readCgroupV1Stats } from './cgroup-v1-stats';
 import { isUnifiedCgroupHost, readCgroupV2Metrics } from './cgroup-v2-metrics';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
 import { loggerKey } from '../../keeper/pod-keepers';
@@ -217,13 +218,17 @@ export class RuncTaskHandle implements TaskHandle {
   /**
    * On a cgroup v2 (unified only) host the container's cgroup is read directly, as
    * containerd's runc shim does (cgroups v2 Manager.Stat), and the figures carry the whole
-   * reading (io.containerd.cgroups.v2.Metrics for containerd); otherwise, or while the
-   * cgroup is not known, `runc events --stats` (cgroup v1 Metrics).
+   * reading (io.containerd.cgroups.v2.Metrics for containerd); on a cgroup v1 host the same
+   * files `runc events --stats` reads (cgroup-v1-stats.ts: a task that exited still answers
+   * until its Delete, as through the runc shim); while the cgroup is not known, `runc events
+   * --stats` itself (cgroup v1 Metrics).
    */
   async stats(): Promise<TaskStats> {
     const dir = this.container.cgroup?.unifiedDir;
     if (dir !== undefined && isUnifiedCgroupHost())
       return taskStatsOf(readCgroupV2Metrics(dir, this.container.subject));
+    const v1 = this.container.cgroup?.v1StatsDirs;
+    if (v1 !== undefined) return readCgroupV1Stats(v1, this.container.subject);
     return parseRuncStats(await this.container.run('stats', ['events', '--stats', this.id]), this.container.subject);
   }
 
