@@ -116,6 +116,13 @@ export function processRuntimeContract(
       expect(await probe.next()).toEqual({ code: null, signal: 9 });
     });
 
+    it('answers Stats after the exit, until Delete (containerd 2.3 asks after an exit 137), with no process left', async () => {
+      const { task, probe } = await create(['true']);
+      await task.start();
+      await probe.next();
+      expect((await task.stats()).pidsCurrent).toBe(0);
+    });
+
     it('answers NotFound to a kill after the exit', async () => {
       const { task, probe } = await create(['true']);
       await task.start();
