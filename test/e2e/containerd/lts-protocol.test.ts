@@ -15,7 +15,7 @@ import {
 import { TaskTestClient } from '../support/task-client';
 import { waitFor } from '../../support/wait-for';
 import { groupServers } from './skiff-support';
-import { ok, waitForStatus } from './support';
+import { OOM_COMMAND, OOM_LIMIT, ok, waitForStatus } from './support';
 
 const { criClient, criReady } = require('../../../scripts/containerd/cri-client.js') as {
   criClient(address: string): {
@@ -204,19 +204,7 @@ if (ltsContainerdTestsEnabled())
           [SKIFF, 'oom-skiff'],
           [RUNC, 'oom-runc'],
         ]) {
-          await ok(env, ns, [
-            'run',
-            '-d',
-            '--runtime',
-            runtime,
-            '--memory-limit',
-            String(16 << 20),
-            BUSYBOX_IMAGE,
-            id,
-            'sh',
-            '-c',
-            'a=x; while true; do a=$a$a; done',
-          ]);
+          await ok(env, ns, ['run', '-d', '--runtime', runtime, ...OOM_LIMIT, BUSYBOX_IMAGE, id, ...OOM_COMMAND]);
           await waitForStatus(env, ns, id, 'STOPPED');
           stats[id] = (await env.ctr(ns, ['tasks', 'metrics', id])).status;
           await waitFor(`the exit of ${id}`, () => topicsOf(id).includes('/tasks/exit'));

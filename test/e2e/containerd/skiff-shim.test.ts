@@ -8,7 +8,7 @@ import {
   startContainerd,
   uniqueNamespace,
 } from '../../support/containerd';
-import { ok, processRuns, taskList, waitForStatus } from './support';
+import { OOM_COMMAND, OOM_LIMIT, ok, processRuns, taskList, waitForStatus } from './support';
 import { ctrOnTerminal, forwardedTopics, groupServers, mountedAt, SKIFF } from './skiff-support';
 import { waitFor } from '../../support/wait-for';
 import { isUnifiedCgroupHost } from '../../../src/adapters/shim/outbound/process-runtime/runc/cgroup-v2-metrics';
@@ -108,19 +108,7 @@ if (containerdTestsEnabled())
 
     it('an out-of-memory kill is reported as /tasks/oom and exit 137', async () => {
       const id = nextId();
-      // 16 MiB, and a shell string that doubles until the kernel's OOM killer ends it.
-      const result = await env.ctr(ns, [
-        'run',
-        '--rm',
-        ...SKIFF,
-        '--memory-limit',
-        String(16 << 20),
-        BUSYBOX_IMAGE,
-        id,
-        'sh',
-        '-c',
-        'a=x; while true; do a=$a$a; done',
-      ]);
+      const result = await env.ctr(ns, ['run', '--rm', ...SKIFF, ...OOM_LIMIT, BUSYBOX_IMAGE, id, ...OOM_COMMAND]);
       expect(result).toMatchObject({ status: 137, timedOut: false });
       await waitFor('containerd to forward /tasks/oom', () => forwardedTopics(env, ns).includes('/tasks/oom'));
     });

@@ -3,6 +3,13 @@ import { waitFor } from '../../support/wait-for';
 
 export { processRuns } from '../../support/containerd';
 
+/**
+ * `ctr run` arguments around the image and id of a task the kernel's OOM killer ends: a 16 MiB
+ * limit, and a shell string that doubles until it is killed.
+ */
+export const OOM_LIMIT = ['--memory-limit', String(16 << 20)] as const;
+export const OOM_COMMAND = ['sh', '-c', 'a=x; while true; do a=$a$a; done'] as const;
+
 export interface TaskRow {
   readonly pid: number;
   readonly status: string;
