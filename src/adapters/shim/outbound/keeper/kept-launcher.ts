@@ -4,9 +4,8 @@ import { AdoptedProcess } from '../../../../application/shim/ports/process-runti
 import { readProcStat } from '../../os/proc-fs';
 import { BinaryLog } from '../process-runtime/stdio/binary-log';
 import { LaunchedProcess, Launcher, ProcessLaunch, StdioKeeper } from '../process-runtime/runc/launcher';
-import { RuncFailure } from '../process-runtime/runc/runc-cli';
+import { lastLogError, logOffset, RuncFailure } from '../process-runtime/runc/runc-cli';
 import { fromRuncFailure } from '../process-runtime/runc/runc-errors';
-import { lastLogError, logOffset } from '../process-runtime/runc/runc-log';
 import { ExitReport, exitOfWaitStatus, loggerKey, PodKeepers } from './pod-keepers';
 
 /** What `runc start` answers when the init died before it could be let go (libcontainer's exec()). */

@@ -2,9 +2,9 @@ import { FailedPreconditionError, UnimplementedError } from '../../../../../doma
 import { Stdio } from '../../../../../domain/shim/task-process';
 import { ChildStdio, DirectStdio, StdioOwner } from '../stdio/direct-stdio';
 import { TerminalStdio } from '../stdio/terminal-stdio';
-import { BinaryLog, isBinaryLogUri } from '../stdio/binary-log';
+import { BinaryLog } from '../stdio/binary-log';
 import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
-import { resolveStdioTarget } from '../stdio/stdio-target';
+import { isBinaryLogUri, resolveStdioTarget } from '../stdio/stdio-target';
 import { ConsoleSocket } from './console-socket';
 import { KeptTerminal } from './kept-terminal';
 import { LaunchFd } from '../../keeper/keeper-control';

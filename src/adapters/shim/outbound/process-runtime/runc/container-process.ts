@@ -2,7 +2,7 @@ import { ProcessExit } from '../../../../../domain/shim/exit-status';
 import { Stdio } from '../../../../../domain/shim/task-process';
 import { AdoptedProcess, ExitListener } from '../../../../../application/shim/ports/process-runtime.port';
 import { ContainerIo, openContainerIo } from './container-io';
-import { isBinaryLogUri } from '../stdio/binary-log';
+import { isBinaryLogUri } from '../stdio/stdio-target';
 import { StdioOwner } from '../stdio/direct-stdio';
 import { LaunchedProcess, Launcher, ProcessLaunch } from './launcher';
 

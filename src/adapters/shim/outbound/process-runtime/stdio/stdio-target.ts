@@ -11,6 +11,11 @@ export type StdioTarget =
   | { readonly kind: 'fifo'; readonly path: string }
   | { readonly kind: 'file'; readonly path: string };
 
+/** A containerd log URI whose program a pod keeper runs (binary-log.ts; docs/containerd.md, "Log URIs"). */
+export function isBinaryLogUri(value: string): boolean {
+  return value.startsWith('binary://') || value.startsWith('binary-v2://');
+}
+
 function fail(subject: string, stream: StreamName, value: string, problem: string): never {
   throw new InvalidArgumentError(`${subject}: ${stream} ${JSON.stringify(value)} ${problem}`, 'STDIO.INVALID');
 }
@@ -23,7 +28,7 @@ function toPath(value: string, stream: StreamName, subject: string): string {
       return fail(subject, stream, value, 'is not a valid file:// URI (use file:///absolute/path)');
     }
   }
-  if (value.startsWith('binary://') || value.startsWith('binary-v2://'))
+  if (isBinaryLogUri(value))
     throw new UnimplementedError(
       `${subject}: ${stream} ${JSON.stringify(value)}: binary:// and binary-v2:// log URIs are served by the runc runtime under containerd (docs/containerd.md, "Log URIs"); use a FIFO, a file or a file:// URI`,
       'STDIO.SCHEME',

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, UnimplementedError } from '../../../../../../src/domain/shared/errors';
+import { parseBinaryLogUri } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
 import {
   isBinaryLogUri,
-  parseBinaryLogUri,
-} from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
-import { resolveStdioTarget } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/stdio-target';
+  resolveStdioTarget,
+} from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/stdio-target';
 import { openContainerIo } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-io';
 
 /** `binary://` log URIs read as containerd's runc shim reads them (process.NewBinaryCmd; docs/containerd.md, "Log URIs"). */
