@@ -3,7 +3,7 @@ import { FailedPreconditionError } from '../../../../domain/shared/errors';
 import { AdoptedProcess } from '../../../../application/shim/ports/process-runtime.port';
 import { readProcStat } from '../../os/proc-fs';
 import { BinaryLog } from '../process-runtime/stdio/binary-log';
-import { LaunchedProcess, Launcher, ProcessLaunch, StdioKeeper } from '../process-runtime/runc/launcher';
+import { LaunchedProcess, Launcher, LaunchIo, ProcessLaunch, StdioKeeper } from '../process-runtime/runc/launcher';
 import { lastLogError, logOffset, RuncFailure } from '../process-runtime/runc/runc-cli';
 import { fromRuncFailure } from '../process-runtime/runc/runc-errors';
 import { ExitReport, exitOfWaitStatus, loggerKey, PodKeepers } from './pod-keepers';
@@ -22,26 +22,24 @@ const UNREPORTED: ExitReport = { report: async () => undefined };
  * (`C`) and lets a key go (`D`).
  */
 export class KeptLauncher implements Launcher, StdioKeeper {
+  readonly keeper: StdioKeeper = this;
+
   constructor(
     readonly keepers: PodKeepers,
     readonly pod: string,
   ) {}
-
-  get keeper(): StdioKeeper {
-    return this;
-  }
 
   /**
    * Runs `runc <args>` as a child of the keeper, which keeps the process the pid file names under
    * its key; a binary:// stdout's logger is started first, under its own key, and let go again
    * if the process is not made.
    */
-  async launch(launch: ProcessLaunch, process: LaunchedProcess): Promise<AdoptedProcess> {
-    const logger = process.io.logger;
+  async launch(launch: ProcessLaunch, io: LaunchIo, process: LaunchedProcess): Promise<AdoptedProcess> {
+    const logger = io.logger;
     if (logger !== undefined) await this.launchLogger(process.key, logger, launch, process.subject);
     let pid: number;
     try {
-      pid = await this.launchProcess(launch, process);
+      pid = await this.launchProcess(launch, io, process);
     } catch (err) {
       if (logger !== undefined) await this.keepers.release(this.pod, loggerKey(process.key));
       throw err;
@@ -123,8 +121,7 @@ export class KeptLauncher implements Launcher, StdioKeeper {
     }
   }
 
-  private async launchProcess(launch: ProcessLaunch, process: LaunchedProcess): Promise<number> {
-    const { io } = process;
+  private async launchProcess(launch: ProcessLaunch, io: LaunchIo, process: LaunchedProcess): Promise<number> {
     const args = [...launch.args, ...io.runcArgs, launch.container];
     const { argv, log } = launch.cli.commandLine({ args, bundle: launch.bundle });
     const offset = logOffset(log);

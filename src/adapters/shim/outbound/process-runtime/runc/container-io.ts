@@ -4,7 +4,7 @@ import { ChildStdio, DirectStdio, StdioOwner } from '../stdio/direct-stdio';
 import { TerminalStdio } from '../stdio/terminal-stdio';
 import { BinaryLog } from '../stdio/binary-log';
 import { DEFAULT_COLS, DEFAULT_ROWS, PtyMaster } from '../stdio/pty-master';
-import { isBinaryLogUri, resolveStdioTarget } from '../stdio/stdio-target';
+import { isBinaryLogUri, resolveStdioTargets } from '../stdio/stdio-target';
 import { ConsoleSocket } from './console-socket';
 import { KeptTerminal } from './kept-terminal';
 import { LaunchFd } from '../../keeper/keeper-control';
@@ -71,7 +71,7 @@ export function openContainerIo(stdio: Stdio, subject: string, options: Containe
  */
 export function checkStdio(stdio: Stdio, subject: string, keeper: StdioKeeper | undefined): void {
   if (keeper !== undefined && isBinaryLogUri(stdio.stdout)) return;
-  for (const stream of ['stdin', 'stdout', 'stderr'] as const) resolveStdioTarget(stdio[stream], stream, subject);
+  resolveStdioTargets(stdio, subject);
 }
 
 /** What a mode holds nothing of it does nothing for: runc gets /dev/null, there is no terminal to resize. */
@@ -146,11 +146,7 @@ class FifoIo extends NoStdio {
    * end-of-file: CloseIO closes the keeper's copy too).
    */
   override get keptFds(): readonly LaunchFd[] {
-    const fds = roleFds(this.runcStdio);
-    for (const fd of this.direct.holderFds) fds.push({ role: 'H', fd });
-    const stdinWriter = this.direct.stdinKeepAliveFd;
-    if (stdinWriter !== undefined) fds.push({ role: 'I', fd: stdinWriter });
-    return fds;
+    return [...roleFds(this.runcStdio), ...this.direct.keptFds];
   }
 
   override afterRunc(): void {

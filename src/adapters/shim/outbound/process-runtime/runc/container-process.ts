@@ -28,8 +28,6 @@ export class ContainerProcess implements LaunchedProcess {
   private readonly reported = new Promise<void>((resolve) => (this.exitReported = resolve));
   /** Removed by containerd's `delete` (forget): its exit is nobody's to report here. */
   private forgotten = false;
-  /** Its stdout is a `binary://` log URI: a logger is kept beside it (stdio/binary-log.ts). */
-  readonly logged: boolean;
 
   constructor(
     private readonly stdio: Stdio,
@@ -46,12 +44,16 @@ export class ContainerProcess implements LaunchedProcess {
       ioOwner?: StdioOwner;
     } = {},
   ) {
-    this.logged = isBinaryLogUri(stdio.stdout);
     if (options.openAtLaunch !== true) this.opened = this.openIo();
   }
 
   get pid(): number {
     return this.currentPid;
+  }
+
+  /** Its stdout is a `binary://` log URI: a logger is kept beside it (stdio/binary-log.ts). */
+  get logged(): boolean {
+    return isBinaryLogUri(this.stdio.stdout);
   }
 
   /**
@@ -100,7 +102,7 @@ export class ContainerProcess implements LaunchedProcess {
    */
   async launch(launch: ProcessLaunch, launcher: Launcher = this.launcher): Promise<number> {
     try {
-      const made = await launcher.launch(launch, this);
+      const made = await launcher.launch(launch, this.io, this);
       this.currentPid = made.pid;
       this.started = made.startTime;
       this.made = true;

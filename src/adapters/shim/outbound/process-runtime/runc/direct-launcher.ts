@@ -6,7 +6,7 @@ import { readProcStat } from '../../../os/proc-fs';
 import { Reaper } from '../../../os/reaper';
 import { ExitReport } from '../../keeper/pod-keepers';
 import { watchAdoptedExit } from './adopted-exit';
-import { LaunchedProcess, Launcher, ProcessLaunch } from './launcher';
+import { LaunchedProcess, Launcher, LaunchIo, ProcessLaunch } from './launcher';
 import { fromRuncFailure } from './runc-errors';
 
 /**
@@ -21,12 +21,12 @@ export class DirectLauncher implements Launcher {
   constructor(private readonly reaper: Reaper) {}
 
   /** The orphan sweep is held off meanwhile: the process is re-parented here as runc exits. */
-  async launch(launch: ProcessLaunch, process: LaunchedProcess): Promise<AdoptedProcess> {
+  async launch(launch: ProcessLaunch, io: LaunchIo, process: LaunchedProcess): Promise<AdoptedProcess> {
     return this.reaper.adopting(async () => {
       const { cli, bundle, env } = launch;
-      const args = [...launch.args, ...process.io.runcArgs, launch.container];
+      const args = [...launch.args, ...io.runcArgs, launch.container];
       try {
-        await cli.run({ args, bundle, stdio: process.io.runcStdio, env });
+        await cli.run({ args, bundle, stdio: io.runcStdio, env });
       } catch (err) {
         throw fromRuncFailure(err, launch.action, process.subject);
       }

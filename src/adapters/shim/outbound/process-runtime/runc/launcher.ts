@@ -15,8 +15,8 @@ import { RuncAction } from './runc-errors';
 export interface Launcher {
   /** The keeper that holds the processes' terminals and runs their binary:// loggers; undefined when not kept. */
   readonly keeper: StdioKeeper | undefined;
-  /** Runs the runc call that makes a process and watches it: its exit goes to `process.report`. */
-  launch(launch: ProcessLaunch, process: LaunchedProcess): Promise<AdoptedProcess>;
+  /** Runs the runc call that makes a process with `io` and watches it: its exit goes to `process.report`. */
+  launch(launch: ProcessLaunch, io: LaunchIo, process: LaunchedProcess): Promise<AdoptedProcess>;
   /** Watches a process a previous serving process made (docs/failure-domains.md). */
   watchAdopted(process: AdoptedProcess, key: string, exits: ExitReport): void;
   /** Lets a created init run without a runc process; false: runc's own `start` is to run (RuncContainer.start). */
@@ -51,12 +51,11 @@ export interface ProcessLaunch {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-/** The process a launcher makes (a ContainerProcess): its key, its name in errors, its stdio, where its exit goes. */
+/** The process a launcher makes (a ContainerProcess): its key, its name in errors, where its exit goes. */
 export interface LaunchedProcess extends ExitReport {
   /** The pod keeper's key: the task's id, or `<task id>/<exec id>` (docs/keeper-protocol.md). */
   readonly key: string;
   readonly subject: string;
-  readonly io: LaunchIo;
 }
 
 /** What a launcher hands on of a process's stdio (container-io.ts): to runc itself, or to the keeper by role. */

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, UnimplementedError } from '../../../../../domain/shared/errors';
+import { Stdio } from '../../../../../domain/shim/task-process';
 
 export type StreamName = 'stdin' | 'stdout' | 'stderr';
 
@@ -40,6 +41,15 @@ function toPath(value: string, stream: StreamName, subject: string): string {
     );
   }
   return value;
+}
+
+/** The three streams' targets, classified as resolveStdioTarget does. */
+export function resolveStdioTargets(stdio: Stdio, subject: string): Record<StreamName, StdioTarget> {
+  return {
+    stdin: resolveStdioTarget(stdio.stdin, 'stdin', subject),
+    stdout: resolveStdioTarget(stdio.stdout, 'stdout', subject),
+    stderr: resolveStdioTarget(stdio.stderr, 'stderr', subject),
+  };
 }
 
 /** Classifies one stdio string; a missing output path becomes a file created 0600. */
