@@ -15,7 +15,7 @@ import { BundleConfig, readBundleConfig } from '../bundle';
 import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { StdioOwner } from '../stdio/direct-stdio';
-import { CriuStatus, criuStatus } from './criu';
+import { CriuCheck } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
@@ -56,7 +56,7 @@ export class RuncRuntime implements ProcessRuntime {
   private readonly cli: RuncCli;
   /** Processes made here: a task's when no pod keeper serves it, and every `runc restore`'s. */
   private readonly direct: DirectLauncher;
-  private criu: Promise<CriuStatus> | undefined;
+  private readonly criu = new CriuCheck();
 
   constructor(
     private readonly stateDir: string,
@@ -113,7 +113,7 @@ export class RuncRuntime implements ProcessRuntime {
         poststartHooks: hasPoststartHooks(config.json),
         restoreFrom: spec.checkpoint,
         criuWorkPath,
-        criu: () => this.criuStatus(),
+        criu: this.criu,
         restorer: this.direct,
       });
     } catch (err) {
@@ -161,7 +161,7 @@ export class RuncRuntime implements ProcessRuntime {
       // A task restored from a checkpoint whose Start never came restores at Start still.
       restoreFrom: spec.init.pid > 0 ? '' : spec.checkpoint,
       criuWorkPath,
-      criu: () => this.criuStatus(),
+      criu: this.criu,
       restorer: this.direct,
       observedStatus,
     });
@@ -243,12 +243,6 @@ export class RuncRuntime implements ProcessRuntime {
     const pidFile = join(container.taskDir, INIT_PID_FILE);
     const args = ['create', '--bundle', bundle, '--pid-file', pidFile];
     await init.launch({ action: 'create', cli, bundle, args, container: id, pidFile, loggerId: id });
-  }
-
-  /** `criu check` runs once per shim: the kernel and criu do not change under it. */
-  private criuStatus(): Promise<CriuStatus> {
-    this.criu ??= criuStatus();
-    return this.criu;
   }
 }
 

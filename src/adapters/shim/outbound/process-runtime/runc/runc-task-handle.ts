@@ -15,7 +15,7 @@ import { ContainerCgroup } from './container-cgroup';
 import { readProcStat } from '../../../os/proc-fs';
 import { readPidFile } from '../../../os/pid-file';
 import { ContainerProcess } from './container-process';
-import { criuLogErrors, CriuStatus } from './criu';
+import { CriuCheck, criuLogErrors } from './criu';
 import { checkpointArgs, readCheckpointOptions } from './checkpoint-options';
 import { criuStdioConfig, externalStdio, readStdioRecord, writeStdioRecord } from './criu-stdio';
 import { DEFAULT_PATH } from '../../../os/find-executable';
@@ -38,7 +38,7 @@ export interface RuncTaskHandleParts {
   readonly restoreFrom: string;
   /** criu's work directory for that restore (runc options' CriuWorkPath), kept; undefined = the task's own. */
   readonly criuWorkPath?: string;
-  readonly criu: () => Promise<CriuStatus>;
+  readonly criu: Pick<CriuCheck, 'status'>;
   /** What runs `runc restore`: this serving process (docs/keeper-protocol.md, "As built"). */
   readonly restorer: Launcher;
   /** The spec has poststart hooks, which runc's own `start` runs (RuncContainer.start). */
@@ -247,7 +247,7 @@ export class RuncTaskHandle implements TaskHandle {
   }
 
   private async criuBinary(what: 'checkpoint' | 'restore'): Promise<string> {
-    const status = await this.parts.criu();
+    const status = await this.parts.criu.status();
     if (status.binary === undefined) {
       throw new FailedPreconditionError(`cannot ${what} ${this.container.subject}: ${status.problem}`, 'CRIU.UNUSABLE');
     }

@@ -70,7 +70,9 @@ exit 0
       configProcess: {},
       restoreFrom: '',
       poststartHooks: false,
-      criu: async () => (criuProblem === undefined ? { binary: '/opt/criu/sbin/criu' } : { problem: criuProblem }),
+      criu: {
+        status: async () => (criuProblem === undefined ? { binary: '/opt/criu/sbin/criu' } : { problem: criuProblem }),
+      },
       restorer: new DirectLauncher({} as Reaper),
     });
   });
