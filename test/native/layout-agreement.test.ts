@@ -135,7 +135,7 @@ describe('the on-disk layout in C and in TypeScript', () => {
 
         expect(byDelete).toEqual({ runtime: ['--root', root, 'delete', '--force', id, ''], mounts: 0, taskDir: false });
         // The one difference: the serving process has runc log to the bundle's log.json, which it
-        // reads into its errors (runc-log.ts); `delete` leaves runc's stderr on containerd's log.
+        // reads into its errors (runc-cli.ts, lastLogError); `delete` leaves runc's stderr on containerd's log.
         const logged = byServingProcess.runtime.indexOf('--log');
         expect(byServingProcess.runtime.splice(logged, 4)).toEqual([
           '--log',

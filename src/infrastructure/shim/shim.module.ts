@@ -105,10 +105,9 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
         ),
     );
     bind(EVENTS).toService(FORWARDED_EVENTS);
-    // Behind pod keepers the containers' processes are the keepers' children (docs/keeper-protocol.md).
+    // Behind pod keepers the containers' processes are the keepers' children (docs/keeper-protocol.md);
+    // their control messages go straight to the addon's sendmsg (a Create's `L` crosses no wrapper).
     if (containerd.keepers)
-      bind(POD_KEEPERS).toDynamicValue(
-        (context) => new PodKeepers((fd, data, fds) => nativeAddon().sendWithFds(fd, data, fds), logged(context)),
-      );
+      bind(POD_KEEPERS).toDynamicValue((context) => new PodKeepers(nativeAddon().sendWithFds, logged(context)));
   });
 }

@@ -11,12 +11,17 @@ const CONTROL_WAIT_MS = 2000;
 /** After a hello that does not list an adopted key, its exit (sent right after the hello) gets this long. */
 const EXIT_AFTER_HELLO_MS = 1000;
 
-/** Told a kept process's exit once; the exit is acked to the keeper when the returned promise settles. */
-export type KeptExitListener = (exit: ProcessExit) => Promise<void>;
+/**
+ * Where a kept process's exit goes (its ContainerProcess): told once; the exit is acked to the
+ * keeper when the returned promise resolves.
+ */
+export interface ExitReport {
+  report(exit: ProcessExit): Promise<void>;
+}
 
 interface Watcher {
   readonly pod: string;
-  readonly listener: KeptExitListener;
+  readonly exits: ExitReport;
   /** Made by a previous serving process: its key may be one the keeper no longer holds. */
   readonly adopted: boolean;
 }
@@ -88,10 +93,10 @@ export class PodKeepers {
     for (const arrived of [...this.arrivals]) arrived();
   }
 
-  /** Runs a launch through the pod's keeper; `listener` hears the exit of what it keeps. */
-  async launch(pod: string, request: LaunchRequest, listener: KeptExitListener): Promise<Launched> {
+  /** Runs a launch through the pod's keeper; `exits` is told the exit of what it keeps. */
+  async launch(pod: string, request: LaunchRequest, exits: ExitReport): Promise<Launched> {
     const control = await this.control(pod);
-    this.watchers.set(request.key, { pod, listener, adopted: false });
+    this.watchers.set(request.key, { pod, exits, adopted: false });
     try {
       const launched = await control.launch(request);
       if (launched.pid <= 0) this.watchers.delete(request.key);
@@ -106,8 +111,8 @@ export class PodKeepers {
   }
 
   /** A process a previous serving process launched through `pod`'s keeper: its exit comes as that keeper's `E`. */
-  watchAdopted(pod: string, key: string, listener: KeptExitListener): void {
-    this.watchers.set(key, { pod, listener, adopted: true });
+  watchAdopted(pod: string, key: string, exits: ExitReport): void {
+    this.watchers.set(key, { pod, exits, adopted: true });
   }
 
   /** `R` on the terminal the keeper holds for `key`; its error text becomes one FAILED_PRECONDITION naming `subject`. */
@@ -249,8 +254,8 @@ export class PodKeepers {
     const ack = () => this.tell(pod, (control) => control.ack(exit.key));
     if (watcher === undefined) return ack();
     this.watchers.delete(exit.key);
-    const reported = watcher
-      .listener(exitOfWaitStatus(exit.status, exit.at))
+    const reported = watcher.exits
+      .report(exitOfWaitStatus(exit.status, exit.at))
       .then(ack)
       .catch((err: unknown) =>
         this.log(`the exit of ${exit.key}: ${err instanceof Error ? err.message : String(err)}`),
@@ -285,7 +290,7 @@ export class PodKeepers {
       setTimeout(() => {
         if (this.watchers.get(key) !== watcher) return;
         this.watchers.delete(key);
-        void watcher.listener(UNKNOWN_EXIT);
+        void watcher.exits.report(UNKNOWN_EXIT);
       }, EXIT_AFTER_HELLO_MS).unref();
     }
   }

@@ -63,7 +63,7 @@ describe('PodKeepers', () => {
 
   it('tells an exit to its watcher once, with its real status, then acks it; a resent or unknown exit is acked at once', async () => {
     const exits: ProcessExit[] = [];
-    keepers.watchAdopted(POD, 'c1', async (exit) => void exits.push(exit));
+    keepers.watchAdopted(POD, 'c1', { report: async (exit) => void exits.push(exit) });
     const k = await keeper();
     k.send('H', ['c1', '100']);
     k.send('E', ['c1', '100', String(7 << 8), '1700000000', '250000000']);
@@ -84,8 +84,8 @@ describe('PodKeepers', () => {
 
   it('reports 255 for an adopted key that the hello does not list and whose exit does not follow', async () => {
     const exits: ProcessExit[] = [];
-    keepers.watchAdopted(POD, 'lost', async (exit) => void exits.push(exit));
-    keepers.watchAdopted(POD, 'held', async (exit) => void exits.push(exit));
+    keepers.watchAdopted(POD, 'lost', { report: async (exit) => void exits.push(exit) });
+    keepers.watchAdopted(POD, 'held', { report: async (exit) => void exits.push(exit) });
     const k = await keeper();
     k.send('H', ['held', '200']);
     await waitFor('the lost key reported', () => exits.length > 0, 3000);
@@ -96,7 +96,7 @@ describe('PodKeepers', () => {
   it('fails a launch in flight when its keeper dies, UNAVAILABLE and naming the pod and key, instead of waiting', async () => {
     const k = await keeper();
     await waitFor('the control connection', () => sockets.length === 2);
-    const launch = keepers.launch(POD, { key: 't9', argv: ['/bin/true'] }, async () => undefined);
+    const launch = keepers.launch(POD, { key: 't9', argv: ['/bin/true'] }, { report: async () => undefined });
     await waitFor('the launch at the keeper', () => k.got.some((m) => m.startsWith('L ')));
     k.close();
     await expect(launch).rejects.toMatchObject({
@@ -108,11 +108,13 @@ describe('PodKeepers', () => {
   it('hands over: acks every exit it took once reported, takes no message after, then closes', async () => {
     let report: () => void = () => undefined;
     const exits: ProcessExit[] = [];
-    keepers.watchAdopted(POD, 'c1', (exit) => {
-      exits.push(exit);
-      return new Promise<void>((resolve) => (report = resolve));
+    keepers.watchAdopted(POD, 'c1', {
+      report: (exit) => {
+        exits.push(exit);
+        return new Promise<void>((resolve) => (report = resolve));
+      },
     });
-    keepers.watchAdopted(POD, 'c2', async (exit) => void exits.push(exit));
+    keepers.watchAdopted(POD, 'c2', { report: async (exit) => void exits.push(exit) });
     const k = await keeper();
     let closed = false;
     (sockets.at(-1) as Socket).on('close', () => (closed = true));

@@ -1,60 +1,59 @@
-import { readPidFile } from '../../../os/pid-file';
-import { InternalError } from '../../../../../domain/shared/errors';
 import { ProcessExit } from '../../../../../domain/shim/exit-status';
 import { Stdio } from '../../../../../domain/shim/task-process';
 import { AdoptedProcess, ExitListener } from '../../../../../application/shim/ports/process-runtime.port';
-import { watchExit } from '../../../os/exit-watch';
-import { readProcStat } from '../../../os/proc-fs';
-import { Reaper } from '../../../os/reaper';
-import { watchAdoptedExit } from './adopted-exit';
-import { ContainerIo, KeptKey } from './container-io';
-import { isBinaryLogUri } from '../stdio/binary-log';
+import { ContainerIo, openContainerIo } from './container-io';
+import { isBinaryLogUri } from '../stdio/stdio-target';
 import { StdioOwner } from '../stdio/direct-stdio';
-import { KeptExitListener } from '../../keeper/pod-keepers';
+import { LaunchedProcess, Launcher, ProcessLaunch } from './launcher';
 
-/** Runs before an exit is reported (the init's: end what is left of a container without its own pid namespace). */
-export type BeforeExitReport = () => Promise<void>;
+/** What runs before the init's exit is reported (RuncContainer: an OOM kill told first, then what is left of it ended). */
+export interface BeforeExitReport {
+  beforeExitReport(): Promise<void>;
+}
 
 /**
- * One process of a container, init or exec: its stdio, its pid once a runc call has made
- * it, and its exit, reported once after its output was handed on.
+ * One process of a container, init or exec: its stdio, its pid once its launcher has made it,
+ * and its exit, which the launcher tells it (`report`), reported once after its output was
+ * handed on.
  */
-export class ContainerProcess {
+export class ContainerProcess implements LaunchedProcess {
   private opened: ContainerIo | undefined;
-  private readonly openIo: () => ContainerIo;
   /** CloseIO came before the stdio was opened: it is closed as it opens. */
   private stdinClosed = false;
   private currentPid = 0;
   private started = 0;
-  private exitSeen: Promise<void> | undefined;
-  private readonly beforeExitReport: BeforeExitReport;
+  /** Made (launched or taken over): its exit is awaited at Delete. */
+  private made = false;
+  private exitReported!: () => void;
+  private readonly reported = new Promise<void>((resolve) => (this.exitReported = resolve));
   /** Removed by containerd's `delete` (forget): its exit is nobody's to report here. */
   private forgotten = false;
-  /** Its stdout is a `binary://` log URI: a logger is kept beside it (stdio/binary-log.ts). */
-  readonly logged: boolean;
 
   constructor(
-    stdio: Stdio,
+    private readonly stdio: Stdio,
     readonly subject: string,
-    private readonly reaper: Reaper,
+    /** The pod keeper's key: the task's id, or `<task id>/<exec id>`. */
+    readonly key: string,
+    private readonly launcher: Launcher,
     private readonly onExit: ExitListener,
-    options: {
-      beforeExitReport?: BeforeExitReport;
+    private readonly options: {
+      beforeExit?: BeforeExitReport;
       consoleSized?: boolean;
       adopted?: boolean;
-      keeper?: KeptKey;
       openAtLaunch?: boolean;
       ioOwner?: StdioOwner;
     } = {},
   ) {
-    this.logged = isBinaryLogUri(stdio.stdout);
-    this.openIo = () => ContainerProcess.openIo(stdio, subject, options);
     if (options.openAtLaunch !== true) this.opened = this.openIo();
-    this.beforeExitReport = options.beforeExitReport ?? (async () => undefined);
   }
 
   get pid(): number {
     return this.currentPid;
+  }
+
+  /** Its stdout is a `binary://` log URI: a logger is kept beside it (stdio/binary-log.ts). */
+  get logged(): boolean {
+    return isBinaryLogUri(this.stdio.stdout);
   }
 
   /**
@@ -88,59 +87,27 @@ export class ContainerProcess {
 
   /**
    * Takes over a process a previous serving process made: its stdio is opened again as
-   * the shim holds it (FIFO holders, the stdin writer), and its exit is watched from outside.
+   * the shim held it (FIFO holders, the stdin writer), and its exit is watched by its launcher.
    */
-  adopt(process: AdoptedProcess, watchKept?: (listener: KeptExitListener) => void): void {
+  adopt(process: AdoptedProcess): void {
     this.currentPid = process.pid;
     this.started = process.startTime;
-    this.exitSeen = new Promise((resolve) => {
-      // Its pod keeper is its parent: its `E` has the real status, even of an exit during the outage.
-      if (watchKept !== undefined) watchKept((exit) => this.report(exit).then(resolve));
-      else watchAdoptedExit(process.pid, process.startTime, (exit) => void this.report(exit).then(resolve));
-    });
+    this.made = true;
+    this.launcher.watchAdopted(process, this.key, this);
   }
 
   /**
-   * Makes the process through the task's pod keeper (runc-container.ts, launchKept): the
-   * keeper is its parent and tells its exit, so nothing is re-parented here.
+   * Makes the process (`create`, `exec --detach`, `restore --detach`) through `launcher`, the
+   * task's unless told otherwise (a restore runs here: RuncTaskHandle.start), which watches it.
    */
-  async launchKept(makeProcess: (io: ContainerIo, onExit: KeptExitListener) => Promise<number>): Promise<number> {
-    let exited!: () => void;
-    const seen = new Promise<void>((resolve) => (exited = resolve));
+  async launch(launch: ProcessLaunch, launcher: Launcher = this.launcher): Promise<number> {
     try {
-      this.currentPid = await makeProcess(this.io, (exit) => this.report(exit).then(exited));
-      this.started = readProcStat(this.currentPid)?.startTicks ?? 0;
-      this.exitSeen = seen;
+      const made = await launcher.launch(launch, this.io, this);
+      this.currentPid = made.pid;
+      this.started = made.startTime;
+      this.made = true;
       this.io.afterRunc();
-      await this.io.sizeKept();
-    } catch (err) {
-      this.io.release();
-      throw err;
-    }
-    return this.currentPid;
-  }
-
-  /** Resolves once the exit has been reported; undefined while no process was made. */
-  get exited(): Promise<void> | undefined {
-    return this.exitSeen;
-  }
-
-  /**
-   * Runs the runc call that makes the process (`create`, `exec --detach`, `restore
-   * --detach`), then adopts it: reads its pid file and watches it. The orphan sweep is
-   * held off meanwhile, since the process is re-parented to the shim as runc exits.
-   */
-  async launch(pidFile: string, makeProcess: (io: ContainerIo) => Promise<unknown>): Promise<number> {
-    try {
-      await this.reaper.adopting(async () => {
-        await makeProcess(this.io);
-        this.currentPid = runcPid(pidFile, this.subject);
-        this.started = readProcStat(this.currentPid)?.startTicks ?? 0;
-        this.exitSeen = new Promise((resolve) =>
-          watchExit(this.currentPid, (exit) => void this.report(exit).then(resolve)),
-        );
-      });
-      this.io.afterRunc();
+      await this.io.sizeTerminal();
     } catch (err) {
       // The caller removes a process runc made; its exit, if watched, still gets reported.
       this.io.release();
@@ -149,27 +116,9 @@ export class ContainerProcess {
     return this.currentPid;
   }
 
-  /**
-   * An adopted process's stdio as the shim held it; when its FIFOs or files are gone
-   * (the client went away meanwhile) it is taken over without them.
-   */
-  private static openIo(
-    stdio: Stdio,
-    subject: string,
-    options: { consoleSized?: boolean; adopted?: boolean; keeper?: KeptKey; ioOwner?: StdioOwner },
-  ): ContainerIo {
-    const { keeper, adopted, ioOwner } = options;
-    if (!adopted) return new ContainerIo(stdio, subject, { sized: options.consoleSized, keeper, ioOwner });
-    let io: ContainerIo;
-    try {
-      io = new ContainerIo(stdio, subject, { sized: options.consoleSized, adopted, keeper });
-    } catch {
-      const none = { stdin: '', stdout: '', stderr: '', terminal: stdio.terminal };
-      io = new ContainerIo(none, subject, { adopted, keeper });
-    }
-    // What would have been the process's own descriptors: it has its copies already.
-    io.afterRunc();
-    return io;
+  /** Resolves once the exit has been reported; undefined while no process was made. */
+  get exited(): Promise<void> | undefined {
+    return this.made ? this.reported : undefined;
   }
 
   /** Its container was removed by another (ProcessHandle.forget): its stdio goes, its exit is never reported. */
@@ -178,16 +127,35 @@ export class ContainerProcess {
     this.releaseIo();
   }
 
-  private async report(exit: ProcessExit): Promise<void> {
-    if (this.forgotten) return;
-    await this.beforeExitReport().catch(() => undefined);
-    await this.io.finish();
-    if (!this.forgotten) await this.onExit(exit);
+  /** Told by its launcher, once: the exit is reported after the init's container is tidied and the output handed on. */
+  async report(exit: ProcessExit): Promise<void> {
+    if (!this.forgotten) {
+      await this.options.beforeExit?.beforeExitReport().catch(() => undefined);
+      await this.io.finish();
+      if (!this.forgotten) await this.onExit(exit);
+    }
+    this.exitReported();
   }
-}
 
-function runcPid(path: string, subject: string): number {
-  const pid = readPidFile(path);
-  if (pid === undefined) throw new InternalError(`${subject}: runc wrote no pid to ${path}`, 'RUNC.PID_FILE');
-  return pid;
+  /**
+   * Its stdio (container-io.ts), kept by its launcher's keeper if it has one. A process taken
+   * over has its copies of the descriptors already; when its FIFOs or files are gone (the client
+   * went away meanwhile) it is taken over without them.
+   */
+  private openIo(): ContainerIo {
+    const { stdio, subject, options } = this;
+    const keeper = this.launcher.keeper;
+    const kept = keeper && { keeper, key: this.key };
+    const sized = options.consoleSized;
+    if (options.adopted !== true) return openContainerIo(stdio, subject, { sized, kept, ioOwner: options.ioOwner });
+    let io: ContainerIo;
+    try {
+      io = openContainerIo(stdio, subject, { sized, adopted: true, kept });
+    } catch {
+      const none = { stdin: '', stdout: '', stderr: '', terminal: stdio.terminal };
+      io = openContainerIo(none, subject, { adopted: true, kept });
+    }
+    io.afterRunc();
+    return io;
+  }
 }

@@ -33,6 +33,16 @@ export async function criuStatus(env: NodeJS.ProcessEnv = process.env): Promise<
   };
 }
 
+/** `criu check`, run once per shim on first use (the kernel and criu do not change under it), for every task. */
+export class CriuCheck {
+  private result: Promise<CriuStatus> | undefined;
+
+  status(): Promise<CriuStatus> {
+    this.result ??= criuStatus();
+    return this.result;
+  }
+}
+
 /** The errors criu wrote to a dump or restore log, for the message of a failed checkpoint. */
 export function criuLogErrors(path: string): string[] {
   try {

@@ -1,23 +1,12 @@
 import { existsSync, rmdirSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { FailedPreconditionError, NotFoundError } from '../../../../../domain/shared/errors';
+import { join } from 'node:path';
+import { NotFoundError } from '../../../../../domain/shared/errors';
 import { LiveStatus } from '../../../../../application/shim/ports/process-runtime.port';
-import { Reaper } from '../../../os/reaper';
 import { ContainerCgroup } from './container-cgroup';
 import { OomWatch } from './oom-watch';
-import { ChildStdio } from '../stdio/direct-stdio';
-import { RuncCli, RuncFailure } from './runc-cli';
-import { lastLogError, logOffset } from './runc-log';
-import { LaunchFd } from '../../keeper/keeper-control';
-import { exitOfWaitStatus, KeptExitListener, loggerKey, PodKeepers } from '../../keeper/pod-keepers';
-import { BinaryLog } from '../stdio/binary-log';
-import { StdioOwner } from '../stdio/direct-stdio';
-
-/** A task served through a pod keeper: the keepers' connections and its pod socket. */
-export interface KeeperLink {
-  readonly keepers: PodKeepers;
-  readonly pod: string;
-}
+import { ChildStdio, StdioOwner } from '../stdio/direct-stdio';
+import { RuncCli } from './runc-cli';
+import { Launcher } from './launcher';
 import { fromRuncFailure, RuncAction } from './runc-errors';
 import { INIT_PID_FILE, OCI_RUNTIME_FILE } from '../task-layout';
 
@@ -25,20 +14,8 @@ const SIGKILL = '9';
 /** runc's exec fifo and state file in a container's state directory (libcontainer's execFifoFilename, stateFilename). */
 const EXEC_FIFO = 'exec.fifo';
 const STATE_FILE = 'state.json';
-/** What `runc start` answers when the init died before it could be let go (libcontainer's exec()). */
-const INIT_DEAD = 'container process is already dead';
 
-/** One runc container as the shim addresses it: its id, bundle, per-task directory and runc. */
-/** What a process run under the pod keeper needs besides runc's arguments. */
-interface KeptLaunch {
-  pidFile: string;
-  /** Where the keeper binds the console socket of a terminal ('' without one). */
-  consoleSocket?: string;
-  fds: readonly LaunchFd[];
-  subject?: string;
-  onExit: KeptExitListener;
-}
-
+/** One runc container as the shim addresses it: its id, bundle, per-task directory, runc and launcher. */
 export class RuncContainer {
   readonly subject: string;
   /** Learnt once runc has made the init (undefined before, or when it could not be read). */
@@ -54,91 +31,11 @@ export class RuncContainer {
     /** <state-dir>/tasks/<id>: pid files, exec process files, criu work directories. */
     readonly taskDir: string,
     readonly ownPidNamespace: boolean,
-    private readonly cli: RuncCli,
-    readonly reaper: Reaper,
-    /** The task's pod keeper, when its `runc create` and `runc exec` run there (under containerd, unless SKIFF_KEEPER=0). */
-    readonly keeper?: KeeperLink,
+    readonly cli: RuncCli,
+    /** How its processes are made and kept: by its pod keeper or by this process (RuncRuntime.launcherFor). */
+    readonly launcher: Launcher,
   ) {
     this.subject = `task ${JSON.stringify(id)}`;
-  }
-
-  /**
-   * Runs `runc <args>` (create, exec --detach) as a child of the task's pod keeper, which keeps
-   * the process the pid file names under `key` and tells its exit to `onExit`; resolves with its pid.
-   */
-  async launchKept(
-    action: RuncAction,
-    key: string,
-    args: readonly string[],
-    launch: KeptLaunch & {
-      /** A `binary://` stdout's logger, started first; CONTAINER_ID is `loggerId` (the exec id for an exec, as the runc shim's). */
-      logger?: { log: BinaryLog; loggerId: string };
-    },
-  ): Promise<number> {
-    const keeper = this.keeper as KeeperLink;
-    const logger = launch.logger;
-    if (logger === undefined) return this.launchKeptProcess(action, key, args, launch);
-    await this.launchLogger(key, logger.log, logger.loggerId, launch.subject ?? this.subject);
-    try {
-      return await this.launchKeptProcess(action, key, args, launch);
-    } catch (err) {
-      await keeper.keepers.release(keeper.pod, loggerKey(key));
-      throw err;
-    }
-  }
-
-  /**
-   * Starts a log URI's logger as the pod keeper's child (docs/containerd.md, "Log URIs"), kept
-   * under its own key until the process's Delete ends it, and waits for its readiness.
-   */
-  private async launchLogger(key: string, log: BinaryLog, loggerId: string, subject: string): Promise<void> {
-    const keeper = this.keeper as KeeperLink;
-    // containerd's bundles are <state>/io.containerd.runtime.v2.task/<namespace>/<id>.
-    const { argv, env } = log.launch(loggerId, basename(dirname(this.bundle)));
-    const launched = await keeper.keepers.launch(
-      keeper.pod,
-      { key: loggerKey(key), argv, env, pidFile: '', fds: log.fds },
-      async () => undefined,
-    );
-    if (launched.error !== '' || launched.pid <= 0) {
-      log.release();
-      throw new FailedPreconditionError(
-        `${subject}: its pod keeper could not start the logger ${log.uri.path}: ${launched.error}`,
-        'STDIO.BINARY_START',
-      );
-    }
-    try {
-      await log.ready(subject);
-    } catch (err) {
-      // A binary-v2:// logger that never said ready: the keeper lets it go, as the runc shim kills its logger.
-      log.release();
-      await keeper.keepers.release(keeper.pod, loggerKey(key));
-      throw err;
-    }
-  }
-
-  private async launchKeptProcess(
-    action: RuncAction,
-    key: string,
-    args: readonly string[],
-    launch: KeptLaunch,
-  ): Promise<number> {
-    const keeper = this.keeper as KeeperLink;
-    const { argv, log } = this.cli.commandLine({ args, bundle: this.bundle });
-    const offset = logOffset(log);
-    const launched = await keeper.keepers.launch(
-      keeper.pod,
-      { key, argv, pidFile: launch.pidFile, consoleSocket: launch.consoleSocket, fds: launch.fds },
-      launch.onExit,
-    );
-    if (launched.error === '' && launched.status === 0 && launched.pid > 0) return launched.pid;
-    const exit = launched.status >= 0 ? exitOfWaitStatus(launched.status) : undefined;
-    const detail =
-      launched.error !== ''
-        ? launched.error
-        : `runc exited with ${exit?.signal != null ? `signal ${exit.signal}` : `code ${exit?.code ?? -1}`}`;
-    const message = launched.error !== '' ? detail : (lastLogError(log, offset) ?? detail);
-    throw fromRuncFailure(new RuncFailure(args[0], message), action, launch.subject ?? this.subject);
   }
 
   /**
@@ -155,26 +52,15 @@ export class RuncContainer {
   /**
    * Lets the created init run the container's program. `runc start` is the exec fifo's
    * handshake and nothing more (docs/runtimes.md, "Start without a runc process") unless the
-   * spec has poststart hooks (runc after 1.4 runs them at `start`). Behind a pod keeper
-   * the keeper, the init's parent, does the handshake (`S`), which spares a runc process (~3 ms
-   * of every Start) and outlives this process; otherwise, or for a container that libcontainer
-   * did not make (no `state.json` beside the fifo: crun's init reads its fifo instead of
-   * writing it), the runtime's own `start` runs.
+   * spec has poststart hooks (runc after 1.4 runs them at `start`). A pod keeper, the init's
+   * parent, does the handshake itself (KeptLauncher.start), which spares a runc process (~3 ms of
+   * every Start) and outlives this process; otherwise, or for a container that libcontainer did
+   * not make (no `state.json` beside the fifo: crun's init reads its fifo instead of writing it),
+   * the runtime's own `start` runs.
    */
   async start(poststartHooks: boolean): Promise<void> {
     const libcontainer = existsSync(join(this.cli.root, this.id, STATE_FILE));
-    if (this.keeper !== undefined && !poststartHooks && libcontainer) {
-      const { outcome, error } = await this.keeper.keepers.start(this.keeper.pod, this.id, this.execFifo);
-      if (outcome === 'started') return;
-      if (outcome === 'dead') throw fromRuncFailure(new RuncFailure('start', INIT_DEAD), 'start', this.subject);
-      // Not a `runc start` beside it: one racing the keeper's reader for the byte would wait for ever.
-      if (outcome === 'failed')
-        throw new FailedPreconditionError(
-          `${this.subject}: its pod keeper could not start it: ${error}`,
-          'KEEPER.START',
-        );
-      // No fifo: runc's own start says what the container is.
-    }
+    if (!poststartHooks && libcontainer && (await this.launcher.start(this.id, this.execFifo, this.subject))) return;
     await this.run('start', ['start', this.id]);
   }
 

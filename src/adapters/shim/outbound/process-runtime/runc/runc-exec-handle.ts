@@ -8,12 +8,10 @@ import {
 } from '../../../../../application/shim/ports/process-runtime.port';
 import { FailedPreconditionError } from '../../../../../domain/shared/errors';
 import { signalProcess } from '../signal-process';
-import { resolveStdioTarget } from '../stdio/stdio-target';
-import { isBinaryLogUri } from '../stdio/binary-log';
-import { loggerKey } from '../../keeper/pod-keepers';
 import { DEFAULT_COLS, DEFAULT_ROWS } from '../stdio/pty-master';
+import { checkStdio } from './container-io';
 import { ContainerProcess } from './container-process';
-import { KeeperLink, RuncContainer } from './runc-container';
+import { RuncContainer } from './runc-container';
 
 /** Fields of the container's own process an exec does not inherit. */
 const NOT_INHERITED = ['args', 'terminal', 'consoleSize', 'commandLine'];
@@ -51,11 +49,7 @@ export function execFiles(taskDir: string, execId: string): string {
 export class RuncExecHandle implements ProcessHandle {
   private readonly process: ContainerProcess;
   private readonly files: string;
-  /** The pod keeper's key: `<task id>/<exec id>` (docs/keeper-protocol.md). */
-  private readonly key: string;
   private readonly execId: string;
-  /** The task's pod keeper, which launches and keeps this exec (and its terminal's master). */
-  private readonly keeper: KeeperLink | undefined;
 
   constructor(
     private readonly container: RuncContainer,
@@ -66,27 +60,18 @@ export class RuncExecHandle implements ProcessHandle {
     adopted?: AdoptedProcess,
   ) {
     const subject = `exec ${JSON.stringify(spec.execId)} of ${container.subject}`;
-    this.key = `${container.id}/${spec.execId}`;
     this.execId = spec.execId;
-    this.keeper = container.keeper;
-    const keeper = this.keeper;
     // A bad stdio string is refused at Exec; the FIFOs and files are opened at Start.
-    // A `binary://` stdout's logger starts at Start, as the runc shim's does (its stdin is not read).
-    if (adopted === undefined && !(keeper !== undefined && isBinaryLogUri(spec.stdio.stdout)))
-      for (const stream of ['stdin', 'stdout', 'stderr'] as const)
-        resolveStdioTarget(spec.stdio[stream], stream, subject);
-    this.process = new ContainerProcess(spec.stdio, subject, container.reaper, onExit, {
+    if (adopted === undefined) checkStdio(spec.stdio, subject, container.launcher.keeper);
+    // The pod keeper's key: `<task id>/<exec id>` (docs/keeper-protocol.md).
+    const key = `${container.id}/${spec.execId}`;
+    this.process = new ContainerProcess(spec.stdio, subject, key, container.launcher, onExit, {
       consoleSized: true,
       ioOwner: container.ioOwner,
       adopted: adopted !== undefined,
-      keeper: keeper && { link: keeper, key: this.key },
       openAtLaunch: adopted === undefined,
     });
-    if (adopted !== undefined)
-      this.process.adopt(
-        adopted,
-        keeper && ((listener) => keeper.keepers.watchAdopted(keeper.pod, this.key, listener)),
-      );
+    if (adopted !== undefined) this.process.adopt(adopted);
     this.files = execFiles(container.taskDir, spec.execId);
   }
 
@@ -102,32 +87,9 @@ export class RuncExecHandle implements ProcessHandle {
     const processFile = `${this.files}.json`;
     const pidFile = `${this.files}.pid`;
     writeFileSync(processFile, JSON.stringify(this.processJson), { mode: 0o600 });
-    if (this.keeper !== undefined)
-      return this.process.launchKept((io, onExit) =>
-        this.container.launchKept(
-          'exec',
-          this.key,
-          ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id],
-          {
-            pidFile,
-            consoleSocket: io.keptConsole,
-            fds: io.keptFds,
-            subject: this.process.subject,
-            onExit,
-            logger: io.logger && { log: io.logger, loggerId: this.execId },
-          },
-        ),
-      );
-    return this.process.launch(pidFile, (io) =>
-      this.container.run(
-        'exec',
-        ['exec', '--detach', '--process', processFile, '--pid-file', pidFile, ...io.runcArgs, this.container.id],
-        {
-          stdio: io.runcStdio,
-          subject: this.process.subject,
-        },
-      ),
-    );
+    const { cli, bundle, id } = this.container;
+    const args = ['exec', '--detach', '--process', processFile, '--pid-file', pidFile];
+    return this.process.launch({ action: 'exec', cli, bundle, args, container: id, pidFile, loggerId: this.execId });
   }
 
   async kill(signal: number): Promise<void> {
@@ -145,22 +107,19 @@ export class RuncExecHandle implements ProcessHandle {
 
   async closeStdin(): Promise<void> {
     this.process.closeStdin();
-    await this.keeper?.keepers.closeStdin(this.keeper.pod, this.key);
+    await this.container.launcher.closeStdin(this.process.key);
   }
 
   /** Removed with its container (RuncTaskHandle.forget); its files go with the task's directory. */
   forget(): void {
     this.process.forget();
-    this.keeper?.keepers.drop(this.keeper.pod, this.key);
-    if (this.process.logged) this.keeper?.keepers.drop(this.keeper.pod, loggerKey(this.key));
+    this.container.launcher.drop(this.process.key, this.process.logged);
   }
 
   async delete(): Promise<void> {
     await this.process.exited;
     this.process.releaseIo();
-    await this.keeper?.keepers.release(this.keeper.pod, this.key);
-    // Its logger ends with it, as the runc shim's at an exec's Delete (SIGTERM: docs/keeper-protocol.md, `D`).
-    if (this.process.logged) await this.keeper?.keepers.release(this.keeper.pod, loggerKey(this.key));
+    await this.container.launcher.release(this.process.key, this.process.logged);
     rmSync(`${this.files}.json`, { force: true });
     rmSync(`${this.files}.pid`, { force: true });
   }

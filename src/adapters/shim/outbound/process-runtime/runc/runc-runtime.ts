@@ -15,7 +15,7 @@ import { BundleConfig, readBundleConfig } from '../bundle';
 import { ContainerCgroup } from './container-cgroup';
 import { ContainerProcess } from './container-process';
 import { StdioOwner } from '../stdio/direct-stdio';
-import { CriuStatus, criuStatus } from './criu';
+import { CriuCheck } from './criu';
 import { RootfsMounts } from './rootfs-mounts';
 import { findRuntimeBinary, OciRuntimeBinary, RUNC, RuncCli } from './runc-cli';
 import { RuncContainer } from './runc-container';
@@ -33,7 +33,10 @@ import { watchOom } from './oom-watch';
 import { isSameLiveProcess } from './adopted-exit';
 import { RuncTaskHandle } from './runc-task-handle';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
-import { loggerKey, PodKeepers, podSocketOfBundle } from '../../keeper/pod-keepers';
+import { PodKeepers, podSocketOfBundle } from '../../keeper/pod-keepers';
+import { KeptLauncher } from '../../keeper/kept-launcher';
+import { DirectLauncher } from './direct-launcher';
+import { Launcher } from './launcher';
 
 /** What a task's runtime options decide: its runc, its stdio's owner, criu's work directory for a restore. */
 interface TaskOptions {
@@ -51,8 +54,9 @@ interface TaskOptions {
 export class RuncRuntime implements ProcessRuntime {
   readonly name: string;
   private readonly cli: RuncCli;
-  private readonly reaper: Reaper;
-  private criu: Promise<CriuStatus> | undefined;
+  /** Processes made here: a task's when no pod keeper serves it, and every `runc restore`'s. */
+  private readonly direct: DirectLauncher;
+  private readonly criu = new CriuCheck();
 
   constructor(
     private readonly stateDir: string,
@@ -68,7 +72,7 @@ export class RuncRuntime implements ProcessRuntime {
       );
     }
     const binary = findRuntimeBinary(runtime);
-    this.reaper = Reaper.shared();
+    this.direct = new DirectLauncher(Reaper.shared());
     const root = runtimeRoot(stateDir, runtime.name);
     makeDirs(root, 0o700);
     this.cli = new RuncCli(binary, root);
@@ -91,11 +95,10 @@ export class RuncRuntime implements ProcessRuntime {
       mounts = await RootfsMounts.mount(spec.rootfs, spec.bundle, subject);
       const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
       // `runc restore` runs from the serving process still (docs/keeper-protocol.md, "As built"): so does its terminal.
-      const keeper = spec.checkpoint === '' ? container.keeper : undefined;
-      init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
-        beforeExitReport: () => container.beforeExitReport(),
+      const launcher = spec.checkpoint === '' ? container.launcher : this.direct;
+      init = new ContainerProcess(spec.stdio, subject, spec.id, launcher, watch.onExit, {
+        beforeExit: container,
         consoleSized: configProcess.consoleSize !== undefined,
-        keeper: keeper && { link: keeper, key: spec.id },
         ioOwner,
       });
       if (spec.checkpoint === '') await this.createContainer(container, init);
@@ -110,7 +113,8 @@ export class RuncRuntime implements ProcessRuntime {
         poststartHooks: hasPoststartHooks(config.json),
         restoreFrom: spec.checkpoint,
         criuWorkPath,
-        criu: () => this.criuStatus(),
+        criu: this.criu,
+        restorer: this.direct,
       });
     } catch (err) {
       init?.io.release();
@@ -135,12 +139,10 @@ export class RuncRuntime implements ProcessRuntime {
     // Its execs' FIFOs get the owner its options name (its own were given at its Create).
     container.ioOwner = ioOwner;
     const configProcess = (config.json.process ?? {}) as Record<string, unknown>;
-    const keeper = container.keeper;
-    const init = new ContainerProcess(spec.stdio, subject, this.reaper, watch.onExit, {
-      beforeExitReport: () => container.beforeExitReport(),
+    const init = new ContainerProcess(spec.stdio, subject, spec.id, container.launcher, watch.onExit, {
+      beforeExit: container,
       consoleSized: configProcess.consoleSize !== undefined,
       adopted: true,
-      keeper: keeper && { link: keeper, key: spec.id },
     });
     let observedStatus: LiveStatus | undefined;
     if (spec.init.pid > 0) {
@@ -149,7 +151,7 @@ export class RuncRuntime implements ProcessRuntime {
         if (watch.onOom !== undefined) container.oomWatch = watchOom(container.cgroup, watch.onOom);
         observedStatus = container.liveStatus();
       }
-      init.adopt(spec.init, keeper && ((listener) => keeper.keepers.watchAdopted(keeper.pod, spec.id, listener)));
+      init.adopt(spec.init);
     }
     return new RuncTaskHandle(container, {
       init,
@@ -159,7 +161,8 @@ export class RuncRuntime implements ProcessRuntime {
       // A task restored from a checkpoint whose Start never came restores at Start still.
       restoreFrom: spec.init.pid > 0 ? '' : spec.checkpoint,
       criuWorkPath,
-      criu: () => this.criuStatus(),
+      criu: this.criu,
+      restorer: this.direct,
       observedStatus,
     });
   }
@@ -177,12 +180,10 @@ export class RuncRuntime implements ProcessRuntime {
     if (!existsSync(dir) || existsSync(join(dir, TASK_RECORD_FILE))) return false;
     const made = readOciRuntimeRecord(dir);
     if (made?.bundle !== undefined) {
-      const pod = this.keepers && podSocketOfBundle(made.bundle);
-      const keeper = pod === undefined || this.keepers === undefined ? undefined : { keepers: this.keepers, pod };
-      const cli = new RuncCli(made.binary, made.root);
-      const container = new RuncContainer(id, made.bundle, dir, false, cli, this.reaper, keeper);
-      // The keys first: the keeper ends the init and the logger, unreported; then runc's state goes.
-      if (keeper !== undefined) for (const key of [id, loggerKey(id)]) await keeper.keepers.release(keeper.pod, key);
+      const launcher = this.launcherFor(made.bundle);
+      const container = new RuncContainer(id, made.bundle, dir, false, new RuncCli(made.binary, made.root), launcher);
+      // The keys first: a keeper ends the init and the logger, unreported; then runc's state goes.
+      await launcher.release(id, true);
       await container.remove();
       RootfsMounts.unmountAllAt(made.bundle);
     } else if (existsSync(join(dir, OCI_RUNTIME_FILE))) {
@@ -221,46 +222,27 @@ export class RuncRuntime implements ProcessRuntime {
 
   private container(spec: CreateSpec, config: BundleConfig, cli: RuncCli): RuncContainer {
     const dir = taskDirOf(this.stateDir, spec.id);
-    // The pod keeper is the one whose socket containerd wrote to the bundle's `address`
-    // (`start` writes it): known from the bundle alone, at Create and after a restart alike.
-    const pod = this.keepers === undefined ? undefined : podSocketOfBundle(spec.bundle);
-    const keeper = pod === undefined || this.keepers === undefined ? undefined : { keepers: this.keepers, pod };
-    return new RuncContainer(spec.id, spec.bundle, dir, hasOwnPidNamespace(config.json), cli, this.reaper, keeper);
+    const ownPidNamespace = hasOwnPidNamespace(config.json);
+    return new RuncContainer(spec.id, spec.bundle, dir, ownPidNamespace, cli, this.launcherFor(spec.bundle));
+  }
+
+  /**
+   * The one choice of how a task's processes are launched: by its pod keeper, the one whose socket
+   * containerd wrote to the bundle's `address` (`start` writes it), known from the bundle alone at
+   * Create and after a restart alike; or, without pod keepers (SKIFF_KEEPER=0, outside containerd)
+   * or without an address, by this process.
+   */
+  private launcherFor(bundle: string): Launcher {
+    const pod = this.keepers && podSocketOfBundle(bundle);
+    return this.keepers === undefined || pod === undefined ? this.direct : new KeptLauncher(this.keepers, pod);
   }
 
   /** `runc create` with a pid file: the init exists, blocked until `runc start`, with its final pid. */
   private async createContainer(container: RuncContainer, init: ContainerProcess): Promise<void> {
+    const { cli, bundle, id } = container;
     const pidFile = join(container.taskDir, INIT_PID_FILE);
-    if (container.keeper !== undefined) {
-      await init.launchKept((io, onExit) =>
-        container.launchKept(
-          'create',
-          container.id,
-          ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id],
-          {
-            pidFile,
-            consoleSocket: io.keptConsole,
-            fds: io.keptFds,
-            onExit,
-            logger: io.logger && { log: io.logger, loggerId: container.id },
-          },
-        ),
-      );
-      return;
-    }
-    await init.launch(pidFile, (io) =>
-      container.run(
-        'create',
-        ['create', '--bundle', container.bundle, '--pid-file', pidFile, ...io.runcArgs, container.id],
-        { stdio: io.runcStdio },
-      ),
-    );
-  }
-
-  /** `criu check` runs once per shim: the kernel and criu do not change under it. */
-  private criuStatus(): Promise<CriuStatus> {
-    this.criu ??= criuStatus();
-    return this.criu;
+    const args = ['create', '--bundle', bundle, '--pid-file', pidFile];
+    await init.launch({ action: 'create', cli, bundle, args, container: id, pidFile, loggerId: id });
   }
 }
 

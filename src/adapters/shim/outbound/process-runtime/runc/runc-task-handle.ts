@@ -15,7 +15,7 @@ import { ContainerCgroup } from './container-cgroup';
 import { readProcStat } from '../../../os/proc-fs';
 import { readPidFile } from '../../../os/pid-file';
 import { ContainerProcess } from './container-process';
-import { criuLogErrors, CriuStatus } from './criu';
+import { CriuCheck, criuLogErrors } from './criu';
 import { checkpointArgs, readCheckpointOptions } from './checkpoint-options';
 import { criuStdioConfig, externalStdio, readStdioRecord, writeStdioRecord } from './criu-stdio';
 import { DEFAULT_PATH } from '../../../os/find-executable';
@@ -27,7 +27,7 @@ import { parseRuncStats } from './runc-stats';
 import { readCgroupV1Stats } from './cgroup-v1-stats';
 import { isUnifiedCgroupHost, readCgroupV2Metrics } from './cgroup-v2-metrics';
 import { makeDirs } from '../../../../shared/helpers/make-dirs';
-import { loggerKey } from '../../keeper/pod-keepers';
+import { Launcher } from './launcher';
 
 /** What a task needs besides its container: its init, mounts, config and criu. */
 export interface RuncTaskHandleParts {
@@ -39,7 +39,9 @@ export interface RuncTaskHandleParts {
   readonly restoreFrom: string;
   /** criu's work directory for that restore (runc options' CriuWorkPath), kept; undefined = the task's own. */
   readonly criuWorkPath?: string;
-  readonly criu: () => Promise<CriuStatus>;
+  readonly criu: Pick<CriuCheck, 'status'>;
+  /** What runs `runc restore`: this serving process (docs/keeper-protocol.md, "As built"). */
+  readonly restorer: Launcher;
   /** The spec has poststart hooks, which runc's own `start` runs (RuncContainer.start). */
   readonly poststartHooks: boolean;
   /** A task taken over whose init still runs: what runc's state shows of it (RuncContainer.liveStatus). */
@@ -90,27 +92,21 @@ export class RuncTaskHandle implements TaskHandle {
     makeDirs(work, 0o777);
     // The stdio the dump named external comes back as this restore's own (criu-stdio.ts).
     const env = criuEnvironment(criu, work, criuStdioConfig(readStdioRecord(this.parts.restoreFrom), 'restore'));
+    const { cli, bundle } = this.container;
+    const args = ['restore', '--detach', '--image-path', this.parts.restoreFrom, '--work-path', work];
+    args.push('--bundle', bundle, '--pid-file', pidFile);
     try {
-      const pid = await this.init.launch(pidFile, (io) =>
-        this.container.run(
-          'restore',
-          [
-            'restore',
-            '--detach',
-            '--image-path',
-            this.parts.restoreFrom,
-            '--work-path',
-            work,
-            '--bundle',
-            this.container.bundle,
-            '--pid-file',
-            pidFile,
-            ...io.runcArgs,
-            this.id,
-          ],
-          { stdio: io.runcStdio, env },
-        ),
-      );
+      const launch = {
+        action: 'restore',
+        cli,
+        bundle,
+        args,
+        container: this.id,
+        pidFile,
+        loggerId: this.id,
+        env,
+      } as const;
+      const pid = await this.init.launch(launch, this.parts.restorer);
       this.container.cgroup = ContainerCgroup.of(pid);
       return pid;
     } catch (err) {
@@ -132,8 +128,7 @@ export class RuncTaskHandle implements TaskHandle {
 
   async closeStdin(): Promise<void> {
     this.init.io.closeStdin();
-    const keeper = this.container.keeper;
-    await keeper?.keepers.closeStdin(keeper.pod, this.id);
+    await this.container.launcher.closeStdin(this.id);
   }
 
   /** `runc delete --force` (kills an init that never started), then the exit, stdio, mounts and files. */
@@ -141,10 +136,7 @@ export class RuncTaskHandle implements TaskHandle {
     if (this.init.pid > 0) await this.container.remove();
     await this.init.exited;
     this.init.io.release();
-    const keeper = this.container.keeper;
-    await keeper?.keepers.release(keeper.pod, this.id);
-    // Its logger ends with it, as the runc shim's at Delete (SIGTERM: docs/keeper-protocol.md, `D`).
-    if (this.init.logged) await keeper?.keepers.release(keeper.pod, loggerKey(this.id));
+    await this.container.launcher.release(this.id, this.init.logged);
     await this.parts.mounts.unmount();
     this.container.removeFiles();
   }
@@ -152,9 +144,7 @@ export class RuncTaskHandle implements TaskHandle {
   /** Its container was removed by containerd's `delete` after its pod keeper died: only this process's part goes. */
   forget(): void {
     this.init.forget();
-    const keeper = this.container.keeper;
-    keeper?.keepers.drop(keeper.pod, this.id);
-    if (this.init.logged) keeper?.keepers.drop(keeper.pod, loggerKey(this.id));
+    this.container.launcher.drop(this.id, this.init.logged);
   }
 
   async exec(spec: ExecSpec, onExit: ExitListener): Promise<ProcessHandle> {
@@ -172,17 +162,9 @@ export class RuncTaskHandle implements TaskHandle {
     return { pid, startTime: readProcStat(pid)?.startTicks ?? 0 };
   }
 
-  /**
-   * Its keeper may still be launching the exec for a Start that was in flight at the crash: its
-   * key is released as soon as the keeper's control connection comes, and the keeper ends what
-   * that launch makes (docs/keeper-protocol.md, `D`), its output FIFO's holder with it, so the
-   * client, answered UNAVAILABLE, reads its end.
-   */
+  /** An exec whose Start was in flight at the crash: what its launch makes is ended (KeptLauncher.cancelStart). */
   cancelStart(execId: string): void {
-    const keeper = this.container.keeper;
-    if (keeper === undefined) return;
-    const key = `${this.id}/${execId}`;
-    for (const each of [key, loggerKey(key)]) keeper.keepers.releaseOnConnect(keeper.pod, each);
+    this.container.launcher.cancelStart(`${this.id}/${execId}`);
   }
 
   adoptExec(spec: ExecSpec, process: AdoptedProcess, onExit: ExitListener): ProcessHandle {
@@ -270,7 +252,7 @@ export class RuncTaskHandle implements TaskHandle {
   }
 
   private async criuBinary(what: 'checkpoint' | 'restore'): Promise<string> {
-    const status = await this.parts.criu();
+    const status = await this.parts.criu.status();
     if (status.binary === undefined) {
       throw new FailedPreconditionError(`cannot ${what} ${this.container.subject}: ${status.problem}`, 'CRIU.UNUSABLE');
     }

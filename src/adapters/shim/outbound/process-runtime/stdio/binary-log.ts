@@ -18,10 +18,6 @@ export interface BinaryLogUri {
   readonly args: readonly string[];
 }
 
-export function isBinaryLogUri(value: string): boolean {
-  return value.startsWith('binary://') || value.startsWith('binary-v2://');
-}
-
 /**
  * The program and its arguments. The runc shim runs the URI's path whatever its host, and a
  * query's keys with their first values; Go's map gives its keys in no order, here they keep

@@ -2,7 +2,8 @@ import { closeSync, constants, fchownSync, openSync } from 'node:fs';
 import { Stdio } from '../../../../../domain/shim/task-process';
 import { FifoHolder } from './fifo-holder';
 import { StdinFifo } from './stdin-fifo';
-import { resolveStdioTarget, StdioTarget } from './stdio-target';
+import { resolveStdioTargets, StdioTarget } from './stdio-target';
+import type { LaunchFd } from '../../keeper/keeper-control';
 
 export type ChildStdio = number | 'ignore';
 
@@ -40,11 +41,7 @@ export class DirectStdio {
     subject: string,
     private readonly owner?: StdioOwner,
   ) {
-    const targets = {
-      stdin: resolveStdioTarget(stdio.stdin, 'stdin', subject),
-      stdout: resolveStdioTarget(stdio.stdout, 'stdout', subject),
-      stderr: resolveStdioTarget(stdio.stderr, 'stderr', subject),
-    };
+    const targets = resolveStdioTargets(stdio, subject);
     try {
       this.stdinFifo = targets.stdin.kind === 'fifo' ? new StdinFifo(targets.stdin.path) : undefined;
       const stdin = this.openStdin(targets.stdin);
@@ -60,7 +57,8 @@ export class DirectStdio {
 
   private openStdin(target: StdioTarget): ChildStdio {
     if (target.kind === 'none') return 'ignore';
-    const fd = this.stdinFifo?.openForProcess() ?? openSync(target.path, constants.O_RDONLY);
+    // A FIFO's blocking open returns at once: the StdinFifo holds a writer.
+    const fd = openSync(target.path, constants.O_RDONLY);
     this.closeAfterSpawn.push(fd);
     if (this.stdinFifo !== undefined) this.giveToOwner(fd);
     return fd;
@@ -83,14 +81,15 @@ export class DirectStdio {
     if (this.owner !== undefined) fchownSync(fd, this.owner.uid, this.owner.gid);
   }
 
-  /** The stdin FIFO's writer while CloseIO has not closed it (a keeper holds a copy: docs/keeper-protocol.md, role `I`). */
-  get stdinKeepAliveFd(): number | undefined {
-    return this.stdinFifo?.keepaliveFd;
-  }
-
-  /** The FIFO holders' read-write descriptors (a keeper holds copies: docs/keeper-protocol.md, role `H`). */
-  get holderFds(): number[] {
-    return this.holders.map((holder) => holder.fd);
+  /**
+   * What a pod keeper holds copies of (docs/keeper-protocol.md): the FIFO holders' read-write
+   * descriptors (role `H`) and the stdin FIFO's writer while CloseIO has not closed it (`I`).
+   */
+  get keptFds(): LaunchFd[] {
+    const fds: LaunchFd[] = this.holders.map((holder) => ({ role: 'H', fd: holder.fd }));
+    const writer = this.stdinFifo?.keepaliveFd;
+    if (writer !== undefined) fds.push({ role: 'I', fd: writer });
+    return fds;
   }
 
   /** The child has its copies: drop the shim's copies it must not hold. */

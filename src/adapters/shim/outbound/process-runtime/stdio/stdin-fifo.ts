@@ -18,11 +18,6 @@ export class StdinFifo {
     return this.keepalive;
   }
 
-  /** A blocking read descriptor for the process (returns at once: a writer exists). */
-  openForProcess(): number {
-    return openSync(this.path, constants.O_RDONLY);
-  }
-
   /** A non-blocking read descriptor for the shim's own copy (terminal mode). */
   openForShim(): number {
     return openSync(this.path, constants.O_RDONLY | constants.O_NONBLOCK);

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InvalidArgumentError, UnimplementedError } from '../../../../../domain/shared/errors';
+import { Stdio } from '../../../../../domain/shim/task-process';
 
 export type StreamName = 'stdin' | 'stdout' | 'stderr';
 
@@ -10,6 +11,11 @@ export type StdioTarget =
   | { readonly kind: 'none' }
   | { readonly kind: 'fifo'; readonly path: string }
   | { readonly kind: 'file'; readonly path: string };
+
+/** A containerd log URI whose program a pod keeper runs (binary-log.ts; docs/containerd.md, "Log URIs"). */
+export function isBinaryLogUri(value: string): boolean {
+  return value.startsWith('binary://') || value.startsWith('binary-v2://');
+}
 
 function fail(subject: string, stream: StreamName, value: string, problem: string): never {
   throw new InvalidArgumentError(`${subject}: ${stream} ${JSON.stringify(value)} ${problem}`, 'STDIO.INVALID');
@@ -23,7 +29,7 @@ function toPath(value: string, stream: StreamName, subject: string): string {
       return fail(subject, stream, value, 'is not a valid file:// URI (use file:///absolute/path)');
     }
   }
-  if (value.startsWith('binary://') || value.startsWith('binary-v2://'))
+  if (isBinaryLogUri(value))
     throw new UnimplementedError(
       `${subject}: ${stream} ${JSON.stringify(value)}: binary:// and binary-v2:// log URIs are served by the runc runtime under containerd (docs/containerd.md, "Log URIs"); use a FIFO, a file or a file:// URI`,
       'STDIO.SCHEME',
@@ -35,6 +41,15 @@ function toPath(value: string, stream: StreamName, subject: string): string {
     );
   }
   return value;
+}
+
+/** The three streams' targets, classified as resolveStdioTarget does. */
+export function resolveStdioTargets(stdio: Stdio, subject: string): Record<StreamName, StdioTarget> {
+  return {
+    stdin: resolveStdioTarget(stdio.stdin, 'stdin', subject),
+    stdout: resolveStdioTarget(stdio.stdout, 'stdout', subject),
+    stderr: resolveStdioTarget(stdio.stderr, 'stderr', subject),
+  };
 }
 
 /** Classifies one stdio string; a missing output path becomes a file created 0600. */

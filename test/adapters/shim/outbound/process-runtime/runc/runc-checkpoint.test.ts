@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RuncCli } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-cli';
 import { RuncContainer } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-container';
+import { DirectLauncher } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/direct-launcher';
 import { RuncTaskHandle } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-task-handle';
 import { ContainerProcess } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-process';
 import { RootfsMounts } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/rootfs-mounts';
@@ -55,14 +56,24 @@ exit 0
     child = spawn('sleep', ['60'], { stdio: [stdin, stdout, 'pipe'] });
     closeSync(stdin);
     closeSync(stdout);
-    const container = new RuncContainer('c1', bundle, taskDir, true, new RuncCli(runc, root), {} as Reaper);
+    const container = new RuncContainer(
+      'c1',
+      bundle,
+      taskDir,
+      true,
+      new RuncCli(runc, root),
+      new DirectLauncher({} as Reaper),
+    );
     handle = new RuncTaskHandle(container, {
       init: { pid: child.pid } as unknown as ContainerProcess,
       mounts: {} as RootfsMounts,
       configProcess: {},
       restoreFrom: '',
       poststartHooks: false,
-      criu: async () => (criuProblem === undefined ? { binary: '/opt/criu/sbin/criu' } : { problem: criuProblem }),
+      criu: {
+        status: async () => (criuProblem === undefined ? { binary: '/opt/criu/sbin/criu' } : { problem: criuProblem }),
+      },
+      restorer: new DirectLauncher({} as Reaper),
     });
   });
   afterAll(() => {

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { RuncCli } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-cli';
 import { RuncContainer } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-container';
 import { PodKeepers } from '../../../../../../src/adapters/shim/outbound/keeper/pod-keepers';
+import { KeptLauncher } from '../../../../../../src/adapters/shim/outbound/keeper/kept-launcher';
 import { StartOutcome } from '../../../../../../src/adapters/shim/outbound/keeper/keeper-control';
-import { Reaper } from '../../../../../../src/adapters/shim/os/reaper';
 import { FailedPreconditionError } from '../../../../../../src/domain/shared/errors';
 
 /**
@@ -28,7 +28,7 @@ describe('RuncContainer.start behind a pod keeper', () => {
       },
     } as unknown as PodKeepers;
     const cli = new RuncCli('/bin/false', root);
-    const made = new RuncContainer(id, root, root, true, cli, {} as Reaper, { keepers, pod: '/pod.sock' });
+    const made = new RuncContainer(id, root, root, true, cli, new KeptLauncher(keepers, '/pod.sock'));
     return { made, asked, fifo: join(root, id, 'exec.fifo') };
   }
 

@@ -1,10 +1,10 @@
 import { InvalidArgumentError, UnimplementedError } from '../../../../../../src/domain/shared/errors';
+import { parseBinaryLogUri } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
 import {
   isBinaryLogUri,
-  parseBinaryLogUri,
-} from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/binary-log';
-import { resolveStdioTarget } from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/stdio-target';
-import { ContainerIo } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-io';
+  resolveStdioTarget,
+} from '../../../../../../src/adapters/shim/outbound/process-runtime/stdio/stdio-target';
+import { openContainerIo } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-io';
 
 /** `binary://` log URIs read as containerd's runc shim reads them (process.NewBinaryCmd; docs/containerd.md, "Log URIs"). */
 describe('binary:// log URIs', () => {
@@ -64,10 +64,10 @@ describe('binary:// log URIs', () => {
       'task "t": stdout "binary:///usr/bin/logger": binary:// and binary-v2:// log URIs are served by the runc runtime under containerd',
     );
     const stdio = { stdin: '', stdout: 'binary:///bin/cat', stderr: 'binary:///bin/cat', terminal: false };
-    expect(() => new ContainerIo(stdio, 'task "t"')).toThrow(
+    expect(() => openContainerIo(stdio, 'task "t"')).toThrow(
       'task "t": binary:// log URIs are served under containerd behind pod keepers (unset SKIFF_KEEPER=0); use a FIFO or a file:// URI here',
     );
-    expect(() => new ContainerIo({ ...stdio, terminal: true }, 'task "t"')).toThrow(
+    expect(() => openContainerIo({ ...stdio, terminal: true }, 'task "t"')).toThrow(
       'task "t": a binary:// log URI with a terminal is not served; log a terminal to a FIFO or a file:// URI',
     );
   });
