@@ -216,18 +216,29 @@ for (const handler of HANDLERS) {
 }
 
 // What kubelet reads before it runs a hostUsers: false pod (since 1.30 it refuses one whose runtime
-// handler does not report user_namespaces): containerd 2.1 introspects the features of handlers of
-// runc's runtime type alone (internal/cri/server/service.go introspectRuntimeFeatures), so skiff's
-// handler reports none, whatever skiff does. Recorded, not compared: docs/cri.md names the gap.
+// handler does not report user_namespaces). containerd 2.2 and later ask any shim its features
+// (`-info`), and skiff's handler reports runc's; 2.0/2.1 ask only handlers of runc's runtime type
+// (internal/cri/server/service.go introspectRuntimeFeatures), so there skiff's handler reports
+// none unless configured with `skiff containerd config --runc-runtime-type` (docs/cri.md, "User
+// namespaces"): compared from 2.2 on, recorded before.
 describe("the handlers' features in CRI Status", () => {
-  it("reports user_namespaces for runc's handler on containerd 2.x, and names what it reports for skiff's", async () => {
+  it("reports for skiff's handler the features of runc's from containerd 2.2 on", async () => {
     const cri = criClient(ADDRESS, { deadlineMs: SLOW_MS });
     try {
       const { runtimeHandlers } = await cri.runtime('Status', { verbose: false });
-      const userns = (name) => runtimeHandlers.find((h) => h.name === name)?.features?.userNamespaces ?? false;
-      if (MAJOR >= 2) assert.equal(userns('runc'), true);
+      const features = (name) => {
+        const f = runtimeHandlers.find((h) => h.name === name)?.features ?? {};
+        return {
+          userNamespaces: f.userNamespaces ?? false,
+          recursiveReadOnlyMounts: f.recursiveReadOnlyMounts ?? false,
+        };
+      };
+      const server = sh('ctr version').stdout.split('Server:')[1] ?? '';
+      const minor = Number(/Version:\s*v?\d+\.(\d+)/.exec(server)?.[1] ?? 0);
+      if (MAJOR >= 2) assert.equal(features('runc').userNamespaces, true);
+      if (MAJOR > 2 || (MAJOR === 2 && minor >= 2)) assert.deepEqual(features('skiff'), features('runc'));
       process.stdout.write(
-        `# CRI Status on containerd ${MAJOR}.x: user_namespaces runc ${userns('runc')}, skiff ${userns('skiff')}\n`,
+        `# CRI Status on containerd ${MAJOR}.${minor}: runc ${JSON.stringify(features('runc'))}, skiff ${JSON.stringify(features('skiff'))}\n`,
       );
     } finally {
       cri.close();

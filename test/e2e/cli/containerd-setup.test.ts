@@ -55,6 +55,25 @@ describe('skiff containerd config', () => {
     );
   });
 
+  it("--runc-runtime-type names skiff's shim by path under runc's runtime type, with runc's own options", async () => {
+    const shim = join(__dirname, '../../../bin/containerd-shim-skiff-v2');
+    const result = await printed(['--runc-runtime-type', '--systemd-cgroup', '--oci-runtime', 'crun'], {
+      env: containerdSaying('containerd github.com/containerd/containerd/v2 v2.1.9+unknown 75cb2b7193e4e490e9fbdc'),
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.split('\n').slice(1)).toEqual([
+      V3,
+      "# under runc's runtime type, for containerd 2.0/2.1 to tell kubelet the handler's features (hostUsers:",
+      "# false needs them); CRI's restore from a checkpoint archive fails this way (docs/cri.md)",
+      '  runtime_type = "io.containerd.runc.v2"',
+      `  runtime_path = ${JSON.stringify(shim)}`,
+      `  [${V3.slice(1, -1)}.options]`,
+      '    BinaryName = "crun"',
+      '    SystemdCgroup = true',
+      '',
+    ]);
+  });
+
   it('names containerd 2.3.4 (the supported LTS) and prints version 3 for it', async () => {
     const result = await printed([], {
       env: containerdSaying(
@@ -87,7 +106,7 @@ describe('skiff containerd config', () => {
   it("follows the config file's own version over containerd's: 2.x reads a version 2 file whole", async () => {
     const v2File = join(bin, 'v2.toml');
     writeFileSync(v2File, 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n');
-    const env = containerdSaying('containerd github.com/containerd/containerd/v2 v2.1.9 deadbeef');
+    const env = containerdSaying('containerd github.com/containerd/containerd/v2 v2.3.4 deadbeef');
     const result = await home.run(['containerd', 'config', '--config-file', v2File], { env });
     expect(result).toMatchObject({ code: 0, stderr: '' });
     expect(result.stdout.split('\n').slice(1)).toEqual([V2, '  runtime_type = "io.containerd.skiff.v2"', '']);

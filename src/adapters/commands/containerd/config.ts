@@ -9,6 +9,7 @@ import {
   chooseConfigFormat,
   factsOf,
   readContainerdConfig,
+  shimBinaryPath,
 } from '../../shim/inbound/cli/containerd-setup';
 
 export default class ContainerdConfig extends BaseCommand {
@@ -24,6 +25,7 @@ export default class ContainerdConfig extends BaseCommand {
     '<%= config.bin %> containerd config --format v3',
     '<%= config.bin %> containerd config --systemd-cgroup',
     '<%= config.bin %> containerd config --oci-runtime crun',
+    '<%= config.bin %> containerd config --runc-runtime-type',
   ];
   static override flags = {
     format: Flags.string({
@@ -40,6 +42,11 @@ export default class ContainerdConfig extends BaseCommand {
     'config-file': Flags.string({
       default: DEFAULT_CONFIG_FILE,
       description: 'The config.toml the section is appended to, read to print only what it lacks.',
+    }),
+    'runc-runtime-type': Flags.boolean({
+      default: false,
+      description:
+        "Name skiff's shim by its path under runc's runtime type (runtime_path), so that containerd 2.0/2.1 tell kubelet the handler's features (hostUsers: false pods need user_namespaces); CRI's restore from a checkpoint archive fails that way.",
     }),
     'oci-runtime': Flags.string({
       description:
@@ -61,11 +68,12 @@ export default class ContainerdConfig extends BaseCommand {
       );
       return;
     }
+    const shimPath = flags['runc-runtime-type'] ? shimBinaryPath() : undefined;
     process.stdout.write(
       containerdConfigSection(
         format,
         handler,
-        { systemdCgroup: flags['systemd-cgroup'], ociRuntime, chosenFor },
+        { systemdCgroup: flags['systemd-cgroup'], ociRuntime, chosenFor, shimPath },
         facts,
       ),
     );

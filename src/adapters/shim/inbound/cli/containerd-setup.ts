@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigurationError } from '../../../../domain/shared/errors';
+import { packageRoot } from '../../../shared/helpers/package-info';
 
 /** containerd's config.toml formats: version 2 (containerd 1.6 and 1.7) and version 3 (2.x). */
 export const CONFIG_FORMATS = ['v2', 'v3'] as const;
@@ -104,7 +106,16 @@ export interface HandlerOptions {
   readonly ociRuntime?: string;
   /** Which containerd the format was chosen for, said in the section's first line: "containerd 2.3.4 (containerd --version)". */
   readonly chosenFor?: string;
+  /**
+   * skiff's shim binary, named under runc's runtime type (`--runc-runtime-type`): containerd 2.0
+   * and 2.1 tell kubelet a handler's features only for that type (docs/cri.md, "User
+   * namespaces"). The handler's options are then runc's own (BinaryName, SystemdCgroup).
+   */
+  readonly shimPath?: string;
 }
+
+/** runc's runtime type, which containerd's own runc handler has. */
+const RUNC_RUNTIME_TYPE = 'io.containerd.runc.v2';
 
 /**
  * skiff's section of containerd's config.toml: the CRI runtime handler `handler` (what a
@@ -128,9 +139,20 @@ export function containerdConfigSection(
     `# skiff's runtime handler (${which}): append to /etc/containerd/config.toml once, then restart containerd`,
     ...(facts.exists ? [] : [`version = ${format === 'v2' ? 2 : 3}`]),
     `[${table}]`,
-    `  runtime_type = ${JSON.stringify(RUNTIME_TYPE)}`,
+    ...(options.shimPath === undefined
+      ? [`  runtime_type = ${JSON.stringify(RUNTIME_TYPE)}`]
+      : [
+          "# under runc's runtime type, for containerd 2.0/2.1 to tell kubelet the handler's features (hostUsers:",
+          "# false needs them); CRI's restore from a checkpoint archive fails this way (docs/cri.md)",
+          `  runtime_type = ${JSON.stringify(RUNC_RUNTIME_TYPE)}`,
+          `  runtime_path = ${JSON.stringify(options.shimPath)}`,
+        ]),
   ];
-  const file = options.ociRuntime === undefined ? undefined : ociRuntimeConfigPath(options.ociRuntime);
+  // runc's options (the runc-typed form) have BinaryName: no file needed.
+  const file =
+    options.ociRuntime === undefined || options.shimPath !== undefined
+      ? undefined
+      : ociRuntimeConfigPath(options.ociRuntime);
   const settings = [
     ...(options.ociRuntime === undefined ? [] : [`BinaryName = ${JSON.stringify(options.ociRuntime)}`]),
     ...(options.systemdCgroup === true ? ['SystemdCgroup = true'] : []),
@@ -144,7 +166,7 @@ export function containerdConfigSection(
     );
   } else if (settings.length > 0) {
     lines.push(`  [${table}.options]`, ...settings.map((line) => `    ${line}`));
-    if (format === 'v2') {
+    if (format === 'v2' && options.shimPath === undefined) {
       lines.push(
         '# containerd 1.6 does not pass this table to skiff (1.7 does): there skiff takes the systemd driver',
         "# from each pod's cgroupsPath, which kubelet's systemd cgroup driver makes a slice:prefix:name",
@@ -212,6 +234,11 @@ export function detectContainerd(): DetectedContainerd {
     );
   }
   return { format: Number(found[2]) >= 2 ? 'v3' : 'v2', version: found[1] };
+}
+
+/** This package's shim binary, the one containerd finds on its PATH as containerd-shim-skiff-v2. */
+export function shimBinaryPath(): string {
+  return join(packageRoot(), 'bin', 'containerd-shim-skiff-v2');
 }
 
 /**
