@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InternalError, NotFoundError } from '../../../../../domain/shared/errors';
 import { TaskStats } from '../../../../../domain/shim/task-stats';
+import { limit } from './runc-stats';
 
-/** The cgroup v1 directories of a container that its Stats read (ContainerCgroup.v1Dirs). */
+/** The cgroup v1 directories of a container that its Stats read (ContainerCgroup.v1StatsDirs). */
 export interface CgroupV1Dirs {
   readonly memory: string;
   readonly cpuacct: string;
@@ -12,8 +13,6 @@ export interface CgroupV1Dirs {
 
 /** cpuacct.stat counts in USER_HZ, 100 on every Linux runc runs on (runc's fs.getCpuUsageBreakdown). */
 const NS_PER_TICK = 1e9 / 100;
-/** Limits at or above this mean "unlimited": v1 writes 2^63 rounded down to a page. */
-const UNLIMITED = 2 ** 62;
 
 /**
  * A container's figures read from its cgroup v1 directories, as runc's fs manager reads them
@@ -30,7 +29,6 @@ export function readCgroupV1Stats(dirs: CgroupV1Dirs, subject: string): TaskStat
     throw new NotFoundError(`${subject}: cgroup does not exist (${dirs.memory})`, 'CGROUP.GONE');
   const cpu = keyed(dirs.cpuacct, 'cpuacct.stat', subject);
   const memory = keyed(dirs.memory, 'memory.stat', subject);
-  const pidsLimit = dirs.pids === undefined ? 0 : value(dirs.pids, 'pids.max', subject);
   return {
     cpuUsageNs: value(dirs.cpuacct, 'cpuacct.usage', subject),
     cpuUserNs: (cpu.get('user') ?? 0) * NS_PER_TICK,
@@ -39,12 +37,8 @@ export function readCgroupV1Stats(dirs: CgroupV1Dirs, subject: string): TaskStat
     memoryUsageBytes: value(dirs.memory, 'memory.usage_in_bytes', subject),
     memoryLimitBytes: limit(value(dirs.memory, 'memory.limit_in_bytes', subject)),
     pidsCurrent: dirs.pids === undefined ? 0 : value(dirs.pids, 'pids.current', subject),
-    pidsLimit: limit(pidsLimit),
+    pidsLimit: dirs.pids === undefined ? 0 : limit(value(dirs.pids, 'pids.max', subject)),
   };
-}
-
-function limit(n: number): number {
-  return n >= UNLIMITED ? 0 : n;
 }
 
 /** A file of one number (`max`: no limit, 0); a missing file is 0, as runc leaves a figure it cannot read. */

@@ -14,7 +14,8 @@ function num(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : 0;
 }
 
-function limit(value: unknown): number {
+/** A cgroup limit as TaskStats says it: 0 for none (v1's near-2^63, v2's `max`). */
+export function limit(value: unknown): number {
   const n = num(value);
   return n >= UNLIMITED ? 0 : n;
 }
