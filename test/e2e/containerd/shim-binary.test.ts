@@ -19,6 +19,7 @@ import { join, resolve } from 'node:path';
 import { task } from '../../../src/adapters/shim/wire/proto/generated/task/v2/shim';
 import { socketAccepts } from '../../../src/adapters/shim/os/socket-accepts';
 import { groupServerPids } from './skiff-support';
+import { waitFor } from '../../support/wait-for';
 
 /**
  * containerd-shim-skiff-v2 on its own, run the way containerd runs it (cwd = the bundle
@@ -299,18 +300,20 @@ if (LINUX)
           },
         );
 
-        it("the package as it installs, all root's: start runs the Node path it judged, its links resolved", () => {
+        it("the package as it installs, all root's: start runs the Node path it judged, its links resolved", async () => {
           const l = layout('n10', 'c1');
           made.push(l.root);
           const { binary } = installedCopy(l.root);
           const mark = join(l.root, 'node-ran');
           const node = join(l.root, 'nodes/node');
           mkdirSync(join(l.root, 'nodes'));
-          // Records the path it was run by (a shell script's $0 is the path execve was given).
-          writeFileSync(node, `#!/bin/sh\necho "$0" > ${mark}\n`, { mode: 0o755 });
+          // Records the path it was run by (a shell script's $0 is the path execve was given), whole or
+          // not at all: start returns once the exec worked, so the script may not have run yet.
+          writeFileSync(node, `#!/bin/sh\necho "$0" > ${mark}.part && mv ${mark}.part ${mark}\n`, { mode: 0o755 });
           symlinkSync('nodes/node', join(l.root, 'node'));
           const result = refused(l, { SKIFF_NODE: join(l.root, 'node') }, false, binary);
           expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+          await waitFor('the stand-in for node to record its path', () => existsSync(mark));
           expect(readFileSync(mark, 'utf8')).toBe(`${node}\n`);
         });
       });
