@@ -1,0 +1,164 @@
+import { inject, injectable } from 'inversify';
+import { AlreadyExistsError, FailedPreconditionError, NotFoundError } from '../../../domain/shared/errors';
+import type { ProcessExit } from '../../../domain/shim/exit-status';
+import { sandboxExitStatus, sandboxSpecOf, type SandboxSpec } from '../../../domain/shim/sandbox';
+import { assertValidId } from '../../../domain/shim/task-id';
+import { CLOCK, type Clock } from '../../shared/ports/clock.port';
+import { SANDBOX_PROCESSES, type SandboxProcesses } from '../ports/sandbox-processes.port';
+import type {
+  CreateSandboxInput,
+  SandboxExitView,
+  SandboxMetricsView,
+  SandboxPlatform,
+  SandboxStarted,
+  SandboxStatusView,
+} from './sandbox-messages';
+
+/** The platform the pods' containers run on (Platform's answer), bound by the composition root. */
+export const SANDBOX_PLATFORM = Symbol('SandboxPlatform');
+
+/** How long StopSandbox waits for the sandbox process after its SIGKILL: a process the kernel cannot kill is a fault to say. */
+const KILLED_WAIT_MS = 10_000;
+
+/** One sandbox, from CreateSandbox to ShutdownSandbox. */
+interface Sandbox {
+  readonly spec: SandboxSpec;
+  readonly bundle: string;
+  readonly createdAt: Date;
+  pid: number;
+  starting?: Promise<number>;
+  exit?: SandboxExitView;
+  readonly ended: Promise<void>;
+  end(exit: SandboxExitView): void;
+}
+
+/**
+ * containerd.runtime.sandbox.v1.Sandbox (docs/sandbox-api.md), one method per RPC: a pod with
+ * no pause container, whose namespaces its sandbox process holds. The pod's containers are
+ * tasks of the task service as any are; they join the namespaces through the pid this service
+ * reports (CRI's WithPodNamespaces reads SandboxStatus.pid).
+ */
+@injectable()
+export class SandboxService {
+  private readonly sandboxes = new Map<string, Sandbox>();
+
+  constructor(
+    @inject(SANDBOX_PROCESSES) private readonly processes: SandboxProcesses,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(SANDBOX_PLATFORM) private readonly platformOfPods: SandboxPlatform,
+  ) {}
+
+  create(input: CreateSandboxInput): void {
+    assertValidId(input.id, 'sandbox_id');
+    if (this.sandboxes.has(input.id))
+      throw new AlreadyExistsError(`sandbox ${input.id} already exists`, 'SANDBOX.EXISTS');
+    const spec = sandboxSpecOf(input.id, input.netnsPath, input.pod);
+    let end: (exit: SandboxExitView) => void = () => undefined;
+    const ended = new Promise<void>((resolve) => {
+      end = (exit) => {
+        if (sandbox.exit !== undefined) return;
+        sandbox.exit = exit;
+        resolve();
+      };
+    });
+    const sandbox: Sandbox = { spec, bundle: input.bundle, createdAt: this.clock.now(), pid: 0, ended, end };
+    this.sandboxes.set(input.id, sandbox);
+  }
+
+  /** Starts the sandbox process; a second StartSandbox of a started sandbox answers as the first did. */
+  async start(id: string): Promise<SandboxStarted> {
+    const sandbox = this.get(id);
+    if (sandbox.exit !== undefined)
+      throw new FailedPreconditionError(`sandbox ${id} has stopped; it cannot be started again`, 'SANDBOX.STOPPED');
+    sandbox.starting ??= this.processes.start(sandbox.spec, sandbox.bundle, (exit) => this.ended(sandbox, exit));
+    try {
+      sandbox.pid = await sandbox.starting;
+    } catch (err) {
+      sandbox.starting = undefined;
+      throw err;
+    }
+    return { pid: sandbox.pid, createdAt: sandbox.createdAt };
+  }
+
+  platform(id: string): SandboxPlatform {
+    this.get(id);
+    return this.platformOfPods;
+  }
+
+  /**
+   * Ends the sandbox process: SIGKILL at once for a timeout of 0 (CRI's), else SIGTERM and
+   * SIGKILL once the timeout passes; resolves when it has ended. A sandbox that has ended, or
+   * never started, is stopped already (RemovePodSandbox stops again).
+   */
+  async stop(id: string, timeoutSecs: number): Promise<void> {
+    const sandbox = this.get(id);
+    if (sandbox.starting !== undefined) await sandbox.starting.catch(() => undefined);
+    if (sandbox.exit !== undefined) return;
+    if (sandbox.pid === 0) return sandbox.end({ exitStatus: 0, exitedAt: this.clock.now() });
+    if (timeoutSecs > 0) {
+      this.processes.signal(sandbox.pid, 'SIGTERM');
+      await Promise.race([sandbox.ended, this.clock.sleep(timeoutSecs * 1000)]);
+      if (sandbox.exit !== undefined) return;
+    }
+    this.processes.signal(sandbox.pid, 'SIGKILL');
+    await Promise.race([sandbox.ended, this.clock.sleep(KILLED_WAIT_MS)]);
+    if (sandbox.exit === undefined)
+      throw new FailedPreconditionError(
+        `sandbox ${id}: its process ${sandbox.pid} did not end within ${KILLED_WAIT_MS} ms of SIGKILL`,
+        'SANDBOX.STOP',
+      );
+  }
+
+  /** Resolves when the sandbox process has ended (WaitSandbox is called once per sandbox, for its life). */
+  async wait(id: string): Promise<SandboxExitView> {
+    const sandbox = this.get(id);
+    await sandbox.ended;
+    return sandbox.exit as SandboxExitView;
+  }
+
+  /**
+   * SANDBOX_READY while its process runs. A sandbox this process does not know is NOTREADY, not
+   * NOT_FOUND: CRI takes the state as it comes and keeps the pod, where an error fails the call.
+   */
+  status(id: string): SandboxStatusView {
+    const sandbox = this.sandboxes.get(id);
+    if (sandbox === undefined) return { id, pid: 0, state: 'SANDBOX_NOTREADY' };
+    const ready = sandbox.pid !== 0 && sandbox.exit === undefined;
+    return {
+      id,
+      pid: sandbox.pid,
+      state: ready ? 'SANDBOX_READY' : 'SANDBOX_NOTREADY',
+      createdAt: sandbox.createdAt,
+      ...(sandbox.exit !== undefined && { exitedAt: sandbox.exit.exitedAt }),
+    };
+  }
+
+  ping(id: string): void {
+    this.get(id);
+  }
+
+  /** The sandbox ends (its process killed if it runs) and is forgotten; containerd runs `delete` next. */
+  async shutdown(id: string): Promise<void> {
+    const sandbox = this.sandboxes.get(id);
+    if (sandbox === undefined) return;
+    await this.stop(id, 0);
+    this.sandboxes.delete(id);
+    await this.processes.release(sandbox.spec, sandbox.bundle);
+  }
+
+  /** The sandbox's own metrics: none yet beyond its id and the time (CRI reads the pod's cgroup itself). */
+  metrics(id: string): SandboxMetricsView {
+    this.get(id);
+    return { id, at: this.clock.now() };
+  }
+
+  private async ended(sandbox: Sandbox, exit: ProcessExit): Promise<void> {
+    sandbox.end({ exitStatus: sandboxExitStatus(exit), exitedAt: exit.exitedAt ?? this.clock.now() });
+  }
+
+  private get(id: string): Sandbox {
+    const sandbox = this.sandboxes.get(id);
+    if (sandbox === undefined) throw new NotFoundError(`sandbox ${id} not found`, 'SANDBOX.NOT_FOUND');
+    return sandbox;
+  }
+}

@@ -1,0 +1,133 @@
+import 'reflect-metadata';
+import { SandboxService } from '../../../../src/application/shim/sandbox/sandbox-service';
+import { FakeClock } from '../../../../src/adapters/fakes/shared/fake-clock';
+import { FakeSandboxProcesses } from '../../../../src/adapters/fakes/shim/fake-sandbox-processes';
+import { NO_POD_FIELDS, PodSandboxFields } from '../../../../src/domain/shim/sandbox';
+
+/** The Sandbox API's use cases (docs/sandbox-api.md) over fake sandbox processes and a fake clock. */
+describe('SandboxService', () => {
+  let clock: FakeClock;
+  let processes: FakeSandboxProcesses;
+  let service: SandboxService;
+  const PLATFORM = { os: 'linux', architecture: 'amd64' };
+  const create = (id = 'pod1', pod: Partial<PodSandboxFields> = {}, netnsPath = '/run/netns/cni-1') =>
+    service.create({ id, bundle: `/run/containerd/sandboxes/${id}`, netnsPath, pod: { ...NO_POD_FIELDS, ...pod } });
+
+  beforeEach(() => {
+    clock = new FakeClock();
+    processes = new FakeSandboxProcesses();
+    service = new SandboxService(processes, clock, PLATFORM);
+  });
+
+  it('starts the sandbox process on StartSandbox, READY with its pid until it ends, then NOTREADY with the time it ended', async () => {
+    create('pod1', { hostname: 'web-0', sysctls: [['net.ipv4.ip_forward', '1']] });
+    expect(service.status('pod1')).toMatchObject({ id: 'pod1', pid: 0, state: 'SANDBOX_NOTREADY' });
+    const started = await service.start('pod1');
+    expect(started).toEqual({ pid: 4000, createdAt: clock.now() });
+    expect(processes.started).toEqual([
+      {
+        bundle: '/run/containerd/sandboxes/pod1',
+        pid: 4000,
+        spec: {
+          id: 'pod1',
+          netns: '/run/netns/cni-1',
+          hostname: 'web-0',
+          ownPid: true,
+          ownIpc: true,
+          sysctls: [['net.ipv4.ip_forward', '1']],
+        },
+      },
+    ]);
+    expect(service.status('pod1')).toEqual({ id: 'pod1', pid: 4000, state: 'SANDBOX_READY', createdAt: clock.now() });
+    const waited = service.wait('pod1');
+    clock.advance(5000);
+    await processes.die(4000, { code: 0, signal: null, exitedAt: new Date(clock.now().getTime() - 10) });
+    expect(await waited).toEqual({ exitStatus: 0, exitedAt: new Date(clock.now().getTime() - 10) });
+    expect(service.status('pod1')).toMatchObject({ state: 'SANDBOX_NOTREADY', pid: 4000 });
+  });
+
+  it('a second StartSandbox answers as the first did, and starts nothing more', async () => {
+    create();
+    const [first, second] = await Promise.all([service.start('pod1'), service.start('pod1')]);
+    expect(second).toEqual(first);
+    expect(processes.started).toHaveLength(1);
+  });
+
+  it('a failed start can be tried again; a stopped sandbox cannot be started again', async () => {
+    create();
+    processes.failWith = new Error('no keeper');
+    await expect(service.start('pod1')).rejects.toThrow('no keeper');
+    processes.failWith = undefined;
+    await service.start('pod1');
+    await service.stop('pod1', 0);
+    await expect(service.start('pod1')).rejects.toThrow('sandbox pod1 has stopped; it cannot be started again');
+  });
+
+  it("StopSandbox with CRI's timeout of 0 kills at once; WaitSandbox says 128 + the signal", async () => {
+    create();
+    await service.start('pod1');
+    const waited = service.wait('pod1');
+    await service.stop('pod1', 0);
+    expect(processes.signals).toEqual([{ pid: 4000, signal: 'SIGKILL' }]);
+    expect((await waited).exitStatus).toBe(137);
+  });
+
+  it('StopSandbox with a timeout sends SIGTERM first and SIGKILL once the timeout passes', async () => {
+    create();
+    await service.start('pod1');
+    processes.ignoreTerm = true;
+    const stopped = service.stop('pod1', 2);
+    // Until it sleeps out the timeout: then SIGTERM has gone.
+    while (clock.pendingSleeps === 0) await Promise.resolve();
+    expect(processes.signals).toEqual([{ pid: 4000, signal: 'SIGTERM' }]);
+    clock.advance(2000);
+    await stopped;
+    expect(processes.signals).toEqual([
+      { pid: 4000, signal: 'SIGTERM' },
+      { pid: 4000, signal: 'SIGKILL' },
+    ]);
+    expect(service.status('pod1').state).toBe('SANDBOX_NOTREADY');
+  });
+
+  it('StopSandbox again, or of a sandbox never started, is done already; ShutdownSandbox forgets it and releases its process', async () => {
+    create('pod1');
+    create('pod2');
+    await service.stop('pod2', 0);
+    expect(service.status('pod2').state).toBe('SANDBOX_NOTREADY');
+    expect(await service.wait('pod2')).toEqual({ exitStatus: 0, exitedAt: clock.now() });
+    await service.start('pod1');
+    await service.stop('pod1', 0);
+    await service.stop('pod1', 0);
+    expect(processes.signals).toHaveLength(1);
+    await service.shutdown('pod1');
+    expect(processes.released).toEqual(['pod1']);
+    expect(service.status('pod1')).toEqual({ id: 'pod1', pid: 0, state: 'SANDBOX_NOTREADY' });
+    expect(() => service.ping('pod1')).toThrow('sandbox pod1 not found');
+    await service.shutdown('pod1'); // gone already: nothing to do
+  });
+
+  it('ShutdownSandbox of a running sandbox kills it first', async () => {
+    create();
+    await service.start('pod1');
+    await service.shutdown('pod1');
+    expect(processes.signals).toEqual([{ pid: 4000, signal: 'SIGKILL' }]);
+    expect(processes.isRunning(4000)).toBe(false);
+  });
+
+  it('answers Platform, Ping and Metrics for a sandbox it has, NOT_FOUND for one it has not', () => {
+    create();
+    expect(service.platform('pod1')).toEqual(PLATFORM);
+    expect(() => service.ping('pod1')).not.toThrow();
+    expect(service.metrics('pod1')).toEqual({ id: 'pod1', at: clock.now() });
+    for (const call of [() => service.platform('x'), () => service.ping('x'), () => service.metrics('x')])
+      expect(call).toThrow(expect.objectContaining({ kind: 'NotFound' }));
+  });
+
+  it('refuses a second CreateSandbox of an id, a bad id, and what sandboxSpecOf refuses', () => {
+    create();
+    expect(() => create()).toThrow(expect.objectContaining({ kind: 'AlreadyExists' }));
+    expect(() => create('bad/id')).toThrow(expect.objectContaining({ kind: 'InvalidArgument' }));
+    expect(() => create('pod2', { userns: 'pod' })).toThrow(expect.objectContaining({ kind: 'FailedPrecondition' }));
+    expect(() => create('pod3', {}, '')).toThrow(expect.objectContaining({ kind: 'InvalidArgument' }));
+  });
+});
