@@ -28,8 +28,14 @@ int layout_path(char *out, size_t size, const char *format, ...) {
   return 0;
 }
 
+int layout_is_sandbox_bundle(const char *bundle) {
+  const char *mark = strstr(bundle, LAYOUT_SANDBOXES_MARK);
+  return mark != NULL && mark != bundle && strstr(bundle, LAYOUT_BUNDLES_MARK) == NULL;
+}
+
 int layout_state_of_bundle(const char *bundle, char *out, size_t size) {
   const char *mark = strstr(bundle, LAYOUT_BUNDLES_MARK);
+  if (mark == NULL && layout_is_sandbox_bundle(bundle)) mark = strstr(bundle, LAYOUT_SANDBOXES_MARK);
   if (mark == NULL || mark == bundle) return -1;
   return layout_path(out, size, "%.*s", (int)(mark - bundle), bundle);
 }

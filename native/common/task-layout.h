@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #define LAYOUT_BUNDLES_MARK "/io.containerd.runtime.v2.task/"
+/* A sandbox's bundle, under containerd's sandbox controller of `sandboxer = "shim"` (docs/sandbox-api.md). */
+#define LAYOUT_SANDBOXES_MARK "/io.containerd.sandbox.controller.v1.shim/"
 #define LAYOUT_SKIFF_DIR "skiff"
 #define LAYOUT_TASKS_DIR "tasks"
 /* Before a pod keeper's hash (docs/keeper-protocol.md), so its files never meet a group's. */
@@ -36,8 +38,11 @@ int layout_safe_name(const char *s);
 /* snprintf that fails (-1) instead of truncating: a cut path names another file. */
 int layout_path(char *out, size_t size, const char *format, ...) __attribute__((format(printf, 3, 4)));
 
-/* containerd's state dir: the part of a bundle path before LAYOUT_BUNDLES_MARK. -1 when there is none. */
+/* containerd's state dir: the part of a bundle path before LAYOUT_BUNDLES_MARK or LAYOUT_SANDBOXES_MARK. -1 when there is none. */
 int layout_state_of_bundle(const char *bundle, char *out, size_t size);
+
+/* Whether the bundle is a sandbox's (under LAYOUT_SANDBOXES_MARK), which has no config.json. */
+int layout_is_sandbox_bundle(const char *bundle);
 
 /* <state>/skiff/<ns>, a group's serving process's state dir. */
 int layout_server_state_dir(char *out, size_t size, const char *state, const char *ns);

@@ -20,7 +20,7 @@ void bundle_and_state(const struct flags *f, char *bundle, char *state) {
   if (!layout_safe_name(f->namespace) || !layout_safe_name(f->id))
     die("-namespace and -id must be containerd identifiers (letters and digits in runs joined by . _ -)", f->id);
   if (layout_state_of_bundle(bundle, state, PATH_MAX) != 0)
-    die("the bundle is not under containerd's " LAYOUT_BUNDLES_MARK " dir", bundle);
+    die("the bundle is not under containerd's " LAYOUT_BUNDLES_MARK " (or " LAYOUT_SANDBOXES_MARK ") dir", bundle);
 }
 
 void make_skiff_dir(const char *state) {

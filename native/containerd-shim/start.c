@@ -173,6 +173,11 @@ int do_start(const struct flags *f) {
   if (keeper_wanted()) return start_keeper(f, v23);
   char bundle[PATH_MAX], state[PATH_MAX], socket_path[PATH_MAX], lock_path[PATH_MAX];
   bundle_and_state(f, bundle, state);
+  /* The pod keeper holds a sandbox's namespaces (docs/sandbox-api.md): without one there is nobody to. */
+  if (layout_is_sandbox_bundle(bundle))
+    die("a sandbox (sandboxer = \"shim\") is served behind pod keepers only: unset SKIFF_KEEPER in containerd's "
+        "environment, or give this handler sandboxer = \"podsandbox\"",
+        bundle);
   group_files(f, state, bundle, socket_path, lock_path);
   char address[PATH_MAX + 8];
   snprintf(address, sizeof address, "unix://%s", socket_path);

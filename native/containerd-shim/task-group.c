@@ -53,7 +53,19 @@ static char *bundle_config(const char *bundle, char *path, size_t *len, struct f
   return json;
 }
 
+/* A sandbox's bundle has no config.json (docs/sandbox-api.md): the sandbox is its own pod, the
+ * one its containers' sandbox-id annotation names, and its group is the namespace's or, with
+ * pods apart, the pod's. */
+static int sandbox_names(const char *bundle, const char *name, char *out, size_t size, struct fault *why) {
+  if (layout_path(out, size, "%s", name) == 0) return 0;
+  return fault_set(why, fault_hold(why, bundle), "a path is longer than PATH_MAX; give containerd a shorter state dir");
+}
+
 int task_group(const char *bundle, int apart, char *out, size_t size, struct fault *why) {
+  if (layout_is_sandbox_bundle(bundle)) {
+    const char *id = strrchr(bundle, '/');
+    return sandbox_names(bundle, apart && id != NULL ? id + 1 : "", out, size, why);
+  }
   char path[PATH_MAX];
   size_t len = 0;
   char *json = bundle_config(bundle, path, &len, why);
@@ -65,6 +77,7 @@ int task_group(const char *bundle, int apart, char *out, size_t size, struct fau
 }
 
 int task_pod(const char *bundle, const char *id, char *out, size_t size, struct fault *why) {
+  if (layout_is_sandbox_bundle(bundle)) return sandbox_names(bundle, id, out, size, why);
   const char *const group[] = {"annotations", GROUP_ANNOTATION}, *const sandbox[] = {"annotations", SANDBOX_ANNOTATION};
   char path[PATH_MAX];
   size_t len = 0;

@@ -178,7 +178,9 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       *at = request->next;
       if (r->in_flight.tail == request) r->in_flight.tail = prev;
       r->in_flight.bytes -= request->len;
-      if (strcmp(request->method, "Shutdown") == 0 && ttrpc_response_ok(bytes + TTRPC_HEADER, h->length))
+      /* ShutdownSandbox is a sandbox's Shutdown (docs/sandbox-api.md): the last call containerd makes of it. */
+      int goodbye = strcmp(request->method, "Shutdown") == 0 || strcmp(request->method, "ShutdownSandbox") == 0;
+      if (goodbye && ttrpc_response_ok(bytes + TTRPC_HEADER, h->length))
         r->shutdown_ok = 1;
       if (r->newest == request) r->newest = NULL;
       int answered = request->ask.answered;

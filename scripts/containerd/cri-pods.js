@@ -4,9 +4,14 @@
 // Shared by the CRI tests and the benchmark. Field names are the CRI API's (camelCase).
 const { BUSYBOX_IMAGE } = require('../busybox-image');
 
+/** kubelet's namespaces for a v1 pod of the host's network that does not share its processes. */
+const HOST_NETWORK = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' };
+
 /**
  * A pod sandbox config: host network, its own pid namespace, the pod's IPC, logs under
- * `logDirectory`. No AppArmor (the CRI plugin runs with disable_apparmor); seccomp as asked.
+ * `logDirectory` (other namespaces when asked: a network of its own needs a pod network,
+ * the podNetwork option of a private containerd). No AppArmor (the CRI plugin runs with
+ * disable_apparmor); seccomp as asked; a hostname and sysctls when given.
  */
 function podConfig({
   name,
@@ -15,13 +20,18 @@ function podConfig({
   logDirectory,
   attempt = 0,
   seccomp = 'Unconfined',
+  namespaces = HOST_NETWORK,
+  hostname,
+  sysctls,
 }) {
   return {
     metadata: { name, uid, namespace, attempt },
+    ...(hostname !== undefined && { hostname }),
     logDirectory,
     linux: {
+      ...(sysctls !== undefined && { sysctls }),
       securityContext: {
-        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
+        namespaceOptions: namespaces,
         seccomp: { profileType: seccomp },
       },
     },
@@ -45,6 +55,7 @@ function containerConfig({
   labels = {},
   tty = false,
   stdin = false,
+  namespaces = HOST_NETWORK,
 }) {
   return {
     metadata: { name, attempt },
@@ -59,7 +70,7 @@ function containerConfig({
     linux: {
       resources,
       securityContext: {
-        namespaceOptions: { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' },
+        namespaceOptions: namespaces,
         seccomp: { profileType: 'Unconfined' },
       },
     },

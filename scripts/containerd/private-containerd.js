@@ -10,6 +10,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { buildImageArchive, BUSYBOX_IMAGE, PAUSE_IMAGE } = require('../busybox-image');
+const { setUpPodNetwork } = require('./cni');
 const { containerdConfig } = require('./config');
 const { ctr, describe } = require('./ctr');
 const { layout, MAX_SOCKET_PATH } = require('./layout');
@@ -98,6 +99,7 @@ class PrivateContainerd {
     this.namespaces = new Set();
     const p = this.paths;
     for (const sub of [p.fifoDir, p.cniBinDir, p.cniConfDir]) fs.mkdirSync(sub, { recursive: true, mode: 0o700 });
+    if (options.podNetwork) setUpPodNetwork(dir, p);
     if (options.stateOnTmpfs) {
       fs.mkdirSync(p.state, { mode: 0o711 });
       // Unmounted with everything else under the instance's dir by stop() (teardown.js).

@@ -11,6 +11,7 @@ const { createHash } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { ctr } = require('./ctr');
+const { removeBridge } = require('./cni');
 const { layout, RUNC_SHIM_RUN } = require('./layout');
 const { alive, argAfter, mountsUnder, otherContainerdRunning, processesUnder } = require('./procfs');
 
@@ -191,6 +192,7 @@ async function teardown(dir, daemon = {}) {
   }
   await waitUntil(() => processesUnder(dir).length === 0, 5_000);
   for (const key of known) await removeOrphan(p, key);
+  removeBridge(dir);
 
   for (const socket of [...shimSocketsOnDisk(p), ...[...known].map((key) => runcShimSocket(p.address, key))])
     removeSocket(socket);

@@ -31,6 +31,8 @@ describe('the on-disk layout in C and in TypeScript', () => {
       LAYOUT_BUNDLES_MARK: `/${layout.BUNDLES_DIR}/`,
       LAYOUT_SKIFF_DIR: layout.SKIFF_DIR,
       LAYOUT_TASKS_DIR: layout.TASKS_DIR,
+      // No TypeScript names it: CreateSandbox hands the serving process the sandbox's bundle.
+      LAYOUT_SANDBOXES_MARK: '/io.containerd.sandbox.controller.v1.shim/',
       // No TypeScript names a pod keeper's files: the preamble hands the serving process its socket.
       LAYOUT_POD_PREFIX: 'k-',
       LAYOUT_INIT_PID_FILE: layout.INIT_PID_FILE,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { task } from '../../src/adapters/shim/wire/proto/generated/task/v2/shim';
+import { containerd } from '../../src/adapters/shim/wire/proto/generated/sandbox/v1/sandbox';
 import { READ_ONLY_METHODS } from '../../src/adapters/shim/inbound/ttrpc/read-only-methods';
 import { ROOT } from './support/c-build';
 
@@ -18,6 +19,8 @@ const held = ['held.c', 'held-launch.c', 'held-reap.c']
   .join('\n');
 const keeperControl = readFileSync(resolve(ROOT, 'src/adapters/shim/outbound/keeper/keeper-control.ts'), 'utf8');
 const TASK_METHODS = Object.keys(task.v2.UnimplementedTaskService.definition);
+/** The keeper relays the Sandbox service on the same socket (docs/sandbox-api.md) and reads its ShutdownSandbox. */
+const SANDBOX_METHODS = Object.keys(containerd.runtime.sandbox.v1.UnimplementedSandboxService.definition);
 
 /** The strings of the C array `name` in `source`. */
 function cStrings(source: string, name: string): string[] {
@@ -31,7 +34,7 @@ describe('the task methods the keeper and the serving process both name', () => 
     expect(cStrings(relay, 'READ_ONLY').sort()).toEqual([...READ_ONLY_METHODS].sort());
   });
 
-  it('are methods of task.v2.Task, where the keeper reads a request by its name', () => {
+  it('are methods of task.v2.Task or of the Sandbox service, where the keeper reads a request by its name', () => {
     const named = [
       ...READ_ONLY_METHODS,
       ...cStrings(relay, 'STATE_NEUTRAL'),
@@ -39,7 +42,8 @@ describe('the task methods the keeper and the serving process both name', () => 
       ...[...learned.matchAll(/strcmp\(method, "(\w+)"\)/g)].map((m) => m[1]),
     ];
     expect(named.length).toBeGreaterThan(READ_ONLY_METHODS.size + 4);
-    for (const method of named) expect(TASK_METHODS).toContain(method);
+    for (const method of named) expect([...TASK_METHODS, ...SANDBOX_METHODS]).toContain(method);
+    expect(named).toContain('ShutdownSandbox');
   });
 });
 

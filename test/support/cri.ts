@@ -45,6 +45,17 @@ export interface PodSpec {
   readonly logDirectory: string;
   readonly attempt?: number;
   readonly seccomp?: 'RuntimeDefault' | 'Unconfined';
+  /** CRI's namespaceOptions (default: the host's network, a pid namespace per container, the pod's IPC). */
+  readonly namespaces?: NamespaceOptions;
+  readonly hostname?: string;
+  readonly sysctls?: Record<string, string>;
+}
+
+type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
+export interface NamespaceOptions {
+  readonly network: NamespaceMode;
+  readonly pid: NamespaceMode;
+  readonly ipc: NamespaceMode;
 }
 
 export interface ContainerSpec {
@@ -60,6 +71,8 @@ export interface ContainerSpec {
   readonly tty?: boolean;
   /** Keep stdin open for an Attach (stdinOnce: closed when that Attach ends). */
   readonly stdin?: boolean;
+  /** As the pod's (PodSpec.namespaces). */
+  readonly namespaces?: NamespaceOptions;
 }
 
 export interface StartedPod {

@@ -15,6 +15,8 @@ import { pidFileOf, removePidFile, writePidFile } from '../../adapters/shim/os/p
 import { handOverTo, settleForHandOver } from './containerd-hand-over';
 import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
 import { awaitPromotion } from '../../adapters/shim/os/standby';
+import { SandboxService } from '../../application/shim/sandbox/sandbox-service';
+import { sandboxHandlers } from '../../adapters/shim/inbound/sandbox-rpc/sandbox-handlers';
 
 /** How the group's serving process is started by containerd-shim-skiff-v2 `start` (native/containerd-shim/start.c). */
 export interface GroupServerConfig {
@@ -119,11 +121,18 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     if (fields.task !== undefined && (await service.forget(fields.task)))
       logged(`task ${fields.task} forgotten: its pod keeper died and containerd removed it`);
   };
-  const server = await listenTtrpcTaskServer({ fd: LISTENER_FD }, config.debug ? traced(handlers, log) : handlers, {
-    onKeeper,
-    onControl: keepers && ((socket, preamble, first) => keepers.accept(socket, preamble.fields.keeper, first)),
-    onForget,
-  });
+  // The Sandbox API beside the tasks, behind pod keepers (docs/sandbox-api.md).
+  const sandbox = container.isBound(SandboxService) ? sandboxHandlers(container.get(SandboxService)) : undefined;
+  const server = await listenTtrpcTaskServer(
+    { fd: LISTENER_FD },
+    config.debug ? traced(handlers, log) : handlers,
+    {
+      onKeeper,
+      onControl: keepers && ((socket, preamble, first) => keepers.accept(socket, preamble.fields.keeper, first)),
+      onForget,
+    },
+    sandbox && config.debug ? traced(sandbox, log) : sandbox,
+  );
   log(`serving namespace ${config.namespace} on ${config.socket}`);
   const pidFile = pidFileOf(config.socket);
 

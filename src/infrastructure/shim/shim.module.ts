@@ -17,6 +17,9 @@ import { bundlesDir } from '../../adapters/shim/outbound/process-runtime/task-la
 import { PodKeepers } from '../../adapters/shim/outbound/keeper/pod-keepers';
 import type * as Forwarded from '../../adapters/shim/outbound/events/forwarded-events';
 import { RuntimeName, runtimeEntry } from './runtimes';
+import { SANDBOX_PROCESSES } from '../../application/shim/ports/sandbox-processes.port';
+import { SANDBOX_PLATFORM, SandboxService } from '../../application/shim/sandbox/sandbox-service';
+import { KeptSandboxes } from '../../adapters/shim/outbound/sandbox/kept-sandboxes';
 
 /** containerd's serving process (entry/containerd.ts, docs/containerd.md): what it is given by `start`. */
 export interface ContainerdServing {
@@ -45,6 +48,9 @@ export interface ShimModuleConfig {
   /** containerd's serving process; without it, `skiff shim serve` (its events go nowhere, its log is stderr). */
   readonly containerd?: ContainerdServing;
 }
+
+/** Node's process.arch in GOARCH's words, as containerd's platforms name them. */
+const GO_ARCH: Partial<Record<string, string>> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', ia32: '386' };
 
 /** The registry's entry made real: host processes, or OCI containers through the entry's binary. */
 function makeRuntime(config: ShimModuleConfig, keepers: PodKeepers | undefined): ProcessRuntime {
@@ -107,7 +113,11 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
     bind(EVENTS).toService(FORWARDED_EVENTS);
     // Behind pod keepers the containers' processes are the keepers' children (docs/keeper-protocol.md);
     // their control messages go straight to the addon's sendmsg (a Create's `L` crosses no wrapper).
-    if (containerd.keepers)
-      bind(POD_KEEPERS).toDynamicValue((context) => new PodKeepers(nativeAddon().sendWithFds, logged(context)));
+    if (!containerd.keepers) return;
+    bind(POD_KEEPERS).toDynamicValue((context) => new PodKeepers(nativeAddon().sendWithFds, logged(context)));
+    // The Sandbox API (docs/sandbox-api.md): a pod's namespaces are held by its keeper's child.
+    bind(SANDBOX_PROCESSES).toDynamicValue(({ get }) => new KeptSandboxes(get(POD_KEEPERS)));
+    bind(SANDBOX_PLATFORM).toConstantValue({ os: 'linux', architecture: GO_ARCH[process.arch] ?? process.arch });
+    bind(SandboxService).toSelf();
   });
 }

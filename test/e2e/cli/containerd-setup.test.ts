@@ -74,6 +74,43 @@ describe('skiff containerd config', () => {
     ]);
   });
 
+  it('--sandboxer shim gives the handler sandboxer = "shim" for containerd 2.3 (pods without a pause container)', async () => {
+    const result = await printed(['--handler', 'skiff-sandbox', '--sandboxer', 'shim'], {
+      env: containerdSaying(
+        'containerd github.com/containerd/containerd/v2 v2.3.4 0f7a3c9e4b1f1b0fb5d5e0e7dc3a2f0cb4a1',
+      ),
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout.split('\n').slice(1)).toEqual([
+      V3.replace('runtimes.skiff', 'runtimes.skiff-sandbox'),
+      '  runtime_type = "io.containerd.skiff.v2"',
+      '# pods without a pause container: skiff serves the Sandbox API, the pod keeper holds the namespaces',
+      '# (containerd 2.3; docs/cri.md says what a pod spec can ask of it)',
+      '  sandboxer = "shim"',
+      '',
+    ]);
+  });
+
+  it.each([
+    [
+      ['--format', 'v2', '--sandboxer', 'shim'],
+      /^skiff: --sandboxer shim needs containerd 2.3 and a version 3 config.toml/,
+    ],
+    [
+      ['--format', 'v3', '--sandboxer', 'shim', '--runc-runtime-type'],
+      /^skiff: --sandboxer shim and --runc-runtime-type do not go together/,
+    ],
+  ])(
+    '--sandboxer shim where containerd cannot take it (%j): one line, exit 2 (usage), nothing printed',
+    async (args, said) => {
+      const result = await printed(args);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(said);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+      expect(result.code).toBe(2);
+    },
+  );
+
   it('names containerd 2.3.4 (the supported LTS) and prints version 3 for it', async () => {
     const result = await printed([], {
       env: containerdSaying(
@@ -297,7 +334,7 @@ describe('skiff containerd unit', () => {
       '--state',
       '/run/my state',
     ]);
-    expect(result.code).not.toBe(0);
+    expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('--state "/run/my state" must be an absolute path without spaces');

@@ -3,6 +3,7 @@ import { BaseCommand } from '../../shared/inbound/cli/base-command';
 import {
   checkHandler,
   checkOciRuntime,
+  checkSandboxer,
   CONFIG_FORMATS,
   containerdConfigSection,
   DEFAULT_CONFIG_FILE,
@@ -26,6 +27,7 @@ export default class ContainerdConfig extends BaseCommand {
     '<%= config.bin %> containerd config --systemd-cgroup',
     '<%= config.bin %> containerd config --oci-runtime crun',
     '<%= config.bin %> containerd config --runc-runtime-type',
+    '<%= config.bin %> containerd config --handler skiff-sandbox --sandboxer shim',
   ];
   static override flags = {
     format: Flags.string({
@@ -48,6 +50,12 @@ export default class ContainerdConfig extends BaseCommand {
       description:
         "Name skiff's shim by its path under runc's runtime type (runtime_path), so that containerd 2.0/2.1 tell kubelet the handler's features (hostUsers: false pods need user_namespaces); CRI's restore from a checkpoint archive fails that way.",
     }),
+    sandboxer: Flags.string({
+      options: ['podsandbox', 'shim'],
+      default: 'podsandbox',
+      description:
+        "Who holds a pod's namespaces: a pause container (podsandbox, CRI's default), or skiff through containerd's Sandbox API (shim: no pause container; containerd 2.3, version 3 configs, pod keepers on; docs/cri.md).",
+    }),
     'oci-runtime': Flags.string({
       description:
         'Run containers with this runc-compatible binary (crun, say) instead of runc: the handler names /etc/skiff/NAME.toml, whose text is printed after it as comments.',
@@ -68,12 +76,13 @@ export default class ContainerdConfig extends BaseCommand {
       );
       return;
     }
+    const sandboxApi = checkSandboxer(flags.sandboxer, format, flags['runc-runtime-type']);
     const shimPath = flags['runc-runtime-type'] ? shimBinaryPath() : undefined;
     process.stdout.write(
       containerdConfigSection(
         format,
         handler,
-        { systemdCgroup: flags['systemd-cgroup'], ociRuntime, chosenFor, shimPath },
+        { systemdCgroup: flags['systemd-cgroup'], ociRuntime, chosenFor, shimPath, sandboxApi },
         facts,
       ),
     );

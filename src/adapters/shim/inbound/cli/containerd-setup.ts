@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigurationError } from '../../../../domain/shared/errors';
+import { ConfigurationError, UsageError } from '../../../../domain/shared/errors';
 import { packageRoot } from '../../../shared/helpers/package-info';
 
 /** containerd's config.toml formats: version 2 (containerd 1.6 and 1.7) and version 3 (2.x). */
@@ -112,6 +112,11 @@ export interface HandlerOptions {
    * namespaces"). The handler's options are then runc's own (BinaryName, SystemdCgroup).
    */
   readonly shimPath?: string;
+  /**
+   * `sandboxer = "shim"`: pods of the handler without a pause container, skiff serving
+   * containerd's Sandbox API (containerd 2.3, version 3 configs: docs/sandbox-api.md).
+   */
+  readonly sandboxApi?: boolean;
 }
 
 /** runc's runtime type, which containerd's own runc handler has. */
@@ -147,6 +152,13 @@ export function containerdConfigSection(
           `  runtime_type = ${JSON.stringify(RUNC_RUNTIME_TYPE)}`,
           `  runtime_path = ${JSON.stringify(options.shimPath)}`,
         ]),
+    ...(options.sandboxApi === true
+      ? [
+          '# pods without a pause container: skiff serves the Sandbox API, the pod keeper holds the namespaces',
+          '# (containerd 2.3; docs/cri.md says what a pod spec can ask of it)',
+          '  sandboxer = "shim"',
+        ]
+      : []),
   ];
   // runc's options (the runc-typed form) have BinaryName: no file needed.
   const file =
@@ -183,6 +195,26 @@ export function containerdConfigSection(
   }
   lines.push('');
   return lines.join('\n');
+}
+
+/**
+ * --sandboxer: `shim` only where containerd serves a shim's Sandbox API to CRI the way skiff
+ * was built for, 2.x's version 3 configs, and not under runc's runtime type, whose shim CRI
+ * would then take for runc's.
+ */
+export function checkSandboxer(sandboxer: string, format: ConfigFormat, runcRuntimeType: boolean): boolean {
+  if (sandboxer === 'podsandbox') return false;
+  if (format !== 'v3')
+    throw new UsageError(
+      '--sandboxer shim needs containerd 2.3 and a version 3 config.toml (--format v3); containerd 1.x runs pods with the pause container only',
+      'CONFIG.SANDBOXER_FORMAT',
+    );
+  if (runcRuntimeType)
+    throw new UsageError(
+      '--sandboxer shim and --runc-runtime-type do not go together: leave one out',
+      'CONFIG.SANDBOXER_RUNC_TYPE',
+    );
+  return true;
 }
 
 /** A program name for --oci-runtime: found on containerd's PATH, and the name of its options file. */

@@ -5,3 +5,5 @@
  */
 export const TTRPC_TASK_SERVICE = 'containerd.task.v2.Task';
 export const TTRPC_EVENTS_SERVICE = 'containerd.services.events.ttrpc.v1.Events';
+/** containerd 2.x's Sandbox API (api/runtime/sandbox/v1/sandbox.proto), served beside the task service: docs/sandbox-api.md. */
+export const TTRPC_SANDBOX_SERVICE = 'containerd.runtime.sandbox.v1.Sandbox';

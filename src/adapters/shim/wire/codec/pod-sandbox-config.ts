@@ -1,0 +1,61 @@
+import { InvalidArgumentError } from '../../../../domain/shared/errors';
+import { NO_POD_FIELDS, type NamespaceMode, type PodSandboxFields } from '../../../../domain/shim/sandbox';
+import type { AnyPayload } from '../../../../application/shim/task/task-messages';
+import { runtime } from '../proto/generated/cri/pod-sandbox-config';
+
+/** The type URL containerd's CRI gives CreateSandbox's options (typeurl.MarshalProto of a runtime.v1.PodSandboxConfig). */
+export const POD_SANDBOX_CONFIG_TYPE_URL = 'type.googleapis.com/runtime.v1.PodSandboxConfig';
+
+const MODES: Record<number, NamespaceMode> = {
+  [runtime.v1.NamespaceMode.POD]: 'pod',
+  [runtime.v1.NamespaceMode.CONTAINER]: 'container',
+  [runtime.v1.NamespaceMode.NODE]: 'node',
+  [runtime.v1.NamespaceMode.TARGET]: 'target',
+};
+
+function mode(value: number, what: string): NamespaceMode {
+  const known = MODES[value];
+  if (known === undefined)
+    throw new InvalidArgumentError(
+      `CreateSandbox's PodSandboxConfig has ${what} namespace mode ${value}, which CRI does not define`,
+      'SANDBOX.OPTIONS',
+    );
+  return known;
+}
+
+/**
+ * What a sandbox reads of CreateSandbox's options: CRI's PodSandboxConfig, or none (a caller
+ * other than CRI: the pod's own namespaces). Options of another type are refused, naming it.
+ */
+export function podSandboxFields(options: AnyPayload | undefined): PodSandboxFields {
+  if (options === undefined) return NO_POD_FIELDS;
+  if (options.typeUrl !== POD_SANDBOX_CONFIG_TYPE_URL)
+    throw new InvalidArgumentError(
+      `CreateSandbox's options are a ${options.typeUrl}; skiff reads a ${POD_SANDBOX_CONFIG_TYPE_URL} (containerd's CRI sends it)`,
+      'SANDBOX.OPTIONS',
+    );
+  let config: runtime.v1.PodSandboxConfig;
+  try {
+    config = runtime.v1.PodSandboxConfig.deserialize(options.value);
+  } catch (err) {
+    throw new InvalidArgumentError(
+      `CreateSandbox's PodSandboxConfig does not decode: ${err instanceof Error ? err.message : String(err)}`,
+      'SANDBOX.OPTIONS',
+    );
+  }
+  // Unset messages read as undefined: a pod that says nothing has its own namespaces (POD is 0).
+  const linux = config.has_linux ? config.linux : undefined;
+  const context = linux?.has_security_context ? linux.security_context : undefined;
+  const namespaces = context?.has_namespace_options ? context.namespace_options : undefined;
+  const userns = namespaces?.has_userns_options ? namespaces.userns_options : undefined;
+  return {
+    hostname: config.hostname,
+    network: mode(namespaces?.network ?? 0, 'a network'),
+    pid: mode(namespaces?.pid ?? 0, 'a PID'),
+    ipc: mode(namespaces?.ipc ?? 0, 'an IPC'),
+    userns: userns === undefined ? 'node' : mode(userns.mode, 'a user'),
+    sysctls: [...(linux?.sysctls ?? new Map<string, string>()).entries()].sort(([a], [b]) =>
+      a < b ? -1 : a > b ? 1 : 0,
+    ),
+  };
+}
