@@ -9,5 +9,6 @@ int do_delete(const struct flags *f); /* delete.c */
 int do_info(void);                    /* info.c */
 int do_keep(const struct flags *f);   /* keep.c */
 int do_serve(const struct flags *f);  /* serve-verb.c */
+int do_sandbox(int argc, char **argv); /* sandbox.c: its own flags (sandbox-flags.c), not containerd's */
 
 #endif
