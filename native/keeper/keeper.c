@@ -105,6 +105,9 @@ static void end_relay(struct relay *r) {
   r->down = r->up = -1;
   if (r->asked && !r->said_goodbye) keeper.tasks_unknown = 1;
   if (--keeper.relay_count == 0) clock_gettime(CLOCK_MONOTONIC, &keeper.idle_since);
+  /* containerd hung up after its ShutdownSandbox: the pod is over (maybe_shut_down). */
+  if (r->said_goodbye == SHUTDOWN_SANDBOX && keeper.relay_count == 0 && held_count() == 0 && !keeper.tasks_unknown)
+    leave(0);
 }
 
 /* Connects the relay to the serving process (starting one if none answers), preamble first. */
@@ -167,10 +170,13 @@ static void after_upstream_loss(struct relay *r) {
 /* A successful Shutdown reached containerd: the runc shim's "no container left, exit". */
 static void maybe_shut_down(struct relay *r) {
   if (!r->shutdown_ok || r->to_down.head != NULL) return;
+  r->said_goodbye = r->shutdown_ok;
   r->shutdown_ok = 0;
-  r->said_goodbye = 1;
-  /* Its other connections, and the keys it holds, are tasks it still serves (docs/keeper-protocol.md, "As built"). */
-  if (keeper.relay_count == 1 && held_count() == 0) leave(0);
+  /* Its other connections, and the keys it holds, are tasks it still serves (docs/keeper-protocol.md, "As built").
+   * containerd's ttrpc client can take a close just after the answer for the call's failure: for a
+   * task's Shutdown it ignores that, for ShutdownSandbox it fails RemovePodSandbox, so a sandbox's
+   * keeper leaves when containerd hangs up (end_relay). */
+  if (r->said_goodbye == SHUTDOWN_TASK && keeper.relay_count == 1 && held_count() == 0) leave(0);
 }
 
 static void send_on(struct relay *r);

@@ -179,9 +179,10 @@ static int take_frame(struct relay *r, int is_up, const unsigned char *bytes, co
       if (r->in_flight.tail == request) r->in_flight.tail = prev;
       r->in_flight.bytes -= request->len;
       /* ShutdownSandbox is a sandbox's Shutdown (docs/sandbox-api.md): the last call containerd makes of it. */
-      int goodbye = strcmp(request->method, "Shutdown") == 0 || strcmp(request->method, "ShutdownSandbox") == 0;
-      if (goodbye && ttrpc_response_ok(bytes + TTRPC_HEADER, h->length))
-        r->shutdown_ok = 1;
+      int goodbye = strcmp(request->method, "Shutdown") == 0           ? SHUTDOWN_TASK
+                    : strcmp(request->method, "ShutdownSandbox") == 0 ? SHUTDOWN_SANDBOX
+                                                                       : 0;
+      if (goodbye && ttrpc_response_ok(bytes + TTRPC_HEADER, h->length)) r->shutdown_ok = goodbye;
       if (r->newest == request) r->newest = NULL;
       int answered = request->ask.answered;
       if (!answered) state_cache_keep(&request->ask, bytes + TTRPC_HEADER, h->length);

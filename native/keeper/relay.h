@@ -58,6 +58,8 @@ struct side {
   void *owner; /* a held process, for SIDE_MASTER, SIDE_INPUT, SIDE_OUTPUT and SIDE_FIFO */
 };
 
+enum { SHUTDOWN_TASK = 1, SHUTDOWN_SANDBOX = 2 };
+
 struct relay {
   struct relay *prev, *next;
   int down, up; /* containerd's connection; the serving process's, or -1 */
@@ -67,10 +69,13 @@ struct relay {
   struct queue to_up, to_down, in_flight;
   /* State requests waiting for the ack of their process's exit (state_ask_waits), in order. */
   struct queue parked;
-  int shutdown_ok; /* a successful Shutdown response is queued for containerd */
+  /* A successful Shutdown response is queued for containerd: SHUTDOWN_TASK, or SHUTDOWN_SANDBOX
+   * (ShutdownSandbox, whose caller fails on a close that races its answer: the keeper waits for
+   * containerd to hang up, docs/keeper-protocol.md). */
+  int shutdown_ok;
   int losses;      /* upstreams lost since the last response from one */
   int asked;        /* containerd made a call on this connection (not only a probe by `start`) */
-  int said_goodbye; /* a successful Shutdown reached containerd on this connection */
+  int said_goodbye; /* a successful Shutdown reached containerd on this connection: SHUTDOWN_TASK or SHUTDOWN_SANDBOX */
   /* The serving process takes no more requests on this upstream (a hand-over shut its reading
    * side, or it died): nothing more is written to it, and its replies are read until it closes. */
   int up_refused;

@@ -3,8 +3,13 @@ import { NO_POD_FIELDS, type NamespaceMode, type PodSandboxFields } from '../../
 import type { AnyPayload } from '../../../../application/shim/task/task-messages';
 import { runtime } from '../proto/generated/cri/pod-sandbox-config';
 
-/** The type URL containerd's CRI gives CreateSandbox's options (typeurl.MarshalProto of a runtime.v1.PodSandboxConfig). */
-export const POD_SANDBOX_CONFIG_TYPE_URL = 'type.googleapis.com/runtime.v1.PodSandboxConfig';
+/**
+ * The message CreateSandbox's options hold from containerd's CRI. containerd 2.3.4's typeurl
+ * names it bare (`runtime.v1.PodSandboxConfig`, as seen from its CRI); protobuf's own Any
+ * packing prefixes `type.googleapis.com/`: both are taken.
+ */
+export const POD_SANDBOX_CONFIG = 'runtime.v1.PodSandboxConfig';
+const TYPE_URLS = new Set([POD_SANDBOX_CONFIG, `type.googleapis.com/${POD_SANDBOX_CONFIG}`]);
 
 const MODES: Record<number, NamespaceMode> = {
   [runtime.v1.NamespaceMode.POD]: 'pod',
@@ -29,9 +34,9 @@ function mode(value: number, what: string): NamespaceMode {
  */
 export function podSandboxFields(options: AnyPayload | undefined): PodSandboxFields {
   if (options === undefined) return NO_POD_FIELDS;
-  if (options.typeUrl !== POD_SANDBOX_CONFIG_TYPE_URL)
+  if (!TYPE_URLS.has(options.typeUrl))
     throw new InvalidArgumentError(
-      `CreateSandbox's options are a ${options.typeUrl}; skiff reads a ${POD_SANDBOX_CONFIG_TYPE_URL} (containerd's CRI sends it)`,
+      `CreateSandbox's options are a ${JSON.stringify(options.typeUrl)}; skiff reads a ${POD_SANDBOX_CONFIG} (containerd's CRI sends it)`,
       'SANDBOX.OPTIONS',
     );
   let config: runtime.v1.PodSandboxConfig;

@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import {
+  containerdTestsEnabled,
+  LTS_VERSION,
+  ltsContainerdTestsEnabled,
+  podNetworkTestsEnabled,
+} from '../../support/containerd';
+import { ExecSyncResponse, NamespaceOptions, podKeeperPids } from '../../support/cri';
+import { containerPid, CriEnv, K8S_NS, readCriLog, startCriEnv, waitForState } from './support';
+import { waitFor } from '../../support/wait-for';
+
+const procfs = require('../../../scripts/containerd/procfs.js') as { mountsUnder(dir: string): string[] };
+
+/**
+ * Pods without a pause container (docs/cri.md, "The sandbox mode"): a handler with
+ * `sandboxer = "shim"`, as `skiff containerd config --sandboxer shim` prints it, under containerd
+ * 2.3's CRI. CRI calls skiff's Sandbox API, the pod keeper's child `skiff-sandbox` holds the
+ * pod's namespaces, and the containers join them through its pid. Pods with a network of their
+ * own get one from the reference CNI plugins (scripts/containerd/cni.js).
+ */
+const HANDLER = 'skiff-sandbox';
+const RUN = resolve(__dirname, '../../../bin/run.js');
+
+/** skiff's two handlers, printed into the config as an operator would: the default one, then the sandbox mode's. */
+function printedSections(configFile: string): string {
+  const print = (file: string, extra: string[]) =>
+    execFileSync(process.execPath, [RUN, 'containerd', 'config', '--config-file', file, ...extra], {
+      encoding: 'utf8',
+    });
+  const first = print(configFile, []);
+  const dir = mkdtempSync(join(tmpdir(), 'skiff-sandbox-config-'));
+  try {
+    const withFirst = join(dir, 'config.toml');
+    writeFileSync(withFirst, `${readFileSync(configFile, 'utf8')}\n${first}`);
+    return `${first}\n${print(withFirst, ['--handler', HANDLER, '--sandboxer', 'shim'])}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const OWN_NETWORK: NamespaceOptions = { network: 'POD', pid: 'POD', ipc: 'POD' };
+const HOST_NETWORK: NamespaceOptions = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' };
+
+const nsOf = (pid: number, ns: string) => {
+  const st = statSync(`/proc/${pid}/ns/${ns}`);
+  return `${st.dev}:${st.ino}`;
+};
+
+if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEnabled())
+  describe(`pods without a pause container: skiff's Sandbox API under containerd ${LTS_VERSION}'s CRI`, () => {
+    let ctx: CriEnv;
+    let sandboxes: string;
+
+    beforeAll(async () => {
+      ctx = await startCriEnv({ lts: true, podNetwork: true, skiffSection: printedSections });
+      sandboxes = join(ctx.env.paths.state, 'io.containerd.sandbox.controller.v1.shim', K8S_NS);
+    }, 60_000);
+    afterAll(async () => {
+      await ctx?.close();
+    });
+
+    /** The sandbox process of a pod: the pid `sandbox` wrote into the sandbox's bundle. */
+    const sandboxPid = (podId: string) => Number(readFileSync(join(sandboxes, podId, 'sandbox.pid'), 'utf8'));
+    const exec = async (containerId: string, cmd: string[]) => {
+      const reply = await ctx.cri.runtime<ExecSyncResponse>('ExecSync', { containerId, cmd, timeout: 10 });
+      return { code: reply.exitCode, out: reply.stdout.toString().trim() };
+    };
+    const ctrLs = (what: 'tasks' | 'containers') =>
+      ctx.env.ctr(K8S_NS, [what, 'ls', '-q']).then((r) => r.stdout.split('\n').filter((l) => l !== ''));
+
+    it('runs a pod with a network of its own and no pause container: its containers join the namespaces skiff-sandbox holds', async () => {
+      const pod = await ctx.startPod(
+        HANDLER,
+        {
+          name: 'own',
+          namespaces: OWN_NETWORK,
+          hostname: 'sandboxed-pod',
+          sysctls: { 'net.ipv4.ip_unprivileged_port_start': '0', 'kernel.shm_rmid_forced': '1' },
+        },
+        [
+          { name: 'a', command: ['sh', '-c', 'echo hello from a; exec sleep 1000'], namespaces: OWN_NETWORK },
+          { name: 'b', command: ['sleep', '1000'], namespaces: OWN_NETWORK },
+        ],
+      );
+      const status = await ctx.cri.runtime<{ status: { state: string; network: { ip: string } } }>('PodSandboxStatus', {
+        podSandboxId: pod.podSandboxId,
+      });
+      expect(status.status.state).toBe('SANDBOX_READY');
+      expect(status.status.network.ip).toMatch(/^10\.222\.\d+\.\d+$/);
+
+      // No pause container: the pod's only tasks are its two containers, and no process runs /pause.
+      const tasks = await ctrLs('tasks');
+      expect(tasks).toEqual(expect.arrayContaining(pod.containerIds));
+      expect(tasks).not.toContain(pod.podSandboxId);
+      expect(await ctrLs('containers')).not.toContain(pod.podSandboxId);
+      const holder = sandboxPid(pod.podSandboxId);
+      expect(readFileSync(`/proc/${holder}/comm`, 'utf8').trim()).toBe('skiff-sandbox');
+      const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+      const pause = pids.filter((p) => {
+        try {
+          return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0')[0] === '/pause';
+        } catch {
+          return false;
+        }
+      });
+      expect(pause).toEqual([]);
+
+      for (const id of pod.containerIds) {
+        const pid = await containerPid(ctx.cri, id);
+        for (const ns of ['net', 'ipc', 'uts', 'pid'])
+          expect(`${id.slice(0, 8)} ${nsOf(pid, ns)}`).toBe(`${id.slice(0, 8)} ${nsOf(holder, ns)}`);
+      }
+      expect(nsOf(holder, 'net')).not.toBe(nsOf(process.pid, 'net'));
+      const [a] = pod.containerIds;
+      expect(await exec(a, ['hostname'])).toEqual({ code: 0, out: 'sandboxed-pod' });
+      expect(await exec(a, ['cat', '/proc/sys/net/ipv4/ip_unprivileged_port_start'])).toEqual({ code: 0, out: '0' });
+      expect(await exec(a, ['cat', '/proc/sys/kernel/shm_rmid_forced'])).toEqual({ code: 0, out: '1' });
+      // The pod shares one PID namespace: its init is the sandbox process.
+      expect(await exec(a, ['cat', '/proc/1/comm'])).toEqual({ code: 0, out: 'skiff-sandbox' });
+      expect((await exec(a, ['ip', '-4', 'addr', 'show', 'eth0'])).out).toContain(
+        `inet ${status.status.network.ip}/24`,
+      );
+      const log = join(ctx.logDir, 'own', 'a_0.log');
+      await waitFor('the container output in its log', () => readCriLog(log).some((l) => l.text === 'hello from a'));
+
+      // StopPodSandbox ends the containers and the sandbox process; the pod reads NOTREADY.
+      await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
+      for (const id of pod.containerIds) await waitForState(ctx.cri, id, 'CONTAINER_EXITED');
+      await waitFor(
+        'the sandbox process to end',
+        () => !existsSync(`/proc/${holder}/comm`) || readFileSync(`/proc/${holder}/stat`, 'utf8').includes(') Z '),
+      );
+      await waitFor('the pod to read NOTREADY', async () => {
+        const after = await ctx.cri.runtime<{ status: { state: string } }>('PodSandboxStatus', {
+          podSandboxId: pod.podSandboxId,
+        });
+        return after.status.state === 'SANDBOX_NOTREADY';
+      });
+
+      // RemovePodSandbox leaves nothing of the pod: its bundle, mounts, keeper and keeper socket go.
+      const keepers = podKeeperPids(ctx.env.address);
+      await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
+      expect(existsSync(join(sandboxes, pod.podSandboxId))).toBe(false);
+      expect(procfs.mountsUnder(join(sandboxes, pod.podSandboxId))).toEqual([]);
+      await waitFor('the pod keeper to leave', () => podKeeperPids(ctx.env.address).length < keepers.length, 90_000);
+    }, 180_000);
+
+    it("runs a pod of the host's network: its sandbox keeps the host's network and hostname, its IPC its own", async () => {
+      const pod = await ctx.startPod(HANDLER, { name: 'host', namespaces: HOST_NETWORK }, [
+        { name: 'a', command: ['sleep', '1000'], namespaces: HOST_NETWORK },
+      ]);
+      const holder = sandboxPid(pod.podSandboxId);
+      expect(nsOf(holder, 'net')).toBe(nsOf(process.pid, 'net'));
+      expect(nsOf(holder, 'uts')).toBe(nsOf(process.pid, 'uts'));
+      expect(nsOf(holder, 'ipc')).not.toBe(nsOf(process.pid, 'ipc'));
+      const pid = await containerPid(ctx.cri, pod.containerIds[0]);
+      expect(nsOf(pid, 'ipc')).toBe(nsOf(holder, 'ipc'));
+      expect(nsOf(pid, 'pid')).not.toBe(nsOf(holder, 'pid'));
+      await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
+      await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
+      expect(existsSync(join(sandboxes, pod.podSandboxId))).toBe(false);
+    }, 120_000);
+  });
