@@ -223,6 +223,7 @@ if (reason !== undefined && LINUX) process.stderr.write(`sandbox verb namespace 
     expect(readFileSync(join(dir, `pid-${n}`), 'utf8')).toBe(String(pid));
     expect(statSync(join(dir, `pid-${n}`)).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).filter((f) => f.startsWith(`pid-${n}`))).toEqual([`pid-${n}`]);
+    expect(readlinkSync(`/proc/${pid}/cwd`)).toBe('/');
     // Of what it inherited only stderr, the sandbox log; no stdin or stdout.
     expect(readdirSync(`/proc/${pid}/fd`).sort()).toEqual(['0', '1', '2']);
     expect([0, 1, 2].map((fd) => readlinkSync(`/proc/${pid}/fd/${fd}`))).toEqual([
