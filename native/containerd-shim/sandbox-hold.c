@@ -39,7 +39,7 @@ static void rename_argv(int argc, char **argv) {
 static int keep_only_stderr(int report) {
   int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   if (null < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0) return -1;
-  if (null > 2) close(null);
+  if (null > 2 && close(null) != 0) return -1;
 #ifdef SYS_close_range
   if ((report <= 3 || syscall(SYS_close_range, 3, report - 1, 0) == 0) &&
       syscall(SYS_close_range, report + 1, ~0U, 0) == 0)
@@ -63,6 +63,8 @@ _Noreturn void sandbox_hold(int report, int argc, char **argv) {
   errno = 0;
   if (prctl(PR_SET_NAME, NAME, 0, 0, 0) != 0) report_failed(report, "prctl(PR_SET_NAME)");
   rename_argv(argc, argv);
+  /* For the pod's life: the launcher's directory is not to be kept busy (an unmount, a removal). */
+  if (chdir("/") != 0) report_failed(report, "chdir /");
   if (keep_only_stderr(report) != 0) report_failed(report, "/dev/null as stdin and stdout");
   /* Default actions, whatever was inherited: an ignored SIGCHLD would have the kernel reap, unseen. */
   if (signal(SIGCHLD, SIG_DFL) == SIG_ERR || signal(SIGTERM, SIG_DFL) == SIG_ERR || signal(SIGINT, SIG_DFL) == SIG_ERR)
@@ -70,8 +72,10 @@ _Noreturn void sandbox_hold(int report, int argc, char **argv) {
   sigset_t all;
   if (sigfillset(&all) != 0) report_failed(report, "sigfillset");
   struct sandbox_report ready = {.err = 0};
+  /* A failed write leaves the parent an end-of-file: it kills this process. Once the word is
+   * written, a failed close is no matter. */
   if (write(report, &ready, sizeof ready) != (ssize_t)sizeof ready) _exit(1);
-  close(report);
+  (void)close(report);
   /* Every signal is blocked: each is taken here, one at a time; those not named are dropped. */
   for (;;) {
     siginfo_t info;

@@ -61,7 +61,7 @@ static void enter_netns(const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail(errno, "open netns %s", path);
   if (setns(fd, CLONE_NEWNET) != 0) fail(errno, "setns to the network namespace %s", path);
-  close(fd);
+  if (close(fd) != 0) fail(errno, "close netns %s", path);
 }
 
 static void unshare_namespaces(const struct sandbox_flags *f) {
@@ -96,7 +96,7 @@ static void await_holder(int report) {
   if (n != (ssize_t)sizeof r) fail(ECHILD, "the holder (pid %d) ended before it was ready", (int)holder);
   r.what[sizeof r.what - 1] = '\0';
   if (r.err != 0) fail(r.err, "the holder (pid %d): %s", (int)holder, r.what);
-  close(report);
+  if (close(report) != 0) fail(errno, "close the holder's report");
 }
 
 /* The keeper reads the file once this process exits 0: whole or absent, never half-written. */
@@ -139,12 +139,10 @@ int do_sandbox(int argc, char **argv) {
   if (pipe2(report, O_CLOEXEC) != 0) fail(errno, "pipe");
   holder = fork();
   if (holder < 0) fail(errno, "fork the holder");
-  if (holder == 0) {
-    close(report[0]);
-    sandbox_hold(report[1], argc, argv);
-  }
+  /* The read end goes with the rest the holder inherited (sandbox-hold.c keeps 0-2 and its report). */
+  if (holder == 0) sandbox_hold(report[1], argc, argv);
   if (sigprocmask(SIG_SETMASK, &before, NULL) != 0) fail(errno, "unblock signals");
-  close(report[1]);
+  if (close(report[1]) != 0) fail(errno, "close the holder's end of its report");
   await_holder(report[0]);
   write_pid_file(f.pid_file);
   return 0;

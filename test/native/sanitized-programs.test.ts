@@ -4,6 +4,7 @@ import { SanitizerRuns } from './support/sanitizer-run';
 import { SanitizedProgram } from './support/sanitized-program';
 import { containerdShim } from './sanitized/containerd-shim';
 import { podKeeper } from './sanitized/pod-keeper';
+import { sandboxVerb } from './sanitized/sandbox';
 
 /**
  * The long-lived native programs, built as binding.gyp builds them plus -fsanitize=address,undefined
@@ -11,7 +12,7 @@ import { podKeeper } from './sanitized/pod-keeper';
  * build/Sanitized/, beside build/Release/, so a program finds the package as it does when installed.
  * A new program: its exercise in sanitized/, and one line here.
  */
-const PROGRAMS: readonly SanitizedProgram[] = [containerdShim, podKeeper];
+const PROGRAMS: readonly SanitizedProgram[] = [containerdShim, podKeeper, sandboxVerb];
 
 const LINUX = process.platform === 'linux';
 const built = new Set<string>();

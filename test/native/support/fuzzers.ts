@@ -46,6 +46,7 @@ export const FUZZERS: readonly Fuzzer[] = [
   },
   { name: 'json-read', sources: ['native/common/json-read.c'] },
   { name: 'shim-flags', sources: ['native/containerd-shim/flags.c'] },
+  { name: 'sandbox-flags', sources: ['native/containerd-shim/sandbox-flags.c'] },
   { name: 'shim-info', sources: ['native/containerd-shim/runtime-info.c', 'native/common/proto-wire.c'] },
   {
     name: 'shim-bootstrap',
