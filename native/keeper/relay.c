@@ -14,7 +14,10 @@
 /* A partial buffer this large is given back once empty, so one big Create does not stay held. */
 #define PARTIAL_KEEP (256u << 10)
 
-static const char *const READ_ONLY[] = {"Wait", "State", "Pids", "Stats", "Connect"};
+/* The task service's, then the Sandbox service's (docs/sandbox-api.md): a WaitSandbox refused
+ * at a crash would be the pod's end to containerd's CRI, as a Wait's is the container's. */
+static const char *const READ_ONLY[] = {"Wait",          "State",    "Pids",        "Stats",         "Connect",
+                                        "WaitSandbox",   "Platform", "PingSandbox", "SandboxStatus", "SandboxMetrics"};
 
 /* Requests that change nothing: sent again on the new upstream instead of being refused. */
 static int read_only(const char *method) {

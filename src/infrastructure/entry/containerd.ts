@@ -110,6 +110,9 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   // runs `delete` for each of its tasks, so a task taken over here would be killed under it
   // and kept STOPPED with nobody left to Delete it.
   if (keepers !== undefined) for (const line of await service.recover()) logged(line);
+  // The Sandbox API beside the tasks, behind pod keepers (docs/sandbox-api.md); its sandboxes taken over as the tasks are.
+  const sandboxService = container.isBound(SandboxService) ? container.get(SandboxService) : undefined;
+  for (const line of sandboxService?.recover() ?? []) logged(line);
   const handlers = taskHandlers(service, taskCodec('containerd'));
   // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address,
   // for as long as one of its relays is open (a dead keeper's is forgotten with its last).
@@ -121,8 +124,7 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
     if (fields.task !== undefined && (await service.forget(fields.task)))
       logged(`task ${fields.task} forgotten: its pod keeper died and containerd removed it`);
   };
-  // The Sandbox API beside the tasks, behind pod keepers (docs/sandbox-api.md).
-  const sandbox = container.isBound(SandboxService) ? sandboxHandlers(container.get(SandboxService)) : undefined;
+  const sandbox = sandboxService && sandboxHandlers(sandboxService);
   const server = await listenTtrpcTaskServer(
     { fd: LISTENER_FD },
     config.debug ? traced(handlers, log) : handlers,

@@ -20,6 +20,8 @@ import { RuntimeName, runtimeEntry } from './runtimes';
 import { SANDBOX_PROCESSES } from '../../application/shim/ports/sandbox-processes.port';
 import { SANDBOX_PLATFORM, SandboxService } from '../../application/shim/sandbox/sandbox-service';
 import { KeptSandboxes } from '../../adapters/shim/outbound/sandbox/kept-sandboxes';
+import { BundleSandboxJournal } from '../../adapters/shim/outbound/sandbox/bundle-sandbox-journal';
+import { SANDBOX_JOURNAL } from '../../application/shim/ports/sandbox-journal.port';
 
 /** containerd's serving process (entry/containerd.ts, docs/containerd.md): what it is given by `start`. */
 export interface ContainerdServing {
@@ -118,6 +120,7 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
     // The Sandbox API (docs/sandbox-api.md): a pod's namespaces are held by its keeper's child.
     bind(SANDBOX_PROCESSES).toDynamicValue(({ get }) => new KeptSandboxes(get(POD_KEEPERS)));
     bind(SANDBOX_PLATFORM).toConstantValue({ os: 'linux', architecture: GO_ARCH[process.arch] ?? process.arch });
+    bind(SANDBOX_JOURNAL).toConstantValue(BundleSandboxJournal.ofStateDir(config.stateDir, containerd.namespace));
     bind(SandboxService).toSelf();
   });
 }

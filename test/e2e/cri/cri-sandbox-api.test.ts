@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +12,7 @@ import {
 import { ExecSyncResponse, NamespaceOptions, podKeeperPids } from '../../support/cri';
 import { containerPid, CriEnv, K8S_NS, readCriLog, startCriEnv, waitForState } from './support';
 import { waitFor } from '../../support/wait-for';
+import { groupServersUnder } from '../containerd/skiff-support';
 
 const procfs = require('../../../scripts/containerd/procfs.js') as { mountsUnder(dir: string): string[] };
 
@@ -147,6 +149,70 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
       expect(procfs.mountsUnder(join(sandboxes, pod.podSandboxId))).toEqual([]);
       await waitFor('the pod keeper to leave', () => podKeeperPids(ctx.env.address).length < keepers.length, 90_000);
     }, 180_000);
+
+    it('a SIGKILL of the serving process loses no pod: the next one takes the sandbox over, its exec, its Stop and its Remove', async () => {
+      const pod = await ctx.startPod(HANDLER, { name: 'crash', namespaces: OWN_NETWORK, hostname: 'kept' }, [
+        { name: 'a', command: ['sleep', '1000'], namespaces: OWN_NETWORK },
+      ]);
+      const holder = sandboxPid(pod.podSandboxId);
+      const [a] = pod.containerIds;
+      const servers = groupServersUnder(ctx.env.paths.dir);
+      expect(servers).toHaveLength(1);
+      process.kill(servers[0].pid, 'SIGKILL');
+      // The pod's keeper starts the next serving process for the next call; the sandbox is as it was.
+      expect(await exec(a, ['hostname'])).toEqual({ code: 0, out: 'kept' });
+      expect(groupServersUnder(ctx.env.paths.dir).map((s) => s.pid)).not.toContain(servers[0].pid);
+      const status = await ctx.cri.runtime<{ status: { state: string } }>('PodSandboxStatus', {
+        podSandboxId: pod.podSandboxId,
+      });
+      expect(status.status.state).toBe('SANDBOX_READY');
+      expect(sandboxPid(pod.podSandboxId)).toBe(holder);
+      // WaitSandbox, resent by the keeper to the new process, ends with the sandbox process.
+      await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
+      await waitFor('the pod to read NOTREADY after the takeover', async () => {
+        const after = await ctx.cri.runtime<{ status: { state: string } }>('PodSandboxStatus', {
+          podSandboxId: pod.podSandboxId,
+        });
+        return after.status.state === 'SANDBOX_NOTREADY';
+      });
+      expect(existsSync(`/proc/${holder}/comm`)).toBe(false);
+      await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
+      expect(existsSync(join(sandboxes, pod.podSandboxId))).toBe(false);
+    }, 120_000);
+
+    it('`skiff containerd restart` hands the sandbox over: the pod runs on, its Stop ends it', async () => {
+      const pod = await ctx.startPod(HANDLER, { name: 'handed', namespaces: OWN_NETWORK }, [
+        { name: 'a', command: ['sleep', '1000'], namespaces: OWN_NETWORK },
+      ]);
+      const holder = sandboxPid(pod.podSandboxId);
+      const [old] = groupServersUnder(ctx.env.paths.dir);
+      const restart = await promisify(execFile)(process.execPath, [
+        RUN,
+        'containerd',
+        'restart',
+        '--state',
+        ctx.env.paths.state,
+        '--namespace',
+        K8S_NS,
+      ]);
+      expect(restart.stdout).toMatch(
+        new RegExp(`^namespace ${K8S_NS}: serving process ${old.pid} handed over to \\d+`),
+      );
+      expect(await exec(pod.containerIds[0], ['true'])).toEqual({ code: 0, out: '' });
+      const status = await ctx.cri.runtime<{ status: { state: string } }>('PodSandboxStatus', {
+        podSandboxId: pod.podSandboxId,
+      });
+      expect(status.status.state).toBe('SANDBOX_READY');
+      await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
+      await waitFor('the pod to read NOTREADY after the hand-over', async () => {
+        const after = await ctx.cri.runtime<{ status: { state: string } }>('PodSandboxStatus', {
+          podSandboxId: pod.podSandboxId,
+        });
+        return after.status.state === 'SANDBOX_NOTREADY';
+      });
+      expect(existsSync(`/proc/${holder}/comm`)).toBe(false);
+      await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
+    }, 120_000);
 
     it("runs a pod of the host's network: its sandbox keeps the host's network and hostname, its IPC its own", async () => {
       const pod = await ctx.startPod(HANDLER, { name: 'host', namespaces: HOST_NETWORK }, [

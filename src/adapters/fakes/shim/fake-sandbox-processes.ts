@@ -11,6 +11,7 @@ export class FakeSandboxProcesses implements SandboxProcesses {
   readonly started: Array<{ spec: SandboxSpec; bundle: string; pid: number }> = [];
   readonly signals: Array<{ pid: number; signal: string }> = [];
   readonly released: string[] = [];
+  readonly adopted: Array<{ spec: SandboxSpec; bundle: string; pid: number }> = [];
   /** Starts fail with this error while it is set. */
   failWith?: Error;
   ignoreTerm = false;
@@ -23,6 +24,12 @@ export class FakeSandboxProcesses implements SandboxProcesses {
     this.started.push({ spec, bundle, pid });
     this.running.set(pid, exited);
     return pid;
+  }
+
+  /** A process a previous service started, running until it dies or is signalled. */
+  adopt(spec: SandboxSpec, bundle: string, pid: number, exited: (exit: ProcessExit) => Promise<void>): void {
+    this.adopted.push({ spec, bundle, pid });
+    this.running.set(pid, exited);
   }
 
   signal(pid: number, signal: 'SIGTERM' | 'SIGKILL'): void {

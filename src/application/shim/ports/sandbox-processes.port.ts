@@ -15,6 +15,11 @@ export interface SandboxProcesses {
    * once it holds the namespaces. `exited` is told its end, once.
    */
   start(spec: SandboxSpec, bundle: string, exited: (exit: ProcessExit) => Promise<void>): Promise<number>;
+  /**
+   * Watches the sandbox process `pid` a previous serving process started (a crash, a hand-over):
+   * `exited` is told its end, once, or 255 if its keeper no longer holds it.
+   */
+  adopt(spec: SandboxSpec, bundle: string, pid: number, exited: (exit: ProcessExit) => Promise<void>): void;
   /** Signals it while it runs (SIGTERM, SIGKILL). */
   signal(pid: number, signal: 'SIGTERM' | 'SIGKILL'): void;
   /** Forgets it: its keeper holds it no more. */

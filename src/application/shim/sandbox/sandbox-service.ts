@@ -4,6 +4,7 @@ import type { ProcessExit } from '../../../domain/shim/exit-status';
 import { sandboxExitStatus, sandboxSpecOf, type SandboxSpec } from '../../../domain/shim/sandbox';
 import { assertValidId } from '../../../domain/shim/task-id';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
+import { SANDBOX_JOURNAL, type SandboxJournal, type SandboxRecord } from '../ports/sandbox-journal.port';
 import { SANDBOX_PROCESSES, type SandboxProcesses } from '../ports/sandbox-processes.port';
 import type {
   CreateSandboxInput,
@@ -46,6 +47,7 @@ export class SandboxService {
     @inject(SANDBOX_PROCESSES) private readonly processes: SandboxProcesses,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(SANDBOX_PLATFORM) private readonly platformOfPods: SandboxPlatform,
+    @inject(SANDBOX_JOURNAL) private readonly journal: SandboxJournal,
   ) {}
 
   create(input: CreateSandboxInput): void {
@@ -53,16 +55,30 @@ export class SandboxService {
     if (this.sandboxes.has(input.id))
       throw new AlreadyExistsError(`sandbox ${input.id} already exists`, 'SANDBOX.EXISTS');
     const spec = sandboxSpecOf(input.id, input.netnsPath, input.pod);
-    let end: (exit: SandboxExitView) => void = () => undefined;
-    const ended = new Promise<void>((resolve) => {
-      end = (exit) => {
-        if (sandbox.exit !== undefined) return;
-        sandbox.exit = exit;
-        resolve();
-      };
-    });
-    const sandbox: Sandbox = { spec, bundle: input.bundle, createdAt: this.clock.now(), pid: 0, ended, end };
-    this.sandboxes.set(input.id, sandbox);
+    this.sandboxes.set(input.id, newSandbox(spec, input.bundle, this.clock.now()));
+  }
+
+  /**
+   * Takes over the sandboxes a previous serving process of the namespace started (a crash, a
+   * hand-over: docs/sandbox-api.md), before any call is served: their processes' exits come from
+   * their keepers from now on. Returns what could not be taken over, one line each.
+   */
+  recover(): string[] {
+    const { records, problems } = this.journal.readAll();
+    for (const record of records) {
+      const { spec } = record;
+      if (this.sandboxes.has(spec.id)) continue;
+      const sandbox = newSandbox(spec, record.bundle, record.createdAt);
+      sandbox.pid = record.pid;
+      try {
+        if (record.exit !== undefined) sandbox.end(record.exit);
+        else this.processes.adopt(spec, record.bundle, record.pid, (exit) => this.ended(sandbox, exit));
+        this.sandboxes.set(spec.id, sandbox);
+      } catch (err) {
+        problems.push(`sandbox ${spec.id} not taken over: ${(err as Error).message}`);
+      }
+    }
+    return problems;
   }
 
   /** Starts the sandbox process; a second StartSandbox of a started sandbox answers as the first did. */
@@ -77,6 +93,7 @@ export class SandboxService {
       sandbox.starting = undefined;
       throw err;
     }
+    this.journal.save(recordOf(sandbox));
     return { pid: sandbox.pid, createdAt: sandbox.createdAt };
   }
 
@@ -143,6 +160,7 @@ export class SandboxService {
     if (sandbox === undefined) return;
     await this.stop(id, 0);
     this.sandboxes.delete(id);
+    this.journal.remove(recordOf(sandbox));
     await this.processes.release(sandbox.spec, sandbox.bundle);
   }
 
@@ -152,8 +170,10 @@ export class SandboxService {
     return { id, at: this.clock.now() };
   }
 
+  /** Its end, recorded before the keeper is acked (the exit is resent to a successor until then). */
   private async ended(sandbox: Sandbox, exit: ProcessExit): Promise<void> {
     sandbox.end({ exitStatus: sandboxExitStatus(exit), exitedAt: exit.exitedAt ?? this.clock.now() });
+    if (this.sandboxes.get(sandbox.spec.id) === sandbox) this.journal.save(recordOf(sandbox));
   }
 
   private get(id: string): Sandbox {
@@ -161,4 +181,22 @@ export class SandboxService {
     if (sandbox === undefined) throw new NotFoundError(`sandbox ${id} not found`, 'SANDBOX.NOT_FOUND');
     return sandbox;
   }
+}
+
+function newSandbox(spec: SandboxSpec, bundle: string, createdAt: Date): Sandbox {
+  let end: (exit: SandboxExitView) => void = () => undefined;
+  const ended = new Promise<void>((resolve) => {
+    end = (exit) => {
+      if (sandbox.exit !== undefined) return;
+      sandbox.exit = exit;
+      resolve();
+    };
+  });
+  const sandbox: Sandbox = { spec, bundle, createdAt, pid: 0, ended, end: (exit) => end(exit) };
+  return sandbox;
+}
+
+function recordOf(sandbox: Sandbox): SandboxRecord {
+  const { spec, bundle, createdAt, pid, exit } = sandbox;
+  return { spec, bundle, createdAt, pid, ...(exit !== undefined && { exit }) };
 }

@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { SandboxService } from '../../../../src/application/shim/sandbox/sandbox-service';
 import { FakeClock } from '../../../../src/adapters/fakes/shared/fake-clock';
 import { FakeSandboxProcesses } from '../../../../src/adapters/fakes/shim/fake-sandbox-processes';
+import { FakeSandboxJournal } from '../../../../src/adapters/fakes/shim/fake-sandbox-journal';
 import { NO_POD_FIELDS, PodSandboxFields } from '../../../../src/domain/shim/sandbox';
 
 /** The Sandbox API's use cases (docs/sandbox-api.md) over fake sandbox processes and a fake clock. */
@@ -9,6 +10,7 @@ describe('SandboxService', () => {
   let clock: FakeClock;
   let processes: FakeSandboxProcesses;
   let service: SandboxService;
+  let journal: FakeSandboxJournal;
   const PLATFORM = { os: 'linux', architecture: 'amd64' };
   const create = (id = 'pod1', pod: Partial<PodSandboxFields> = {}, netnsPath = '/run/netns/cni-1') =>
     service.create({ id, bundle: `/run/containerd/sandboxes/${id}`, netnsPath, pod: { ...NO_POD_FIELDS, ...pod } });
@@ -16,7 +18,8 @@ describe('SandboxService', () => {
   beforeEach(() => {
     clock = new FakeClock();
     processes = new FakeSandboxProcesses();
-    service = new SandboxService(processes, clock, PLATFORM);
+    journal = new FakeSandboxJournal();
+    service = new SandboxService(processes, clock, PLATFORM, journal);
   });
 
   it('starts the sandbox process on StartSandbox, READY with its pid until it ends, then NOTREADY with the time it ended', async () => {
@@ -129,5 +132,76 @@ describe('SandboxService', () => {
     expect(() => create('bad/id')).toThrow(expect.objectContaining({ kind: 'InvalidArgument' }));
     expect(() => create('pod2', { userns: 'pod' })).toThrow(expect.objectContaining({ kind: 'FailedPrecondition' }));
     expect(() => create('pod3', {}, '')).toThrow(expect.objectContaining({ kind: 'InvalidArgument' }));
+  });
+
+  describe('a crash or a hand-over of the serving process', () => {
+    /** The next serving process: a new service over the same journal, taking its records over. */
+    const successor = () => {
+      const next = new SandboxService(processes, clock, PLATFORM, journal);
+      return { next, problems: next.recover() };
+    };
+
+    it('keeps a record of each started sandbox, with its end once seen, until ShutdownSandbox', async () => {
+      create('pod1', { hostname: 'web-0' });
+      expect(journal.records.size).toBe(0); // created only: nothing to take over
+      await service.start('pod1');
+      expect(journal.records.get('pod1')).toEqual({
+        spec: expect.objectContaining({ id: 'pod1', hostname: 'web-0' }),
+        bundle: '/run/containerd/sandboxes/pod1',
+        createdAt: clock.now(),
+        pid: 4000,
+      });
+      await service.stop('pod1', 0);
+      expect(journal.records.get('pod1')?.exit).toEqual({ exitStatus: 137, exitedAt: clock.now() });
+      await service.shutdown('pod1');
+      expect(journal.records.size).toBe(0);
+    });
+
+    it('the successor answers for a running sandbox as before, watches its process, and stops it', async () => {
+      create('pod1');
+      const { createdAt } = await service.start('pod1');
+      clock.advance(60_000);
+      const { next, problems } = successor();
+      expect(problems).toEqual([]);
+      expect(processes.adopted).toEqual([
+        expect.objectContaining({ pid: 4000, bundle: '/run/containerd/sandboxes/pod1' }),
+      ]);
+      expect(next.status('pod1')).toEqual({ id: 'pod1', pid: 4000, state: 'SANDBOX_READY', createdAt });
+      const waited = next.wait('pod1');
+      await next.stop('pod1', 0);
+      expect(await waited).toEqual({ exitStatus: 137, exitedAt: clock.now() });
+      await next.shutdown('pod1');
+      expect(processes.released).toEqual(['pod1']);
+    });
+
+    it('a sandbox that ended before the crash stays ended, watched by nobody', async () => {
+      create('pod1');
+      await service.start('pod1');
+      await processes.die(4000, { code: 2, signal: null });
+      const { next } = successor();
+      expect(processes.adopted).toEqual([]);
+      expect(next.status('pod1')).toMatchObject({ state: 'SANDBOX_NOTREADY', pid: 4000 });
+      expect(await next.wait('pod1')).toEqual({ exitStatus: 2, exitedAt: clock.now() });
+    });
+
+    it('says what it could not take over, and serves the rest', async () => {
+      create('pod1');
+      create('pod2');
+      await service.start('pod1');
+      await service.start('pod2');
+      journal.problems = ['skipped /x/sandbox.json: not a JSON object'];
+      const adopt = processes.adopt.bind(processes);
+      processes.adopt = (spec, bundle, pid, exited) => {
+        if (spec.id === 'pod2') throw new Error('its bundle names no pod keeper');
+        adopt(spec, bundle, pid, exited);
+      };
+      const { next, problems } = successor();
+      expect(problems).toEqual([
+        'skipped /x/sandbox.json: not a JSON object',
+        'sandbox pod2 not taken over: its bundle names no pod keeper',
+      ]);
+      expect(next.status('pod1').state).toBe('SANDBOX_READY');
+      expect(next.status('pod2')).toEqual({ id: 'pod2', pid: 0, state: 'SANDBOX_NOTREADY' });
+    });
   });
 });

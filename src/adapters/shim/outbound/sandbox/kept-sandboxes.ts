@@ -72,6 +72,16 @@ export class KeptSandboxes implements SandboxProcesses {
     );
   }
 
+  adopt(spec: SandboxSpec, bundle: string, _pid: number, exited: (exit: ProcessExit) => Promise<void>): void {
+    const pod = podSocketOfBundle(bundle);
+    if (pod === undefined)
+      throw new FailedPreconditionError(
+        `sandbox ${spec.id}: its bundle ${bundle} names no pod keeper to take its process over from`,
+        'SANDBOX.NO_KEEPER',
+      );
+    this.keepers.watchAdopted(pod, keyOf(spec), { report: exited });
+  }
+
   signal(pid: number, signal: 'SIGTERM' | 'SIGKILL'): void {
     try {
       process.kill(pid, signal);
