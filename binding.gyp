@@ -51,6 +51,7 @@
             "native/containerd-shim/keep.c",
             "native/containerd-shim/keeper-wanted.c",
             "native/containerd-shim/delete.c",
+            "native/containerd-shim/delete-sandbox.c",
             "native/containerd-shim/info.c",
             "native/containerd-shim/serve-verb.c",
             "native/containerd-shim/task-group.c",

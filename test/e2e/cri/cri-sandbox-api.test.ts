@@ -214,6 +214,34 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
       await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
     }, 120_000);
 
+    it("a keeper's death ends its own pod only: containerd's `delete` ends its sandbox process, the other pod runs on", async () => {
+      const [dying, living] = await Promise.all(
+        ['dying', 'living'].map((name) =>
+          ctx.startPod(HANDLER, { name, namespaces: OWN_NETWORK }, [
+            { name: 'a', command: ['sleep', '1000'], namespaces: OWN_NETWORK },
+          ]),
+        ),
+      );
+      const holder = sandboxPid(dying.podSandboxId);
+      const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      const keeper = parentOf(holder);
+      expect(parentOf(sandboxPid(living.podSandboxId))).not.toBe(keeper);
+      process.kill(keeper, 'SIGKILL');
+      await waitFor("the dead keeper's sandbox process to end", () => !existsSync(`/proc/${holder}/comm`));
+      await waitFor('its pod to read NOTREADY', async () => {
+        const after = await ctx.cri.runtime<{ status: { state: string } }>('PodSandboxStatus', {
+          podSandboxId: dying.podSandboxId,
+        });
+        return after.status.state === 'SANDBOX_NOTREADY';
+      });
+      expect(await exec(living.containerIds[0], ['true'])).toEqual({ code: 0, out: '' });
+      for (const pod of [dying, living]) {
+        await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
+        await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
+        expect(existsSync(join(sandboxes, pod.podSandboxId))).toBe(false);
+      }
+    }, 120_000);
+
     it("runs a pod of the host's network: its sandbox keeps the host's network and hostname, its IPC its own", async () => {
       const pod = await ctx.startPod(HANDLER, { name: 'host', namespaces: HOST_NETWORK }, [
         { name: 'a', command: ['sleep', '1000'], namespaces: HOST_NETWORK },
