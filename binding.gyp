@@ -52,6 +52,7 @@
             "native/containerd-shim/keeper-wanted.c",
             "native/containerd-shim/delete.c",
             "native/containerd-shim/delete-sandbox.c",
+            "native/containerd-shim/remove-tree.c",
             "native/containerd-shim/info.c",
             "native/containerd-shim/serve-verb.c",
             "native/containerd-shim/task-group.c",

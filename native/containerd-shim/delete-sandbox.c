@@ -4,20 +4,30 @@
  * up: an empty DeleteResponse. When the pod's keeper died instead, the sandbox process lives on,
  * re-parented, holding the pod's namespaces: this ends it, as `runc delete --force` ends a
  * task's container, and says DeleteResponse{pid, 137, now}. The pid is the one `sandbox` wrote
- * in the bundle, killed only while it still names a skiff-sandbox process.
+ * in the bundle, killed only while it still names a skiff-sandbox process. Either way the pod's
+ * files go (src/adapters/shim/outbound/sandbox/cri-sandbox-files.ts makes them): ShutdownSandbox
+ * removed them already unless the keeper died first.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "delete-response.h"
 #include "read-all.h"
+#include "remove-tree.h"
 #include "task-layout.h"
 #include "verbs.h"
+
+/* containerd's CRI plugin's dirs under its root and its state (plugins/cri/runtime/plugin.go). */
+#define CRI_SANDBOXES "io.containerd.grpc.v1.cri/sandboxes"
+#define SANDBOX_CONTROLLER "io.containerd.sandbox.controller.v1.shim"
 
 /* What `sandbox` names its holder (sandbox-hold.c), as /proc/<pid>/comm reads it. */
 #define HOLDER_COMM "skiff-sandbox\n"
@@ -39,10 +49,41 @@ static uint32_t running_holder(const char *bundle) {
   return holder ? (uint32_t)pid : 0;
 }
 
-int delete_sandbox(const char *bundle) {
+/* containerd's root: where the bundle's `work` link points, <root>/<controller>/<ns>/<id>, 3 levels up. -1 if it does not. */
+static int containerd_root(const char *bundle, const char *id, char *root, size_t size) {
+  char path[PATH_MAX], work[PATH_MAX];
+  if (layout_path(path, sizeof path, "%s/work", bundle) != 0) return -1;
+  ssize_t n = readlink(path, work, sizeof work - 1);
+  if (n <= 0) return -1;
+  work[n] = '\0';
+  char *ns_end = strrchr(work, '/');
+  if (ns_end == NULL || strcmp(ns_end + 1, id) != 0) return -1;
+  *ns_end = '\0';
+  char *controller_end = strrchr(work, '/');
+  if (controller_end == NULL) return -1;
+  *controller_end = '\0';
+  char *controller = strrchr(work, '/');
+  if (controller == NULL || strcmp(controller + 1, SANDBOX_CONTROLLER) != 0) return -1;
+  *controller = '\0';
+  return layout_path(root, size, "%s", work[0] == '\0' ? "/" : work);
+}
+
+/* The pod's files: the /dev/shm tmpfs unmounted, CRI's two dirs of the sandbox removed. */
+static void remove_pod_files(const char *id, const char *bundle, const char *state) {
+  char path[PATH_MAX], root[PATH_MAX];
+  if (!layout_safe_name(id)) return;
+  if (layout_path(path, sizeof path, "%s/" CRI_SANDBOXES "/%s/shm", state, id) == 0) umount2(path, MNT_DETACH);
+  if (layout_path(path, sizeof path, "%s/" CRI_SANDBOXES "/%s", state, id) == 0) remove_tree(path);
+  if (containerd_root(bundle, id, root, sizeof root) == 0 &&
+      layout_path(path, sizeof path, "%s/" CRI_SANDBOXES "/%s", root, id) == 0)
+    remove_tree(path);
+}
+
+int delete_sandbox(const char *id, const char *bundle, const char *state) {
   uint32_t pid = running_holder(bundle);
+  if (pid != 0 && kill((pid_t)pid, SIGKILL) != 0) pid = 0;
+  remove_pod_files(id, bundle, state);
   if (pid == 0) return 0; /* ended by its serving process: nothing left */
-  if (kill((pid_t)pid, SIGKILL) != 0) return 0;
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);
   unsigned char out[DELETE_RESPONSE_MAX];

@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +27,7 @@
 #include "json-read.h"
 #include "places.h"
 #include "read-all.h"
+#include "remove-tree.h"
 #include "task-group.h"
 #include "task-layout.h"
 #include "unix-socket.h"
@@ -36,12 +36,6 @@
 #define MAX_RECORD (64 << 10)
 /* How long `delete` waits for the serving process to forget a task (docs/keeper-protocol.md, "`delete`"). */
 #define FORGET_WAIT_MS 1000
-
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw) {
-  (void)st;
-  (void)ftw;
-  return type == FTW_DP ? rmdir(path) : unlink(path);
-}
 
 /*
  * The OCI runtime that made the task's container (its binary and --root), from the record the
@@ -151,7 +145,7 @@ int do_delete(const struct flags *f) {
   bundle_and_state(f, bundle, state);
   path_or_die(layout_task_dir(task_dir, sizeof task_dir, state, f->namespace, f->id), state);
   remove_dead_keeper_socket(f, state, bundle);
-  if (layout_is_sandbox_bundle(bundle)) return delete_sandbox(bundle);
+  if (layout_is_sandbox_bundle(bundle)) return delete_sandbox(f->id, bundle, state);
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
   enum forget_result told = tell_forget(f, state, bundle);
@@ -163,7 +157,7 @@ int do_delete(const struct flags *f) {
   for (int i = 0; i < 16 && umount2(path, MNT_DETACH) == 0; i++) {
   }
   uint32_t pid = init_pid(task_dir);
-  nftw(task_dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  remove_tree(task_dir);
   /* Nobody served when asked: a serving process started since (its listener is bound before it
    * reads the task records) may have taken the task over before its directory went. Told too. */
   if (told == FORGET_NOBODY) tell_forget(f, state, bundle);

@@ -6,7 +6,8 @@
 
 int do_start(const struct flags *f);  /* start.c */
 int do_delete(const struct flags *f); /* delete.c */
-int delete_sandbox(const char *bundle); /* delete-sandbox.c: do_delete's part in a sandbox's bundle */
+/* delete-sandbox.c: do_delete's part in a sandbox's bundle (`state`: containerd's state dir) */
+int delete_sandbox(const char *id, const char *bundle, const char *state);
 int do_info(void);                    /* info.c */
 int do_keep(const struct flags *f);   /* keep.c */
 int do_serve(const struct flags *f);  /* serve-verb.c */

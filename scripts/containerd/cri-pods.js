@@ -11,7 +11,8 @@ const HOST_NETWORK = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' };
  * A pod sandbox config: host network, its own pid namespace, the pod's IPC, logs under
  * `logDirectory` (other namespaces when asked: a network of its own needs a pod network,
  * the podNetwork option of a private containerd). No AppArmor (the CRI plugin runs with
- * disable_apparmor); seccomp as asked; a hostname and sysctls when given.
+ * disable_apparmor); seccomp as asked; a hostname, sysctls and a DNS config ({servers,
+ * searches, options}) when given.
  */
 function podConfig({
   name,
@@ -23,10 +24,12 @@ function podConfig({
   namespaces = HOST_NETWORK,
   hostname,
   sysctls,
+  dnsConfig,
 }) {
   return {
     metadata: { name, uid, namespace, attempt },
     ...(hostname !== undefined && { hostname }),
+    ...(dnsConfig !== undefined && { dnsConfig }),
     logDirectory,
     linux: {
       ...(sysctls !== undefined && { sysctls }),

@@ -49,6 +49,7 @@ export interface PodSpec {
   readonly namespaces?: NamespaceOptions;
   readonly hostname?: string;
   readonly sysctls?: Record<string, string>;
+  readonly dnsConfig?: { servers?: string[]; searches?: string[]; options?: string[] };
 }
 
 type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';

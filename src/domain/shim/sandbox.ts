@@ -10,6 +10,13 @@ import { ProcessExit } from './exit-status';
 /** CRI's NamespaceMode (cri-api's api.proto): a namespace of the pod's, a container's, the node's, another container's. */
 export type NamespaceMode = 'pod' | 'container' | 'node' | 'target';
 
+/** CRI's DNSConfig: resolv.conf's lines (pod-files.ts). */
+export interface PodDns {
+  readonly servers: readonly string[];
+  readonly searches: readonly string[];
+  readonly options: readonly string[];
+}
+
 /** What a sandbox reads of CRI's PodSandboxConfig (CreateSandbox's options). */
 export interface PodSandboxFields {
   readonly hostname: string;
@@ -19,6 +26,8 @@ export interface PodSandboxFields {
   /** The user namespace's mode; 'node' when the pod asked for none. */
   readonly userns: NamespaceMode;
   readonly sysctls: ReadonlyArray<readonly [string, string]>;
+  /** Its DNSConfig; undefined: the node's resolv.conf. */
+  readonly dns?: PodDns;
 }
 
 /** A pod with none of PodSandboxConfig's options: its own namespaces, no hostname, no sysctls. */

@@ -22,6 +22,8 @@ import { SANDBOX_PLATFORM, SandboxService } from '../../application/shim/sandbox
 import { KeptSandboxes } from '../../adapters/shim/outbound/sandbox/kept-sandboxes';
 import { BundleSandboxJournal } from '../../adapters/shim/outbound/sandbox/bundle-sandbox-journal';
 import { SANDBOX_JOURNAL } from '../../application/shim/ports/sandbox-journal.port';
+import { SANDBOX_FILES } from '../../application/shim/ports/sandbox-files.port';
+import { CriSandboxFiles } from '../../adapters/shim/outbound/sandbox/cri-sandbox-files';
 
 /** containerd's serving process (entry/containerd.ts, docs/containerd.md): what it is given by `start`. */
 export interface ContainerdServing {
@@ -121,6 +123,7 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
     bind(SANDBOX_PROCESSES).toDynamicValue(({ get }) => new KeptSandboxes(get(POD_KEEPERS)));
     bind(SANDBOX_PLATFORM).toConstantValue({ os: 'linux', architecture: GO_ARCH[process.arch] ?? process.arch });
     bind(SANDBOX_JOURNAL).toConstantValue(BundleSandboxJournal.ofStateDir(config.stateDir, containerd.namespace));
+    bind(SANDBOX_FILES).toConstantValue(CriSandboxFiles.ofStateDir(config.stateDir));
     bind(SandboxService).toSelf();
   });
 }

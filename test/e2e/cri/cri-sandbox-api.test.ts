@@ -81,6 +81,7 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
           namespaces: OWN_NETWORK,
           hostname: 'sandboxed-pod',
           sysctls: { 'net.ipv4.ip_unprivileged_port_start': '0', 'kernel.shm_rmid_forced': '1' },
+          dnsConfig: { servers: ['10.96.0.10'], searches: ['default.svc.cluster.local'], options: ['ndots:5'] },
         },
         [
           { name: 'a', command: ['sh', '-c', 'echo hello from a; exec sleep 1000'], namespaces: OWN_NETWORK },
@@ -125,6 +126,21 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
       expect((await exec(a, ['ip', '-4', 'addr', 'show', 'eth0'])).out).toContain(
         `inet ${status.status.network.ip}/24`,
       );
+      // The pod's files, which the pause container's controller makes and skiff makes here: its
+      // DNS config, its hostname, one /dev/shm for both containers.
+      const [, b] = pod.containerIds;
+      expect(await exec(a, ['cat', '/etc/resolv.conf'])).toEqual({
+        code: 0,
+        out: 'search default.svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5',
+      });
+      expect(await exec(b, ['cat', '/etc/hostname'])).toEqual({ code: 0, out: 'sandboxed-pod' });
+      expect(await exec(a, ['sh', '-c', 'echo shared > /dev/shm/mark'])).toEqual({ code: 0, out: '' });
+      expect(await exec(b, ['cat', '/dev/shm/mark'])).toEqual({ code: 0, out: 'shared' });
+      const criFiles = [ctx.env.paths.root, ctx.env.paths.state].map((dir) =>
+        join(dir, 'io.containerd.grpc.v1.cri', 'sandboxes', pod.podSandboxId),
+      );
+      for (const dir of criFiles) expect(existsSync(dir)).toBe(true);
+
       const log = join(ctx.logDir, 'own', 'a_0.log');
       await waitFor('the container output in its log', () => readCriLog(log).some((l) => l.text === 'hello from a'));
 
@@ -147,6 +163,10 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
       await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
       expect(existsSync(join(sandboxes, pod.podSandboxId))).toBe(false);
       expect(procfs.mountsUnder(join(sandboxes, pod.podSandboxId))).toEqual([]);
+      for (const dir of criFiles) {
+        expect(existsSync(dir)).toBe(false);
+        expect(procfs.mountsUnder(dir)).toEqual([]);
+      }
       await waitFor('the pod keeper to leave', () => podKeeperPids(ctx.env.address).length < keepers.length, 90_000);
     }, 180_000);
 
@@ -235,6 +255,12 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
         return after.status.state === 'SANDBOX_NOTREADY';
       });
       expect(await exec(living.containerIds[0], ['true'])).toEqual({ code: 0, out: '' });
+      // containerd's `delete` took the dead keeper's pod files too.
+      const shm = join(ctx.env.paths.state, 'io.containerd.grpc.v1.cri', 'sandboxes', dying.podSandboxId, 'shm');
+      expect(procfs.mountsUnder(shm)).toEqual([]);
+      expect(existsSync(join(ctx.env.paths.root, 'io.containerd.grpc.v1.cri', 'sandboxes', dying.podSandboxId))).toBe(
+        false,
+      );
       for (const pod of [dying, living]) {
         await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
         await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });

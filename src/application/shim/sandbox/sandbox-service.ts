@@ -6,6 +6,8 @@ import { assertValidId } from '../../../domain/shim/task-id';
 import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { SANDBOX_JOURNAL, type SandboxJournal, type SandboxRecord } from '../ports/sandbox-journal.port';
 import { SANDBOX_PROCESSES, type SandboxProcesses } from '../ports/sandbox-processes.port';
+import { SANDBOX_FILES, type SandboxFiles } from '../ports/sandbox-files.port';
+import { podFilesOf, type PodFiles } from '../../../domain/shim/pod-files';
 import type {
   CreateSandboxInput,
   SandboxExitView,
@@ -24,6 +26,8 @@ const KILLED_WAIT_MS = 10_000;
 /** One sandbox, from CreateSandbox to ShutdownSandbox. */
 interface Sandbox {
   readonly spec: SandboxSpec;
+  /** What StartSandbox makes of the pod's files; undefined for a sandbox taken over (made already). */
+  readonly files?: PodFiles;
   readonly bundle: string;
   readonly createdAt: Date;
   pid: number;
@@ -48,6 +52,7 @@ export class SandboxService {
     @inject(CLOCK) private readonly clock: Clock,
     @inject(SANDBOX_PLATFORM) private readonly platformOfPods: SandboxPlatform,
     @inject(SANDBOX_JOURNAL) private readonly journal: SandboxJournal,
+    @inject(SANDBOX_FILES) private readonly files: SandboxFiles,
   ) {}
 
   create(input: CreateSandboxInput): void {
@@ -55,7 +60,8 @@ export class SandboxService {
     if (this.sandboxes.has(input.id))
       throw new AlreadyExistsError(`sandbox ${input.id} already exists`, 'SANDBOX.EXISTS');
     const spec = sandboxSpecOf(input.id, input.netnsPath, input.pod);
-    this.sandboxes.set(input.id, newSandbox(spec, input.bundle, this.clock.now()));
+    const files = podFilesOf(input.id, input.pod);
+    this.sandboxes.set(input.id, newSandbox(spec, input.bundle, this.clock.now(), files));
   }
 
   /**
@@ -86,7 +92,7 @@ export class SandboxService {
     const sandbox = this.get(id);
     if (sandbox.exit !== undefined)
       throw new FailedPreconditionError(`sandbox ${id} has stopped; it cannot be started again`, 'SANDBOX.STOPPED');
-    sandbox.starting ??= this.processes.start(sandbox.spec, sandbox.bundle, (exit) => this.ended(sandbox, exit));
+    sandbox.starting ??= this.startProcess(sandbox);
     try {
       sandbox.pid = await sandbox.starting;
     } catch (err) {
@@ -95,6 +101,18 @@ export class SandboxService {
     }
     this.journal.save(recordOf(sandbox));
     return { pid: sandbox.pid, createdAt: sandbox.createdAt };
+  }
+
+  /** The pod's files first (its containers mount them), then the process that holds its namespaces. */
+  private async startProcess(sandbox: Sandbox): Promise<number> {
+    const { spec, bundle } = sandbox;
+    try {
+      if (sandbox.files !== undefined) this.files.make(spec.id, bundle, sandbox.files);
+      return await this.processes.start(spec, bundle, (exit) => this.ended(sandbox, exit));
+    } catch (err) {
+      this.files.remove(spec.id, bundle);
+      throw err;
+    }
   }
 
   platform(id: string): SandboxPlatform {
@@ -161,6 +179,7 @@ export class SandboxService {
     await this.stop(id, 0);
     this.sandboxes.delete(id);
     this.journal.remove(recordOf(sandbox));
+    this.files.remove(id, sandbox.bundle);
     await this.processes.release(sandbox.spec, sandbox.bundle);
   }
 
@@ -183,7 +202,7 @@ export class SandboxService {
   }
 }
 
-function newSandbox(spec: SandboxSpec, bundle: string, createdAt: Date): Sandbox {
+function newSandbox(spec: SandboxSpec, bundle: string, createdAt: Date, files?: PodFiles): Sandbox {
   let end: (exit: SandboxExitView) => void = () => undefined;
   const ended = new Promise<void>((resolve) => {
     end = (exit) => {
@@ -192,7 +211,15 @@ function newSandbox(spec: SandboxSpec, bundle: string, createdAt: Date): Sandbox
       resolve();
     };
   });
-  const sandbox: Sandbox = { spec, bundle, createdAt, pid: 0, ended, end: (exit) => end(exit) };
+  const sandbox: Sandbox = {
+    spec,
+    ...(files !== undefined && { files }),
+    bundle,
+    createdAt,
+    pid: 0,
+    ended,
+    end: (exit) => end(exit),
+  };
   return sandbox;
 }
 

@@ -3,6 +3,7 @@ import { SandboxService } from '../../../../src/application/shim/sandbox/sandbox
 import { FakeClock } from '../../../../src/adapters/fakes/shared/fake-clock';
 import { FakeSandboxProcesses } from '../../../../src/adapters/fakes/shim/fake-sandbox-processes';
 import { FakeSandboxJournal } from '../../../../src/adapters/fakes/shim/fake-sandbox-journal';
+import { FakeSandboxFiles } from '../../../../src/adapters/fakes/shim/fake-sandbox-files';
 import { NO_POD_FIELDS, PodSandboxFields } from '../../../../src/domain/shim/sandbox';
 
 /** The Sandbox API's use cases (docs/sandbox-api.md) over fake sandbox processes and a fake clock. */
@@ -11,6 +12,7 @@ describe('SandboxService', () => {
   let processes: FakeSandboxProcesses;
   let service: SandboxService;
   let journal: FakeSandboxJournal;
+  let files: FakeSandboxFiles;
   const PLATFORM = { os: 'linux', architecture: 'amd64' };
   const create = (id = 'pod1', pod: Partial<PodSandboxFields> = {}, netnsPath = '/run/netns/cni-1') =>
     service.create({ id, bundle: `/run/containerd/sandboxes/${id}`, netnsPath, pod: { ...NO_POD_FIELDS, ...pod } });
@@ -19,7 +21,8 @@ describe('SandboxService', () => {
     clock = new FakeClock();
     processes = new FakeSandboxProcesses();
     journal = new FakeSandboxJournal();
-    service = new SandboxService(processes, clock, PLATFORM, journal);
+    files = new FakeSandboxFiles();
+    service = new SandboxService(processes, clock, PLATFORM, journal, files);
   });
 
   it('starts the sandbox process on StartSandbox, READY with its pid until it ends, then NOTREADY with the time it ended', async () => {
@@ -47,6 +50,27 @@ describe('SandboxService', () => {
     await processes.die(4000, { code: 0, signal: null, exitedAt: new Date(clock.now().getTime() - 10) });
     expect(await waited).toEqual({ exitStatus: 0, exitedAt: new Date(clock.now().getTime() - 10) });
     expect(service.status('pod1')).toMatchObject({ state: 'SANDBOX_NOTREADY', pid: 4000 });
+  });
+
+  it("makes the pod's files at StartSandbox, before its process, and removes them at ShutdownSandbox", async () => {
+    create('pod1', {
+      hostname: 'web-0',
+      dns: { servers: ['10.96.0.10'], searches: ['default.svc.cluster.local'], options: ['ndots:5'] },
+    });
+    expect(files.made.size).toBe(0);
+    processes.failWith = new Error('no keeper');
+    await expect(service.start('pod1')).rejects.toThrow('no keeper');
+    expect(files.removed).toEqual(['pod1']); // a start that failed leaves none
+    processes.failWith = undefined;
+    await service.start('pod1');
+    expect(files.made.get('pod1')).toEqual({
+      hostname: 'web-0',
+      resolvConf: 'search default.svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n',
+      ownShm: true,
+    });
+    await service.shutdown('pod1');
+    expect(files.removed).toEqual(['pod1', 'pod1']);
+    expect(files.made.size).toBe(0);
   });
 
   it('a second StartSandbox answers as the first did, and starts nothing more', async () => {
@@ -137,7 +161,7 @@ describe('SandboxService', () => {
   describe('a crash or a hand-over of the serving process', () => {
     /** The next serving process: a new service over the same journal, taking its records over. */
     const successor = () => {
-      const next = new SandboxService(processes, clock, PLATFORM, journal);
+      const next = new SandboxService(processes, clock, PLATFORM, journal, files);
       return { next, problems: next.recover() };
     };
 

@@ -53,8 +53,10 @@ export function podSandboxFields(options: AnyPayload | undefined): PodSandboxFie
   const context = linux?.has_security_context ? linux.security_context : undefined;
   const namespaces = context?.has_namespace_options ? context.namespace_options : undefined;
   const userns = namespaces?.has_userns_options ? namespaces.userns_options : undefined;
+  const dns = config.has_dns_config ? config.dns_config : undefined;
   return {
     hostname: config.hostname,
+    ...(dns !== undefined && { dns: { servers: dns.servers, searches: dns.searches, options: dns.options } }),
     network: mode(namespaces?.network ?? 0, 'a network'),
     pid: mode(namespaces?.pid ?? 0, 'a PID'),
     ipc: mode(namespaces?.ipc ?? 0, 'an IPC'),
