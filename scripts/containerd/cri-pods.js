@@ -12,7 +12,7 @@ const HOST_NETWORK = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' };
  * `logDirectory` (other namespaces when asked: a network of its own needs a pod network,
  * the podNetwork option of a private containerd). No AppArmor (the CRI plugin runs with
  * disable_apparmor); seccomp as asked; a hostname, sysctls and a DNS config ({servers,
- * searches, options}) when given.
+ * searches, options}) and a cgroup parent (kubelet's pod cgroup) when given.
  */
 function podConfig({
   name,
@@ -25,6 +25,7 @@ function podConfig({
   hostname,
   sysctls,
   dnsConfig,
+  cgroupParent,
 }) {
   return {
     metadata: { name, uid, namespace, attempt },
@@ -33,6 +34,7 @@ function podConfig({
     logDirectory,
     linux: {
       ...(sysctls !== undefined && { sysctls }),
+      ...(cgroupParent !== undefined && { cgroupParent }),
       securityContext: {
         namespaceOptions: namespaces,
         seccomp: { profileType: seccomp },

@@ -50,6 +50,8 @@ export interface PodSpec {
   readonly hostname?: string;
   readonly sysctls?: Record<string, string>;
   readonly dnsConfig?: { servers?: string[]; searches?: string[]; options?: string[] };
+  /** kubelet's pod cgroup (cgroupfs driver: a path under each controller's root). */
+  readonly cgroupParent?: string;
 }
 
 type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';

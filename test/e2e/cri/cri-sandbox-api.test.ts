@@ -1,6 +1,15 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import {
@@ -266,6 +275,48 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
         await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
         expect(existsSync(join(sandboxes, pod.podSandboxId))).toBe(false);
       }
+    }, 120_000);
+
+    it("answers kubelet's stats of a pod and its containers: PodSandboxStats, ContainerStats, ListPodSandboxMetrics", async () => {
+      // kubelet makes the pod's cgroup and names it; CRI reads the pod's figures there (sandbox_stats_linux.go).
+      const parent = `/skiff-sandbox-stats-${process.pid}`;
+      const pod = await ctx.startPod(HANDLER, { name: 'stats', namespaces: OWN_NETWORK, cgroupParent: parent }, [
+        {
+          name: 'a',
+          command: ['sh', '-c', 'x=0; while [ $x -lt 20000 ]; do x=$((x+1)); done; exec sleep 1000'],
+          namespaces: OWN_NETWORK,
+        },
+      ]);
+      const [a] = pod.containerIds;
+      type Value = { value: string };
+      const stats = await ctx.cri.runtime<{
+        stats: {
+          linux: {
+            memory: { workingSetBytes: Value };
+            network: { defaultInterface: { name: string } };
+            containers: Array<{ attributes: { id: string } }>;
+          };
+        };
+      }>('PodSandboxStats', { podSandboxId: pod.podSandboxId });
+      expect(Number(stats.stats.linux.memory.workingSetBytes.value)).toBeGreaterThan(0);
+      expect(stats.stats.linux.network.defaultInterface.name).toBe('eth0');
+      expect(stats.stats.linux.containers.map((c) => c.attributes.id)).toEqual([a]);
+      const container = await ctx.cri.runtime<{
+        stats: { cpu: { usageCoreNanoSeconds: Value }; memory: { workingSetBytes: Value } };
+      }>('ContainerStats', { containerId: a });
+      expect(Number(container.stats.cpu.usageCoreNanoSeconds.value)).toBeGreaterThan(0);
+      expect(Number(container.stats.memory.workingSetBytes.value)).toBeGreaterThan(0);
+      const metrics = await ctx.cri.runtime<{ podMetrics: Array<{ podSandboxId: string; metrics: unknown[] }> }>(
+        'ListPodSandboxMetrics',
+        {},
+      );
+      const ours = metrics.podMetrics.find((m) => m.podSandboxId === pod.podSandboxId);
+      expect(ours?.metrics.length).toBeGreaterThan(0);
+      await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
+      await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
+      // kubelet removes the pod's cgroup, here in each hierarchy that has it (cgroup v1) or the one (v2).
+      for (const dir of ['', ...readdirSync('/sys/fs/cgroup')].map((c) => join('/sys/fs/cgroup', c, parent)))
+        if (existsSync(dir)) rmdirSync(dir);
     }, 120_000);
 
     it("runs a pod of the host's network: its sandbox keeps the host's network and hostname, its IPC its own", async () => {
