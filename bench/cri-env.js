@@ -7,9 +7,12 @@ const path = require('node:path');
 const { startContainerd, importImages, stopContainerd } = require('./containerd-env');
 const { criClient, criReady } = require('../scripts/containerd/cri-client');
 
-/** Runs `use(env, cri, logDir)` against a private containerd with CRI, ready, its images in k8s.io; removes it after. */
-async function withCriContainerd(use) {
-  const env = await startContainerd({ cri: true });
+/**
+ * Runs `use(env, cri, logDir)` against a private containerd with CRI, ready, its images in
+ * k8s.io; removes it after. `options`: startContainerd's besides cri (lts, sandboxHandler).
+ */
+async function withCriContainerd(use, options = {}) {
+  const env = await startContainerd({ ...options, cri: true });
   const cri = criClient(env.address);
   try {
     await importImages(env, 'k8s.io');

@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { podConfig, containerConfig, removePod } = require('../scripts/containerd/cri-pods');
-const { taskAddress } = require('../scripts/containerd/runtime-processes');
+const { taskAddress, taskService } = require('../scripts/containerd/runtime-processes');
 const { median } = require('./stats');
 
 const PROBE_EVERY_MS = 200;
@@ -34,8 +34,8 @@ class StateProber {
     this.running = true;
   }
 
-  add(address, id) {
-    const client = new this.TtrpcTaskClient(address);
+  add(address, id, service) {
+    const client = new this.TtrpcTaskClient(address, service);
     const task = { client, id, done: this.loop(client, id) };
     this.tasks.push(task);
   }
@@ -64,11 +64,11 @@ class StateProber {
 async function startProbedPod(cri, bundles, prober, handler, name, logDir) {
   const sandboxConfig = podConfig({ name, logDirectory: path.join(logDir, name) });
   const { podSandboxId } = await cri.runtime('RunPodSandbox', { config: sandboxConfig, runtimeHandler: handler });
-  prober.add(taskAddress(bundles, 'k8s.io', podSandboxId), podSandboxId);
+  prober.add(taskAddress(bundles, 'k8s.io', podSandboxId), podSandboxId, taskService(bundles, 'k8s.io', podSandboxId));
   const config = containerConfig({ name: 'c', command: ['sleep', '100000'] });
   const { containerId } = await cri.runtime('CreateContainer', { podSandboxId, config, sandboxConfig });
   await cri.runtime('StartContainer', { containerId });
-  prober.add(taskAddress(bundles, 'k8s.io', containerId), containerId);
+  prober.add(taskAddress(bundles, 'k8s.io', containerId), containerId, taskService(bundles, 'k8s.io', containerId));
   return podSandboxId;
 }
 
@@ -140,10 +140,11 @@ function starvationBound(summary) {
 
 /** One line per handler, as the benches print them. */
 function starvationLines({ load, summary }) {
+  const ms = (value) => (value === null || Number.isNaN(value) ? 'none' : `${value.toFixed(0)} ms`);
   return Object.entries(summary).map(
     ([h, s]) =>
-      `under ${load} (${h}): ${s.lost} lost, ${s.refused} States failed; State p50 ${s.p50.toFixed(0)} ms, p99 ` +
-      `${s.p99.toFixed(0)} ms, slowest ${s.slowest.toFixed(0)} ms of ${s.count}; wall ${s.wall.map((w) => (w / 1000).toFixed(1)).join(', ')} s`,
+      `under ${load} (${h}): ${s.lost} lost, ${s.refused} States failed; State p50 ${ms(s.p50)}, p99 ` +
+      `${ms(s.p99)}, slowest ${ms(s.slowest)} of ${s.count}; wall ${s.wall.map((w) => (w / 1000).toFixed(1)).join(', ')} s`,
   );
 }
 

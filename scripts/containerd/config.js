@@ -30,14 +30,26 @@ function printedSkiffSection(configFile) {
  * The same for containerd 2.3 (its bin dir `bin` first on PATH): no --format, so the command
  * decides from the config it goes into, as an operator's run does.
  */
-function printedLtsSection(bin) {
-  return (configFile) => {
+function printedLtsSection(bin, sandboxHandler) {
+  const print = (configFile, extra = []) => {
     const run = path.join(__dirname, '../../bin/run.js');
     const env = { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` };
-    return execFileSync(process.execPath, [run, 'containerd', 'config', '--config-file', configFile], {
+    return execFileSync(process.execPath, [run, 'containerd', 'config', '--config-file', configFile, ...extra], {
       encoding: 'utf8',
       env,
     });
+  };
+  return (configFile) => {
+    const first = print(configFile);
+    if (sandboxHandler === undefined) return first;
+    // The sandbox mode's handler beside it, printed against the config with the first appended, as an operator appends them.
+    const withFirst = `${configFile}.with-skiff`;
+    fs.writeFileSync(withFirst, `${fs.readFileSync(configFile, 'utf8')}\n${first}`, { mode: 0o600 });
+    try {
+      return `${first}\n${print(withFirst, ['--handler', sandboxHandler, '--sandboxer', 'shim'])}`;
+    } finally {
+      fs.rmSync(withFirst, { force: true });
+    }
   };
 }
 
@@ -141,7 +153,8 @@ function criSection(p, options) {
 /**
  * The version 3 config (containerd 2.x: docs/cri/config.md of 2.3) of the same instance: the CRI
  * plugin split in three (runtime, images, the gRPC service), NRI off (its socket would be
- * /var/run/nri's). options.bin is containerd 2.3's bin dir (lts.js).
+ * /var/run/nri's). options.bin is containerd 2.3's bin dir (lts.js); options.sandboxHandler, a
+ * handler of skiff's sandbox mode printed beside skiff's own (`--sandboxer shim`: docs/cri.md).
  */
 function containerdConfigV3(dir, options) {
   const p = layout(dir);
@@ -179,7 +192,7 @@ function containerdConfigV3(dir, options) {
   ];
   const base = `${lines.join('\n')}\n`;
   if (!options.cri) return base;
-  const section = skiffSectionFor(base, options.skiffSection ?? printedLtsSection(options.bin));
+  const section = skiffSectionFor(base, options.skiffSection ?? printedLtsSection(options.bin, options.sandboxHandler));
   return `${base}\n${section.trimEnd()}\n`;
 }
 

@@ -126,6 +126,17 @@ function taskAddress(bundles, namespace, id) {
   return read(path.join(bundles, namespace, id, 'address'))?.trim();
 }
 
+/**
+ * The ttrpc task service a task's shim serves: `containerd.task.v3.Task` where its bootstrap.json
+ * says version 3 (containerd 2.x's runc shim), else `containerd.task.v2.Task` (skiff's, and every
+ * shim of containerd 1.x).
+ */
+function taskService(bundles, namespace, id) {
+  const bootstrap = read(path.join(bundles, namespace, id, 'bootstrap.json'));
+  const version = bootstrap === undefined ? 2 : JSON.parse(bootstrap).version;
+  return version === 3 ? 'containerd.task.v3.Task' : 'containerd.task.v2.Task';
+}
+
 /** Whether the process runs inside a container: its cgroup is one CRI or ctr made (/<namespace>/<id>). */
 function inContainer(pid, namespaces) {
   const cgroups = read(`/proc/${pid}/cgroup`) ?? '';
@@ -200,6 +211,7 @@ module.exports = {
   podKeeperPids,
   groupServerPids,
   taskAddress,
+  taskService,
   runtimeProcesses,
   rssBytes,
   pssBytes,

@@ -59,6 +59,8 @@ export interface ContainerdOptions {
   readonly lts?: boolean;
   /** A CNI network for pods with a network of their own (scripts/containerd/cni.js); else host-network pods only. */
   readonly podNetwork?: boolean;
+  /** With lts: a handler of this name in skiff's sandbox mode beside `skiff`, as `skiff containerd config --sandboxer shim` prints it. */
+  readonly sandboxHandler?: string;
 }
 
 export interface CtrResult {

@@ -1,16 +1,6 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   containerdTestsEnabled,
@@ -27,30 +17,14 @@ const procfs = require('../../../scripts/containerd/procfs.js') as { mountsUnder
 
 /**
  * Pods without a pause container (docs/cri.md, "The sandbox mode"): a handler with
- * `sandboxer = "shim"`, as `skiff containerd config --sandboxer shim` prints it, under containerd
+ * `sandboxer = "shim"`, as `skiff containerd config --sandboxer shim` prints it (beside skiff's
+ * default handler, as an operator appends both: scripts/containerd/config.js), under containerd
  * 2.3's CRI. CRI calls skiff's Sandbox API, the pod keeper's child `skiff-sandbox` holds the
  * pod's namespaces, and the containers join them through its pid. Pods with a network of their
  * own get one from the reference CNI plugins (scripts/containerd/cni.js).
  */
 const HANDLER = 'skiff-sandbox';
 const RUN = resolve(__dirname, '../../../bin/run.js');
-
-/** skiff's two handlers, printed into the config as an operator would: the default one, then the sandbox mode's. */
-function printedSections(configFile: string): string {
-  const print = (file: string, extra: string[]) =>
-    execFileSync(process.execPath, [RUN, 'containerd', 'config', '--config-file', file, ...extra], {
-      encoding: 'utf8',
-    });
-  const first = print(configFile, []);
-  const dir = mkdtempSync(join(tmpdir(), 'skiff-sandbox-config-'));
-  try {
-    const withFirst = join(dir, 'config.toml');
-    writeFileSync(withFirst, `${readFileSync(configFile, 'utf8')}\n${first}`);
-    return `${first}\n${print(withFirst, ['--handler', HANDLER, '--sandboxer', 'shim'])}`;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
 
 const OWN_NETWORK: NamespaceOptions = { network: 'POD', pid: 'POD', ipc: 'POD' };
 const HOST_NETWORK: NamespaceOptions = { network: 'NODE', pid: 'CONTAINER', ipc: 'POD' };
@@ -66,7 +40,7 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
     let sandboxes: string;
 
     beforeAll(async () => {
-      ctx = await startCriEnv({ lts: true, podNetwork: true, skiffSection: printedSections });
+      ctx = await startCriEnv({ lts: true, podNetwork: true, sandboxHandler: HANDLER });
       sandboxes = join(ctx.env.paths.state, 'io.containerd.sandbox.controller.v1.shim', K8S_NS);
     }, 60_000);
     afterAll(async () => {

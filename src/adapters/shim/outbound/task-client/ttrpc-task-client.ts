@@ -5,12 +5,10 @@ import { RpcTaskClient } from './rpc-task-client';
 
 /** TaskClient over ttrpc, calling containerd.task.v2.Task as containerd does. */
 export class TtrpcTaskClient extends RpcTaskClient {
-  constructor(address: string) {
+  /** `service`: containerd.task.v3.Task for a shim that answered its start with version 3 (containerd 2.x's runc shim). */
+  constructor(address: string, service: string = TTRPC_TASK_SERVICE) {
     const client = new TtrpcClient(address);
-    super(
-      { call: (method, request) => client.call(TTRPC_TASK_SERVICE, method, request), close: () => client.close() },
-      address,
-    );
+    super({ call: (method, request) => client.call(service, method, request), close: () => client.close() }, address);
   }
 }
 
