@@ -37,6 +37,12 @@ minor=$(containerd --version | awk '{ sub(/^v/, "", $3); split($3, v, "."); prin
 if [ "$major" -ge 2 ] && grep -Eq '^imports *=.*conf\.d' /etc/containerd/config.toml; then
   mkdir -p /etc/containerd/conf.d
   { echo 'version = 3'; skiff containerd config; } > /etc/containerd/conf.d/skiff.toml
+  # containerd 2.3: the sandbox mode's handler beside it (docs/cri.md, "The sandbox mode"), for the CRI suite.
+  if [ "$major" -gt 2 ] || [ "$minor" -ge 3 ]; then
+    skiff containerd config --handler skiff-sandbox --sandboxer shim --config-file /etc/containerd/conf.d/skiff.toml \
+      >> /etc/containerd/conf.d/skiff.toml
+    grep -q 'sandboxer = "shim"' /etc/containerd/conf.d/skiff.toml
+  fi
 else
   skiff containerd config >> /etc/containerd/config.toml
 fi

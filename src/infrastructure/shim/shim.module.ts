@@ -23,6 +23,7 @@ import { KeptSandboxes } from '../../adapters/shim/outbound/sandbox/kept-sandbox
 import { BundleSandboxJournal } from '../../adapters/shim/outbound/sandbox/bundle-sandbox-journal';
 import { SANDBOX_JOURNAL } from '../../application/shim/ports/sandbox-journal.port';
 import { SANDBOX_FILES } from '../../application/shim/ports/sandbox-files.port';
+import { POD_SANDBOXES } from '../../application/shim/ports/pod-sandboxes.port';
 import { CriSandboxFiles } from '../../adapters/shim/outbound/sandbox/cri-sandbox-files';
 
 /** containerd's serving process (entry/containerd.ts, docs/containerd.md): what it is given by `start`. */
@@ -125,5 +126,6 @@ export function shimModule(config: ShimModuleConfig): ContainerModule {
     bind(SANDBOX_JOURNAL).toConstantValue(BundleSandboxJournal.ofStateDir(config.stateDir, containerd.namespace));
     bind(SANDBOX_FILES).toConstantValue(CriSandboxFiles.ofStateDir(config.stateDir));
     bind(SandboxService).toSelf();
+    bind(POD_SANDBOXES).toService(SandboxService);
   });
 }

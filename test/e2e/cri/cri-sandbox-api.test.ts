@@ -217,6 +217,26 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
       await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
     }, 120_000);
 
+    it('containerd restarting finds the sandbox as it was: the pod READY, its exec served, its Stop and Remove', async () => {
+      const pod = await ctx.startPod(HANDLER, { name: 'restarted', namespaces: OWN_NETWORK }, [
+        { name: 'a', command: ['sleep', '1000'], namespaces: OWN_NETWORK },
+      ]);
+      const holder = sandboxPid(pod.podSandboxId);
+      await ctx.env.restart();
+      await waitFor('the pod READY after the restart', async () => {
+        const after = await ctx.cri
+          .runtime<{ status: { state: string } }>('PodSandboxStatus', { podSandboxId: pod.podSandboxId })
+          .catch(() => undefined);
+        return after?.status.state === 'SANDBOX_READY';
+      });
+      expect(existsSync(`/proc/${holder}/comm`)).toBe(true);
+      expect(await exec(pod.containerIds[0], ['true'])).toEqual({ code: 0, out: '' });
+      await ctx.cri.runtime('StopPodSandbox', { podSandboxId: pod.podSandboxId });
+      await waitFor('the sandbox process to end', () => !existsSync(`/proc/${holder}/comm`));
+      await ctx.cri.runtime('RemovePodSandbox', { podSandboxId: pod.podSandboxId });
+      expect(existsSync(join(sandboxes, pod.podSandboxId))).toBe(false);
+    }, 120_000);
+
     it("a keeper's death ends its own pod only: containerd's `delete` ends its sandbox process, the other pod runs on", async () => {
       const [dying, living] = await Promise.all(
         ['dying', 'living'].map((name) =>

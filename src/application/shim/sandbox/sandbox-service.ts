@@ -7,6 +7,7 @@ import { CLOCK, type Clock } from '../../shared/ports/clock.port';
 import { SANDBOX_JOURNAL, type SandboxJournal, type SandboxRecord } from '../ports/sandbox-journal.port';
 import { SANDBOX_PROCESSES, type SandboxProcesses } from '../ports/sandbox-processes.port';
 import { SANDBOX_FILES, type SandboxFiles } from '../ports/sandbox-files.port';
+import type { PodSandboxes } from '../ports/pod-sandboxes.port';
 import { podFilesOf, type PodFiles } from '../../../domain/shim/pod-files';
 import type {
   CreateSandboxInput,
@@ -44,7 +45,7 @@ interface Sandbox {
  * reports (CRI's WithPodNamespaces reads SandboxStatus.pid).
  */
 @injectable()
-export class SandboxService {
+export class SandboxService implements PodSandboxes {
   private readonly sandboxes = new Map<string, Sandbox>();
 
   constructor(
@@ -166,6 +167,15 @@ export class SandboxService {
       createdAt: sandbox.createdAt,
       ...(sandbox.exit !== undefined && { exitedAt: sandbox.exit.exitedAt }),
     };
+  }
+
+  pidOf(id: string): number | undefined {
+    const sandbox = this.sandboxes.get(id);
+    return sandbox !== undefined && sandbox.pid !== 0 && sandbox.exit === undefined ? sandbox.pid : undefined;
+  }
+
+  get count(): number {
+    return this.sandboxes.size;
   }
 
   ping(id: string): void {

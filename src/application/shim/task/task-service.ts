@@ -1,4 +1,4 @@
-import { inject, injectable } from 'inversify';
+import { inject, injectable, optional } from 'inversify';
 import {
   AlreadyExistsError,
   InvalidArgumentError,
@@ -21,6 +21,7 @@ import {
 import { EVENTS, type Events } from '../ports/events.port';
 import { SHIM_HOST, type ShimHost } from '../ports/shim-host.port';
 import { TASK_JOURNAL, type TaskJournal } from '../ports/task-journal.port';
+import { POD_SANDBOXES, type PodSandboxes } from '../ports/pod-sandboxes.port';
 import { originOf, TaskRecords } from './task-records';
 import { recoverTask } from './task-recovery';
 import { ExitEvents } from './exit-events';
@@ -68,6 +69,8 @@ export class TaskService {
     @inject(SHIM_HOST) private readonly host: ShimHost,
     @inject(EVENTS) private readonly events: Events,
     @inject(TASK_JOURNAL) private readonly journal: TaskJournal,
+    /** Bound where the Sandbox API is served (behind pod keepers). */
+    @inject(POD_SANDBOXES) @optional() private readonly sandboxes?: PodSandboxes,
   ) {
     this.exitEvents = new ExitEvents(events);
     this.records = new TaskRecords(journal, (line) => host.warn(line));
@@ -332,17 +335,20 @@ export class TaskService {
     });
   }
 
+  /** A task's pids; for a sandbox's id, its process's (containerd connects to a sandbox's shim as to a task's on restart). */
   connect(id: string): ConnectView {
+    const sandboxPid = this.tasks.has(id) ? undefined : this.sandboxes?.pidOf(id);
+    if (sandboxPid !== undefined) return { shimPid: this.host.pid, taskPid: sandboxPid, version: this.host.version };
     const task = this.task(id);
     return { shimPid: this.host.pid, taskPid: task.init.pid, version: this.host.version };
   }
 
   /**
-   * Exits when no task is left (containerd's runc shim); with `now`, kills what is
-   * left first. The id is not looked up: containerd sends Shutdown after Delete.
+   * Exits when no task and no sandbox is left (containerd's runc shim); with `now`, kills what
+   * is left first. The id is not looked up: containerd sends Shutdown after Delete.
    */
   async shutdown(input: ShutdownInput): Promise<void> {
-    if (this.tasks.size > 0 && !input.now) return;
+    if ((this.tasks.size > 0 || (this.sandboxes?.count ?? 0) > 0) && !input.now) return;
     await this.stopEverything(0);
     this.host.requestExit();
   }

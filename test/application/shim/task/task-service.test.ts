@@ -1,3 +1,4 @@
+import { TaskService } from '../../../../src/application/shim/task/task-service';
 import {
   AlreadyExistsError,
   FailedPreconditionError,
@@ -420,6 +421,19 @@ describe('TaskService update, stats, terminals, connect and shutdown', () => {
     const { service, host } = setup();
     const { pid } = await service.create(createInput('t1', ['sleep', '100']));
     expect(service.connect('t1')).toEqual({ shimPid: host.pid, taskPid: pid, version: host.version });
+  });
+
+  it("connects a live sandbox's id to its process, and keeps serving on Shutdown while a sandbox lives (containerd's restart: docs/sandbox-api.md)", async () => {
+    const { runtime, clock, host, events, journal } = setup();
+    const sandboxes = { count: 1, pidOf: (id: string) => (id === 'pod1' ? 4321 : undefined) };
+    const service = new TaskService(runtime, clock, host, events, journal, sandboxes);
+    expect(service.connect('pod1')).toEqual({ shimPid: host.pid, taskPid: 4321, version: host.version });
+    expect(() => service.connect('pod2')).toThrow(NotFoundError);
+    await service.shutdown({ id: 'c1', now: false });
+    expect(host.exitRequests).toBe(0);
+    sandboxes.count = 0;
+    await service.shutdown({ id: 'c1', now: false });
+    expect(host.exitRequests).toBe(1);
   });
 
   it('keeps serving on Shutdown while tasks are left, exits when none is', async () => {
