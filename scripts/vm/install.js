@@ -37,14 +37,15 @@ minor=$(containerd --version | awk '{ sub(/^v/, "", $3); split($3, v, "."); prin
 if [ "$major" -ge 2 ] && grep -Eq '^imports *=.*conf\.d' /etc/containerd/config.toml; then
   mkdir -p /etc/containerd/conf.d
   { echo 'version = 3'; skiff containerd config; } > /etc/containerd/conf.d/skiff.toml
-  # containerd 2.3: the sandbox mode's handler beside it (docs/cri.md, "The sandbox mode"), for the CRI suite.
-  if [ "$major" -gt 2 ] || [ "$minor" -ge 3 ]; then
-    skiff containerd config --handler skiff-sandbox --sandboxer shim --config-file /etc/containerd/conf.d/skiff.toml \
-      >> /etc/containerd/conf.d/skiff.toml
-    grep -q 'sandboxer = "shim"' /etc/containerd/conf.d/skiff.toml
-  fi
+  skiff_config=/etc/containerd/conf.d/skiff.toml
 else
   skiff containerd config >> /etc/containerd/config.toml
+  skiff_config=/etc/containerd/config.toml
+fi
+# containerd 2.3: the sandbox mode's handler beside skiff's (docs/cri.md, "The sandbox mode"), for the CRI suite.
+if [ "$major" -gt 2 ] || { [ "$major" -eq 2 ] && [ "$minor" -ge 3 ]; }; then
+  skiff containerd config --handler skiff-sandbox --sandboxer shim --config-file "$skiff_config" >> "$skiff_config"
+  grep -Eq '(sandboxer|sandbox_mode) = "shim"' "$skiff_config"
 fi
 sed -i 's|^\( *\)\[plugins."io.containerd.grpc.v1.cri"\]$|&\n\1  sandbox_image = "docker.io/library/skiff-pause:latest"|' \
   /etc/containerd/config.toml

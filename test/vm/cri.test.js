@@ -15,13 +15,13 @@ const { ADDRESS, OOM_TRIES, SLOW_MS, sh, shimAddress, waitFor } = require('./sup
  * skiff's sandbox mode (no pause container) where the guest's containerd serves it: 2.3, whose
  * install (scripts/vm/install.js) configured the handler `skiff-sandbox` beside `skiff`.
  */
-const SANDBOX_CONFIGURED = (() => {
+const SANDBOX_CONFIGURED = ['/etc/containerd/config.toml', '/etc/containerd/conf.d/skiff.toml'].some((file) => {
   try {
-    return fs.readFileSync('/etc/containerd/conf.d/skiff.toml', 'utf8').includes('runtimes.skiff-sandbox]');
+    return fs.readFileSync(file, 'utf8').includes('runtimes.skiff-sandbox]');
   } catch {
     return false;
   }
-})();
+});
 const HANDLERS = ['runc', 'skiff', ...(SANDBOX_CONFIGURED ? ['skiff-sandbox'] : [])];
 /** What each handler showed, compared at the end. */
 const seen = {};

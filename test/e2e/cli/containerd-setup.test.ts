@@ -91,21 +91,45 @@ describe('skiff containerd config', () => {
     ]);
   });
 
+  it("--sandboxer shim in a version 2 config read by containerd 2.3: 1.7's sandbox_mode, which 2.x reads as sandboxer", async () => {
+    const result = await printed(['--format', 'v2', '--sandboxer', 'shim'], {
+      env: containerdSaying(
+        'containerd github.com/containerd/containerd/v2 v2.3.4 0f7a3c9e4b1f1b0fb5d5e0e7dc3a2f0cb4a1',
+      ),
+    });
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain(`${V2}\n  runtime_type = "io.containerd.skiff.v2"\n`);
+    expect(result.stdout).toContain('\n  sandbox_mode = "shim"\n');
+    expect(result.stdout).not.toContain('sandboxer');
+  });
+
   it.each([
     [
+      'containerd 1.x',
       ['--format', 'v2', '--sandboxer', 'shim'],
-      /^skiff: --sandboxer shim needs containerd 2.3 and a version 3 config.toml/,
+      'containerd github.com/containerd/containerd v1.6.20~ds1 1.6.20~ds1-1+b1',
+      /^skiff: --sandboxer shim needs containerd 2.3: containerd 1.6.20 runs pods with the pause container only/,
     ],
     [
+      'no containerd to ask of a version 2 config',
+      ['--format', 'v2', '--sandboxer', 'shim'],
+      undefined,
+      /^skiff: --sandboxer shim needs containerd 2.3, and `containerd --version` does not say which containerd reads this version 2 config: pass --format v3/,
+    ],
+    [
+      '--runc-runtime-type',
       ['--format', 'v3', '--sandboxer', 'shim', '--runc-runtime-type'],
+      undefined,
       /^skiff: --sandboxer shim and --runc-runtime-type do not go together/,
     ],
   ])(
-    '--sandboxer shim where containerd cannot take it (%j): one line, exit 2 (usage), nothing printed',
-    async (args, said) => {
-      const result = await printed(args);
+    '--sandboxer shim where containerd cannot take it (%s): one line, exit 2 (usage), nothing printed',
+    async (_, args, line, said) => {
+      const result = await printed(args as string[], {
+        env: line === undefined ? { PATH: bin.replace(/$/, '-none') } : containerdSaying(line as string),
+      });
       expect(result.stdout).toBe('');
-      expect(result.stderr).toMatch(said);
+      expect(result.stderr).toMatch(said as RegExp);
       expect(result.stderr.trim().split('\n')).toHaveLength(1);
       expect(result.code).toBe(2);
     },
@@ -334,7 +358,7 @@ describe('skiff containerd unit', () => {
       '--state',
       '/run/my state',
     ]);
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(3);
     expect(result.stdout).toBe('');
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('--state "/run/my state" must be an absolute path without spaces');

@@ -54,7 +54,7 @@ export default class ContainerdConfig extends BaseCommand {
       options: ['podsandbox', 'shim'],
       default: 'podsandbox',
       description:
-        "Who holds a pod's namespaces: a pause container (podsandbox, CRI's default), or skiff through containerd's Sandbox API (shim: no pause container; containerd 2.3, version 3 configs, pod keepers on; docs/cri.md).",
+        "Who holds a pod's namespaces: a pause container (podsandbox, CRI's default), or skiff through containerd's Sandbox API (shim: no pause container; containerd 2.3, pod keepers on; docs/cri.md).",
     }),
     'oci-runtime': Flags.string({
       description:

@@ -156,7 +156,8 @@ export function containerdConfigSection(
       ? [
           '# pods without a pause container: skiff serves the Sandbox API, the pod keeper holds the namespaces',
           '# (containerd 2.3; docs/cri.md says what a pod spec can ask of it)',
-          '  sandboxer = "shim"',
+          // containerd 2.x reads a version 2 file's sandbox_mode (1.7's name) as sandboxer (plugins/cri/runtime/plugin.go).
+          format === 'v3' ? '  sandboxer = "shim"' : '  sandbox_mode = "shim"',
         ]
       : []),
   ];
@@ -199,20 +200,36 @@ export function containerdConfigSection(
 
 /**
  * --sandboxer: `shim` only where containerd serves a shim's Sandbox API to CRI the way skiff
- * was built for, 2.x's version 3 configs, and not under runc's runtime type, whose shim CRI
- * would then take for runc's.
+ * was built for (2.x; tested on 2.3), and not under runc's runtime type, whose shim CRI would
+ * then take for runc's. A version 3 config is 2.x's; a version 2 file may be 1.x's, so the
+ * PATH's containerd is asked (`detect`) before a version 2 section names it.
  */
-export function checkSandboxer(sandboxer: string, format: ConfigFormat, runcRuntimeType: boolean): boolean {
+export function checkSandboxer(
+  sandboxer: string,
+  format: ConfigFormat,
+  runcRuntimeType: boolean,
+  detect: () => DetectedContainerd = detectContainerd,
+): boolean {
   if (sandboxer === 'podsandbox') return false;
-  if (format !== 'v3')
-    throw new UsageError(
-      '--sandboxer shim needs containerd 2.3 and a version 3 config.toml (--format v3); containerd 1.x runs pods with the pause container only',
-      'CONFIG.SANDBOXER_FORMAT',
-    );
   if (runcRuntimeType)
     throw new UsageError(
       '--sandboxer shim and --runc-runtime-type do not go together: leave one out',
       'CONFIG.SANDBOXER_RUNC_TYPE',
+    );
+  if (format === 'v3') return true;
+  let version: string;
+  try {
+    version = detect().version;
+  } catch {
+    throw new UsageError(
+      '--sandboxer shim needs containerd 2.3, and `containerd --version` does not say which containerd reads this version 2 config: pass --format v3 for a 2.x config',
+      'CONFIG.SANDBOXER_FORMAT',
+    );
+  }
+  if (Number(version.split('.')[0]) < 2)
+    throw new UsageError(
+      `--sandboxer shim needs containerd 2.3: containerd ${version} runs pods with the pause container only`,
+      'CONFIG.SANDBOXER_FORMAT',
     );
   return true;
 }
