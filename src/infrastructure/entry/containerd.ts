@@ -15,6 +15,7 @@ import { pidFileOf, removePidFile, writePidFile } from '../../adapters/shim/os/p
 import { handOverTo, settleForHandOver } from './containerd-hand-over';
 import { keepersWanted } from '../../adapters/shim/os/keepers-wanted';
 import { awaitPromotion } from '../../adapters/shim/os/standby';
+import { POD_SANDBOXES } from '../../application/shim/ports/pod-sandboxes.port';
 import { SandboxService } from '../../application/shim/sandbox/sandbox-service';
 import { sandboxHandlers } from '../../adapters/shim/inbound/sandbox-rpc/sandbox-handlers';
 
@@ -111,7 +112,8 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   // and kept STOPPED with nobody left to Delete it.
   if (keepers !== undefined) for (const line of await service.recover()) logged(line);
   // The Sandbox API beside the tasks, behind pod keepers (docs/sandbox-api.md); its sandboxes taken over as the tasks are.
-  const sandboxService = container.isBound(SandboxService) ? container.get(SandboxService) : undefined;
+  // Asked by its port's token: the class itself would be autobound, behind keepers or not.
+  const sandboxService = container.isBound(POD_SANDBOXES) ? container.get(SandboxService) : undefined;
   for (const line of sandboxService?.recover() ?? []) logged(line);
   const handlers = taskHandlers(service, taskCodec('containerd'));
   // A pod keeper's relay names its pod socket: that pod's bundles hold it as their address,
