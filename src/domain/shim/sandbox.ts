@@ -53,8 +53,25 @@ export interface SandboxSpec {
   readonly sysctls: ReadonlyArray<readonly [string, string]>;
 }
 
-/** A sysctl's name as /proc/sys reads it with dots: letters, digits, `_` and `-` between dots. */
-const SYSCTL_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/;
+/**
+ * A sysctl's name: parts of letters, digits, `_` and `-`, between dots or slashes. Kubernetes
+ * writes it either way (a dot inside a part, as in an interface `eth0.100`, is written `/` in
+ * the dotted form: kubelet's ConvertSysctlVariableToDotsSeparator).
+ */
+const SYSCTL_NAME = /^[A-Za-z0-9_-]+([./][A-Za-z0-9_-]+)+$/;
+
+/**
+ * The name as a path under /proc/sys: a name whose first separator is a dot has its dots and
+ * slashes swapped (`net.ipv4.conf.eth0/100.rp_filter` -> `net/ipv4/conf/eth0.100/rp_filter`, as
+ * runc does); one that starts with a slash is a path already. A name without a slash is left as
+ * it is (the sandbox process turns its dots into slashes).
+ */
+export function procSysctlKey(name: string): string {
+  if (!name.includes('/')) return name;
+  const first = /[./]/.exec(name)?.[0];
+  if (first === '/') return name;
+  return name.replace(/[./]/g, (c) => (c === '.' ? '/' : '.'));
+}
 
 /**
  * The sandbox process's spec from CreateSandbox, as containerd's podsandbox sets up the pause

@@ -63,7 +63,12 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
           name: 'own',
           namespaces: OWN_NETWORK,
           hostname: 'sandboxed-pod',
-          sysctls: { 'net.ipv4.ip_unprivileged_port_start': '0', 'kernel.shm_rmid_forced': '1' },
+          // The slash form too, as Kubernetes may write a sysctl's name.
+          sysctls: {
+            'net.ipv4.ip_unprivileged_port_start': '0',
+            'kernel.shm_rmid_forced': '1',
+            'net/ipv4/ip_default_ttl': '63',
+          },
           dnsConfig: { servers: ['10.96.0.10'], searches: ['default.svc.cluster.local'], options: ['ndots:5'] },
         },
         [
@@ -104,6 +109,7 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
       expect(await exec(a, ['hostname'])).toEqual({ code: 0, out: 'sandboxed-pod' });
       expect(await exec(a, ['cat', '/proc/sys/net/ipv4/ip_unprivileged_port_start'])).toEqual({ code: 0, out: '0' });
       expect(await exec(a, ['cat', '/proc/sys/kernel/shm_rmid_forced'])).toEqual({ code: 0, out: '1' });
+      expect(await exec(a, ['cat', '/proc/sys/net/ipv4/ip_default_ttl'])).toEqual({ code: 0, out: '63' });
       // The pod shares one PID namespace: its init is the sandbox process.
       expect(await exec(a, ['cat', '/proc/1/comm'])).toEqual({ code: 0, out: 'skiff-sandbox' });
       expect((await exec(a, ['ip', '-4', 'addr', 'show', 'eth0'])).out).toContain(

@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { FailedPreconditionError } from '../../../../domain/shared/errors';
 import type { ProcessExit } from '../../../../domain/shim/exit-status';
-import type { SandboxSpec } from '../../../../domain/shim/sandbox';
+import { procSysctlKey, type SandboxSpec } from '../../../../domain/shim/sandbox';
 import type { SandboxProcesses } from '../../../../application/shim/ports/sandbox-processes.port';
 import { exitOfWaitStatus, PodKeepers, podSocketOfBundle } from '../keeper/pod-keepers';
 
@@ -23,7 +23,7 @@ export function sandboxArgv(spec: SandboxSpec, pidFile: string): string[] {
   else if (spec.hostname !== '') argv.push('--hostname', spec.hostname);
   if (spec.ownPid) argv.push('--share-pid');
   if (!spec.ownIpc) argv.push('--host-ipc');
-  for (const [name, value] of spec.sysctls) argv.push('--sysctl', `${name}=${value}`);
+  for (const [name, value] of spec.sysctls) argv.push('--sysctl', `${procSysctlKey(name)}=${value}`);
   return argv;
 }
 
