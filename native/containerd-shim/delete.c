@@ -145,7 +145,12 @@ int do_delete(const struct flags *f) {
   bundle_and_state(f, bundle, state);
   path_or_die(layout_task_dir(task_dir, sizeof task_dir, state, f->namespace, f->id), state);
   remove_dead_keeper_socket(f, state, bundle);
-  if (layout_is_sandbox_bundle(bundle)) return delete_sandbox(f->id, bundle, state);
+  if (layout_is_sandbox_bundle(bundle)) {
+    /* The serving process lets the sandbox go first, as a task (SandboxService.forget): after a
+     * dead keeper nobody sends it ShutdownSandbox, and it would hold the sandbox for its life. */
+    tell_forget(f, state, bundle);
+    return delete_sandbox(f->id, bundle, state);
+  }
   struct stat st;
   if (lstat(task_dir, &st) != 0) return 0; /* deleted by the serving process: nothing left */
   enum forget_result told = tell_forget(f, state, bundle);

@@ -125,6 +125,9 @@ export async function serveGroup(config: GroupServerConfig, lingerMs = lingerFro
   const onForget = async ({ fields }: KeeperPreamble) => {
     if (fields.task !== undefined && (await service.forget(fields.task)))
       logged(`task ${fields.task} forgotten: its pod keeper died and containerd removed it`);
+    // A sandbox's `delete` names its id as a task's does (containerd's ids are one space).
+    else if (fields.task !== undefined && sandboxService?.forget(fields.task) === true)
+      logged(`sandbox ${fields.task} forgotten: its pod keeper died and containerd removed it`);
   };
   const sandbox = sandboxService && sandboxHandlers(sandboxService);
   const server = await listenTtrpcTaskServer(

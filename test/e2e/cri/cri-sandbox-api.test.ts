@@ -264,6 +264,12 @@ if (containerdTestsEnabled() && ltsContainerdTestsEnabled() && podNetworkTestsEn
         return after.status.state === 'SANDBOX_NOTREADY';
       });
       expect(await exec(living.containerIds[0], ['true'])).toEqual({ code: 0, out: '' });
+      // The serving process let the sandbox go when `delete` told it (nobody sends it a ShutdownSandbox).
+      await waitFor("the serving process to forget the dead keeper's sandbox", () =>
+        readFileSync(ctx.env.paths.log, 'utf8').includes(
+          `sandbox ${dying.podSandboxId} forgotten: its pod keeper died and containerd removed it`,
+        ),
+      );
       // containerd's `delete` took the dead keeper's pod files too.
       const shm = join(ctx.env.paths.state, 'io.containerd.grpc.v1.cri', 'sandboxes', dying.podSandboxId, 'shm');
       expect(procfs.mountsUnder(shm)).toEqual([]);

@@ -11,6 +11,7 @@ export class FakeSandboxProcesses implements SandboxProcesses {
   readonly started: Array<{ spec: SandboxSpec; bundle: string; pid: number }> = [];
   readonly signals: Array<{ pid: number; signal: string }> = [];
   readonly released: string[] = [];
+  readonly dropped: string[] = [];
   readonly adopted: Array<{ spec: SandboxSpec; bundle: string; pid: number }> = [];
   /** Starts fail with this error while it is set. */
   failWith?: Error;
@@ -40,6 +41,18 @@ export class FakeSandboxProcesses implements SandboxProcesses {
 
   async release(spec: SandboxSpec): Promise<void> {
     this.released.push(spec.id);
+  }
+
+  /** Watched no more: its exit, if it ever came, would be told to nobody. */
+  drop(spec: SandboxSpec): void {
+    this.dropped.push(spec.id);
+    for (const started of this.started) if (started.spec.id === spec.id) this.running.delete(started.pid);
+    for (const adopted of this.adopted) if (adopted.spec.id === spec.id) this.running.delete(adopted.pid);
+  }
+
+  /** How many processes it watches: none once each is ended, released or dropped. */
+  get watched(): number {
+    return this.running.size;
   }
 
   /** The process `pid` ends with `exit`, told once. */

@@ -24,4 +24,6 @@ export interface SandboxProcesses {
   signal(pid: number, signal: 'SIGTERM' | 'SIGKILL'): void;
   /** Forgets it: its keeper holds it no more. */
   release(spec: SandboxSpec, bundle: string): Promise<void>;
+  /** Stops watching it, at once, without asking its keeper (which died: containerd's `delete` ended the process). */
+  drop(spec: SandboxSpec, bundle: string): void;
 }

@@ -193,6 +193,20 @@ export class SandboxService implements PodSandboxes {
     await this.processes.release(sandbox.spec, sandbox.bundle);
   }
 
+  /**
+   * Lets a sandbox go without a ShutdownSandbox: its keeper died and containerd's `delete` ended
+   * its process and removed its files (docs/keeper-protocol.md, "`delete`"), so nobody sends one.
+   * True when it was this process's.
+   */
+  forget(id: string): boolean {
+    const sandbox = this.sandboxes.get(id);
+    if (sandbox === undefined) return false;
+    this.sandboxes.delete(id);
+    this.processes.drop(sandbox.spec, sandbox.bundle);
+    sandbox.end({ exitStatus: 255, exitedAt: this.clock.now() });
+    return true;
+  }
+
   /** The sandbox's own metrics: none yet beyond its id and the time (CRI reads the pod's cgroup itself). */
   metrics(id: string): SandboxMetricsView {
     this.get(id);

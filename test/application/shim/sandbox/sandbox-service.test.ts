@@ -158,6 +158,21 @@ describe('SandboxService', () => {
     expect(() => create('pod3', {}, '')).toThrow(expect.objectContaining({ kind: 'InvalidArgument' }));
   });
 
+  it("forgets a sandbox whose keeper died (containerd's delete, no ShutdownSandbox): nothing of it is held", async () => {
+    create('pod1');
+    await service.start('pod1');
+    const waited = service.wait('pod1');
+    expect(service.count).toBe(1);
+    expect(processes.watched).toBe(1);
+    expect(service.forget('pod1')).toBe(true);
+    expect(await waited).toEqual({ exitStatus: 255, exitedAt: clock.now() });
+    expect([service.count, processes.watched]).toEqual([0, 0]);
+    expect(processes.dropped).toEqual(['pod1']);
+    expect(service.pidOf('pod1')).toBeUndefined();
+    expect(service.status('pod1').state).toBe('SANDBOX_NOTREADY');
+    expect(service.forget('pod1')).toBe(false);
+  });
+
   describe('a crash or a hand-over of the serving process', () => {
     /** The next serving process: a new service over the same journal, taking its records over. */
     const successor = () => {

@@ -94,4 +94,9 @@ export class KeptSandboxes implements SandboxProcesses {
     const pod = podSocketOfBundle(bundle);
     if (pod !== undefined) await this.keepers.release(pod, keyOf(spec));
   }
+
+  drop(spec: SandboxSpec, bundle: string): void {
+    const pod = podSocketOfBundle(bundle);
+    if (pod !== undefined) this.keepers.drop(pod, keyOf(spec));
+  }
 }
