@@ -1,16 +1,8 @@
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { constants, openSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SandboxJournal, SandboxRecord } from '../../../../application/shim/ports/sandbox-journal.port';
+import { readRegularFile, unreadableReason } from '../../../shared/helpers/no-follow-file';
+import { fillAndRename } from '../../../shared/helpers/replace-file';
 import { sandboxRecordFromJson, sandboxRecordToJson } from './sandbox-record-json';
 
 /** Beside the sandbox process's sandbox.pid, in containerd's sandbox bundle. */
@@ -39,16 +31,7 @@ export class BundleSandboxJournal implements SandboxJournal {
     // The name is this process's, and it writes one record at a time: what is there is a dead writer's.
     unlessGone(() => unlinkSync(temp));
     const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    try {
-      const text = Buffer.from(sandboxRecordToJson(record));
-      for (let at = 0; at < text.length;) at += writeSync(fd, text, at);
-    } catch (err) {
-      closeSync(fd);
-      unlessGone(() => unlinkSync(temp));
-      throw err;
-    }
-    closeSync(fd);
-    renameSync(temp, join(record.bundle, SANDBOX_RECORD_FILE));
+    fillAndRename(fd, temp, join(record.bundle, SANDBOX_RECORD_FILE), Buffer.from(sandboxRecordToJson(record)));
   }
 
   remove(record: SandboxRecord): void {
@@ -67,15 +50,15 @@ export class BundleSandboxJournal implements SandboxJournal {
     }
     for (const name of names.sort()) {
       const path = join(this.sandboxes, name, SANDBOX_RECORD_FILE);
-      let text: string;
+      let text: string | undefined;
       try {
-        text = readRecord(path);
+        text = readRegularFile(path, { limit: MAX_RECORD_BYTES });
       } catch (err) {
-        // A bundle with no record: created, never started (nothing to take over), or not skiff's.
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-          problems.push(`skipped ${path}: ${(err as Error).message}`);
+        problems.push(`skipped ${path}: it ${unreadableReason(err)}`);
         continue;
       }
+      // A bundle with no record: created, never started (nothing to take over), or not skiff's.
+      if (text === undefined) continue;
       try {
         const record = sandboxRecordFromJson(text);
         if (record.spec.id !== name)
@@ -86,18 +69,6 @@ export class BundleSandboxJournal implements SandboxJournal {
       }
     }
     return { records, problems };
-  }
-}
-
-function readRecord(path: string): string {
-  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new Error('not a regular file');
-    if (stat.size > MAX_RECORD_BYTES) throw new Error(`larger than ${MAX_RECORD_BYTES} bytes`);
-    return readFileSync(fd, 'utf8');
-  } finally {
-    closeSync(fd);
   }
 }
 

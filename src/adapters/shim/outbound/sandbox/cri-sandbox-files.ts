@@ -1,9 +1,10 @@
-import { closeSync, constants, mkdirSync, openSync, readFileSync, readlinkSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { FailedPreconditionError } from '../../../../domain/shared/errors';
 import type { PodFiles } from '../../../../domain/shim/pod-files';
 import type { SandboxFiles } from '../../../../application/shim/ports/sandbox-files.port';
+import { writeWhole } from '../../../shared/helpers/replace-file';
 import { nativeAddon } from '../../os/native-addon';
 import { MNT_DETACH } from '../process-runtime/runc/mount-options';
 import { SANDBOXES_DIR } from './bundle-sandbox-journal';
@@ -81,8 +82,7 @@ export class CriSandboxFiles implements SandboxFiles {
 function writeFile(path: string, text: string): void {
   const fd = openSync(path, WRITE_FLAGS, 0o644);
   try {
-    const bytes = Buffer.from(text);
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at);
+    writeWhole(fd, Buffer.from(text));
   } finally {
     closeSync(fd);
   }

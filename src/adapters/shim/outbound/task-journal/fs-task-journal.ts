@@ -7,10 +7,8 @@ import {
   readdirSync,
   readFileSync,
   readSync,
-  renameSync,
   rmdirSync,
   unlinkSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { JournalContents, TaskJournal, TaskRecord } from '../../../../application/shim/ports/task-journal.port';
@@ -22,6 +20,7 @@ import {
 } from '../process-runtime/task-layout';
 import { recordFromJson, recordToJson } from './task-record-json';
 import { processAlive } from '../../../shared/helpers/process-alive';
+import { fillAndRename } from '../../../shared/helpers/replace-file';
 
 export { RECORD_FILE };
 const WRITE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -61,17 +60,7 @@ export class FsTaskJournal implements TaskJournal {
   async record(task: TaskRecord): Promise<void> {
     const dir = join(this.tasksDir, task.id);
     const temp = join(dir, taskRecordTemp(process.pid, randomHex()));
-    const fd = openTemp(dir, temp);
-    try {
-      const text = Buffer.from(recordToJson(task));
-      for (let at = 0; at < text.length;) at += writeSync(fd, text, at);
-    } catch (err) {
-      closeSync(fd);
-      unlessGone(() => unlinkSync(temp));
-      throw err;
-    }
-    closeSync(fd);
-    renameSync(temp, join(dir, RECORD_FILE));
+    fillAndRename(openTemp(dir, temp), temp, join(dir, RECORD_FILE), Buffer.from(recordToJson(task)));
   }
 
   async forget(id: string): Promise<void> {
