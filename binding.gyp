@@ -61,6 +61,7 @@
             "native/containerd-shim/fail.c",
             "native/containerd-shim/read-all.c",
             "native/containerd-shim/flags.c",
+            "native/containerd-shim/refuse.c",
             "native/containerd-shim/delete-response.c",
             "native/containerd-shim/runtime-info.c",
             "native/common/proto-wire.c",

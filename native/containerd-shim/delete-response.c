@@ -1,7 +1,9 @@
 /* delete_response_encode: see delete-response.h. Field numbers and wire types of proto3. */
 #include "delete-response.h"
 
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 static unsigned char *put_varint(unsigned char *p, uint64_t v) {
   while (v >= 0x80) {
@@ -32,4 +34,12 @@ size_t delete_response_encode(unsigned char *out, uint32_t pid, uint32_t exit_st
   p = put_varint(p, (uint64_t)(t - ts));
   memcpy(p, ts, (size_t)(t - ts));
   return (size_t)(p - out) + (size_t)(t - ts);
+}
+
+void delete_response_print_killed(uint32_t pid) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  unsigned char out[DELETE_RESPONSE_MAX];
+  size_t len = delete_response_encode(out, pid, 137, (int64_t)now.tv_sec, (int32_t)now.tv_nsec);
+  fwrite(out, 1, len, stdout);
 }

@@ -15,4 +15,7 @@
 size_t delete_response_encode(unsigned char *out, uint32_t pid, uint32_t exit_status, int64_t seconds,
                               int32_t nanos);
 
+/* DeleteResponse{pid, 137, now} on stdout: what `delete` says of a process it SIGKILLed (128 + 9). */
+void delete_response_print_killed(uint32_t pid);
+
 #endif

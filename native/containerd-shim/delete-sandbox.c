@@ -12,11 +12,9 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "delete-response.h"
@@ -83,11 +81,6 @@ int delete_sandbox(const char *id, const char *bundle, const char *state) {
   uint32_t pid = running_holder(bundle);
   if (pid != 0 && kill((pid_t)pid, SIGKILL) != 0) pid = 0;
   remove_pod_files(id, bundle, state);
-  if (pid == 0) return 0; /* ended by its serving process: nothing left */
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  unsigned char out[DELETE_RESPONSE_MAX];
-  size_t len = delete_response_encode(out, pid, 137, (int64_t)now.tv_sec, (int32_t)now.tv_nsec);
-  fwrite(out, 1, len, stdout);
+  if (pid != 0) delete_response_print_killed(pid); /* else ended by its serving process: nothing left */
   return 0;
 }

@@ -18,7 +18,6 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "delete-response.h"
@@ -167,11 +166,7 @@ int do_delete(const struct flags *f) {
    * reads the task records) may have taken the task over before its directory went. Told too. */
   if (told == FORGET_NOBODY) tell_forget(f, state, bundle);
 
-  struct timespec now;
-  clock_gettime(CLOCK_REALTIME, &now);
-  unsigned char out[DELETE_RESPONSE_MAX];
-  /* 137 = 128 + SIGKILL: what `delete --force` did to it. */
-  size_t len = delete_response_encode(out, pid, 137, (int64_t)now.tv_sec, (int32_t)now.tv_nsec);
-  fwrite(out, 1, len, stdout);
+  /* What `delete --force` did to it. */
+  delete_response_print_killed(pid);
   return 0;
 }

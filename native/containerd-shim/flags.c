@@ -1,7 +1,7 @@
 /* parse_flags: see flags.h. */
 #include "flags.h"
+#include "refuse.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,18 +17,6 @@ static int parse_bool(const char *value, int *out) {
     if (strcmp(value, yes[i]) == 0) return *out = 1, 0;
     if (strcmp(value, no[i]) == 0) return *out = 0, 0;
   }
-  return -1;
-}
-
-/* -1 with why's one line: the arguments it quotes are anyone's bytes, so a control character in
- * them (a newline would forge a line of containerd's log) is written as '?'. */
-__attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t why_size, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(why, why_size, format, args);
-  va_end(args);
-  for (char *c = why; *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
   return -1;
 }
 

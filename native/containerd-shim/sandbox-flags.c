@@ -1,24 +1,12 @@
 /* parse_sandbox_flags: see sandbox-flags.h. */
 #include "sandbox-flags.h"
+#include "refuse.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #define USAGE "containerd-shim-skiff-v2 sandbox --pid-file FILE [--netns PATH] [--hostname NAME] " \
               "[--share-pid] [--host-ipc] [--host-uts] [--sysctl KEY=VALUE]..."
-
-/* -1 with why's one line; the arguments it quotes are anyone's bytes, so a control character (a
- * newline would forge a line of the sandbox log) is written as '?'. */
-__attribute__((format(printf, 3, 4))) static int refuse(char *why, size_t why_size, const char *format, ...) {
-  va_list args;
-  va_start(args, format);
-  vsnprintf(why, why_size, format, args);
-  va_end(args);
-  for (char *c = why; *c; c++)
-    if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
-  return -1;
-}
 
 static int is_key_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||

@@ -11,8 +11,11 @@ import { SanitizerRuns } from './support/sanitizer-run';
 const UNITS: ReadonlyArray<{ test: string; sources: readonly string[] }> = [
   { test: 'json-read.test.c', sources: ['native/common/json-read.c'] },
   { test: 'task-layout.test.c', sources: ['native/common/task-layout.c'] },
-  { test: 'flags.test.c', sources: ['native/containerd-shim/flags.c'] },
-  { test: 'sandbox-flags.test.c', sources: ['native/containerd-shim/sandbox-flags.c'] },
+  { test: 'flags.test.c', sources: ['native/containerd-shim/flags.c', 'native/containerd-shim/refuse.c'] },
+  {
+    test: 'sandbox-flags.test.c',
+    sources: ['native/containerd-shim/sandbox-flags.c', 'native/containerd-shim/refuse.c'],
+  },
   { test: 'delete-response.test.c', sources: ['native/containerd-shim/delete-response.c'] },
   {
     test: 'runtime-info.test.c',

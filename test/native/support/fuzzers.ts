@@ -45,8 +45,8 @@ export const FUZZERS: readonly Fuzzer[] = [
     seeds: () => readVectors('control').map((v) => v.input.subarray(0, 4096)),
   },
   { name: 'json-read', sources: ['native/common/json-read.c'] },
-  { name: 'shim-flags', sources: ['native/containerd-shim/flags.c'] },
-  { name: 'sandbox-flags', sources: ['native/containerd-shim/sandbox-flags.c'] },
+  { name: 'shim-flags', sources: ['native/containerd-shim/flags.c', 'native/containerd-shim/refuse.c'] },
+  { name: 'sandbox-flags', sources: ['native/containerd-shim/sandbox-flags.c', 'native/containerd-shim/refuse.c'] },
   { name: 'shim-info', sources: ['native/containerd-shim/runtime-info.c', 'native/common/proto-wire.c'] },
   {
     name: 'shim-bootstrap',
