@@ -18,13 +18,8 @@ const path = require('node:path');
 const { missing, startNodeDaemon, firstsOnFreshNodes } = require('./containerd-env');
 const { withCriContainerd } = require('./cri-env');
 const { startPod, removePod } = require('../scripts/containerd/cri-pods');
-const {
-  groupServerPids,
-  runtimeProcesses,
-  rssBytes,
-  pssBytes,
-  taskAddress,
-} = require('../scripts/containerd/runtime-processes');
+const { groupServerPids } = require('../scripts/containerd/runtime-processes');
+const { podsMemory } = require('./pods-memory');
 const { median, report } = require('./stats');
 
 const ROUNDS = 30;
@@ -148,26 +143,14 @@ function firstPods(handlers) {
   );
 }
 
-async function podsMemory(env, cri, logDir, handler) {
-  const pods = [];
-  for (let i = 0; i < PODS; i++) {
-    const name = `mem-${handler}-${i}`;
-    const pod = { name, logDirectory: path.join(logDir, name) };
-    pods.push(await startPod(cri, { handler, pod, containers: [sleeper('a'), sleeper('b')] }));
-  }
-  await sleep(1000);
-  const addresses = pods.flatMap((p) =>
-    [p.podSandboxId, ...p.containerIds].map((id) => taskAddress(env.paths.bundles, 'k8s.io', id) ?? ''),
-  );
-  const pids = runtimeProcesses(addresses);
-  const rss = pids.reduce((sum, pid) => sum + rssBytes(pid), 0);
-  const pss = pids.reduce((sum, pid) => sum + pssBytes(pid), 0);
+async function memoryOf(env, cri, logDir, handler) {
+  const m = await podsMemory(env, cri, logDir, handler, PODS);
   console.log(
-    `memory of ${PODS} pods x 2 containers (${handler}): ${(rss / MB).toFixed(1)} MB RSS, ` +
-      `${(pss / MB).toFixed(1)} MB PSS in ${pids.length} processes`,
+    `memory of ${PODS} pods x 2 containers (${handler}): ${(m.runtime / MB).toFixed(1)} MB RSS, ` +
+      `${(m.pss / MB).toFixed(1)} MB PSS in ${m.runtimeProcesses} processes ` +
+      `(the pause containers beside: ${(m.pause / MB).toFixed(1)} MB RSS in ${m.pauseProcesses})`,
   );
-  for (const pod of pods) await removePod(cri, pod.podSandboxId);
-  return rss;
+  return m.runtime;
 }
 
 async function run() {
@@ -185,7 +168,7 @@ async function run() {
     const start = await podStart(cri, logDir, handlers);
     const atOnce = await podsAtOnce(cri, logDir, handlers);
     const memory = {};
-    for (const handler of handlers) memory[handler] = await podsMemory(env, cri, logDir, handler);
+    for (const handler of handlers) memory[handler] = await memoryOf(env, cri, logDir, handler);
     if (handlers.includes('skiff')) {
       const [skiff, runc] = [median(first.skiff), median(first.runc)];
       const each = (handler) => first[handler].map((t) => t.toFixed(0)).join(', ');

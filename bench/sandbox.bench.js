@@ -12,12 +12,11 @@
 //    skiff-sandbox processes, which the first count takes in as the keepers' children); target:
 //    the sandbox mode below skiff's pause mode by at least the pause containers' share.
 // Needs root, containerd, runc, busybox-static and the containerd 2.3.4 archive (lts.js).
-const fs = require('node:fs');
 const path = require('node:path');
 const { missing, startNodeDaemon } = require('./containerd-env');
 const { withCriContainerd } = require('./cri-env');
 const { podConfig, startPod, removePod } = require('../scripts/containerd/cri-pods');
-const { runtimeProcesses, rssBytes, pssBytes, taskAddress } = require('../scripts/containerd/runtime-processes');
+const { podsMemory } = require('./pods-memory');
 const { ltsContainerd } = require('../scripts/containerd/lts');
 const { median, report } = require('./stats');
 
@@ -28,7 +27,6 @@ const AT_ONCE = 10;
 const AT_ONCE_ROUNDS = 3;
 const PODS = 20;
 const MB = 1024 * 1024;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const sleeper = (name) => ({ name, command: ['sleep', '100000'] });
 const ms = (since) => Number(process.hrtime.bigint() - since) / 1e6;
 
@@ -55,10 +53,14 @@ async function podStarts(cri, logDir) {
       await removePod(cri, full.podSandboxId);
     }
   }
+  // Round 1 holds each handler's first pod on this node (the RunPodSandbox alone, with skiff's
+  // serving process up as the node daemon starts it but having served none): beside the medians,
+  // which include it.
   for (const handler of HANDLERS)
     console.log(
       `RunPodSandbox (${handler}): median ${median(sandbox[handler]).toFixed(1)} ms; ` +
-        `pod start: median ${median(whole[handler]).toFixed(1)} ms, of ${ROUNDS}`,
+        `pod start: median ${median(whole[handler]).toFixed(1)} ms, of ${ROUNDS}; ` +
+        `round 1: RunPodSandbox ${sandbox[handler][0].toFixed(1)} ms (the node's first), pod start ${whole[handler][0].toFixed(1)} ms`,
     );
   const medians = (times) => Object.fromEntries(HANDLERS.map((h) => [h, median(times[h])]));
   return { sandbox: medians(sandbox), whole: medians(whole) };
@@ -88,47 +90,15 @@ async function podsAtOnce(cri, logDir) {
   return Object.fromEntries(HANDLERS.map((h) => [h, median(times[h])]));
 }
 
-/** Live pids whose cgroup is the pod's sandbox container's (`/k8s.io/<id>`, CRI's path without a cgroup parent). */
-function pausePids(podSandboxId) {
-  return fs
-    .readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .map(Number)
-    .filter((pid) => {
-      try {
-        return fs
-          .readFileSync(`/proc/${pid}/cgroup`, 'utf8')
-          .split('\n')
-          .some((line) => line.endsWith(`/k8s.io/${podSandboxId}`));
-      } catch {
-        return false;
-      }
-    });
-}
-
-async function podsMemory(env, cri, logDir, handler) {
-  const pods = [];
-  for (let i = 0; i < PODS; i++) {
-    const name = `mem-${handler}-${i}`;
-    const pod = { name, logDirectory: path.join(logDir, name) };
-    pods.push(await startPod(cri, { handler, pod, containers: [sleeper('a'), sleeper('b')] }));
-  }
-  await sleep(1000);
-  const addresses = pods.flatMap((p) =>
-    [p.podSandboxId, ...p.containerIds].map((id) => taskAddress(env.paths.bundles, 'k8s.io', id) ?? ''),
-  );
-  const runtime = runtimeProcesses(addresses);
-  const pause = pods.flatMap((p) => pausePids(p.podSandboxId));
-  const sum = (pids, bytes = rssBytes) => pids.reduce((total, pid) => total + bytes(pid), 0);
-  const result = { runtime: sum(runtime), pause: sum(pause), processes: runtime.length + pause.length };
-  const pss = sum([...runtime, ...pause], pssBytes);
+/** 20 pods' memory through `handler`, printed: the runtime's processes and the pause containers'. */
+async function memoryOf(env, cri, logDir, handler) {
+  const m = await podsMemory(env, cri, logDir, handler, PODS);
   console.log(
-    `memory of ${PODS} pods x 2 containers (${handler}): ${((result.runtime + result.pause) / MB).toFixed(1)} MB RSS ` +
-      `(${(pss / MB).toFixed(1)} MB PSS) in ${result.processes} processes (the runtime's ${(result.runtime / MB).toFixed(1)}, ` +
-      `pause containers' ${(result.pause / MB).toFixed(1)})`,
+    `memory of ${PODS} pods x 2 containers (${handler}): ${((m.runtime + m.pause) / MB).toFixed(1)} MB RSS ` +
+      `(${(m.pss / MB).toFixed(1)} MB PSS) in ${m.runtimeProcesses + m.pauseProcesses} processes ` +
+      `(the runtime's ${(m.runtime / MB).toFixed(1)}, pause containers' ${(m.pause / MB).toFixed(1)})`,
   );
-  for (const pod of pods) await removePod(cri, pod.podSandboxId);
-  return result;
+  return m;
 }
 
 async function run() {
@@ -143,7 +113,7 @@ async function run() {
       const starts = await podStarts(cri, logDir);
       const atOnce = await podsAtOnce(cri, logDir);
       const memory = {};
-      for (const handler of HANDLERS) memory[handler] = await podsMemory(env, cri, logDir, handler);
+      for (const handler of HANDLERS) memory[handler] = await memoryOf(env, cri, logDir, handler);
       const vs = (figures, unit = 'ms') => HANDLERS.map((h) => `${h} ${figures[h].toFixed(1)}`).join(', ') + ` ${unit}`;
       report(
         'RunPodSandbox, the sandbox mode vs runc',
