@@ -18,3 +18,22 @@ export const PROPERTY_BUDGET: Parameters<unknown> = {
   interruptAfterTimeLimit: fromEnv('SKIFF_PROPERTY_SECONDS', 5) * 1000,
   markInterruptAsFailure: false,
 };
+
+/** What a `decodingOnly` service throws when called: decoding passed, and only decoding is under test. */
+export class Decoded extends Error {
+  constructor() {
+    super('decoded');
+  }
+}
+
+/** A service whose every method throws Decoded: handlers over it show whether a request decoded. */
+export function decodingOnly<T extends object>(): T {
+  return new Proxy({} as T, {
+    get: (_, name) =>
+      name === 'then'
+        ? undefined
+        : () => {
+            throw new Decoded();
+          },
+  });
+}

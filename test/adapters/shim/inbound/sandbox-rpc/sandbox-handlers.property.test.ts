@@ -6,7 +6,7 @@ import { containerd } from '../../../../../src/adapters/shim/wire/proto/generate
 import { google } from '../../../../../src/adapters/shim/wire/proto/generated/google/protobuf/any';
 import type { SandboxService } from '../../../../../src/application/shim/sandbox/sandbox-service';
 import { InvalidArgumentError } from '../../../../../src/domain/shared/errors';
-import { PROPERTY_BUDGET } from '../../../../support/property';
+import { Decoded, decodingOnly, PROPERTY_BUDGET } from '../../../../support/property';
 
 /**
  * The Sandbox service's requests, and the PodSandboxConfig inside CreateSandbox's options, are
@@ -15,19 +15,7 @@ import { PROPERTY_BUDGET } from '../../../../support/property';
  */
 const pb = containerd.runtime.sandbox.v1;
 
-class Decoded extends Error {
-  constructor() {
-    super('decoded');
-  }
-}
-const service = new Proxy({} as SandboxService, {
-  get: (_, name) =>
-    name === 'then'
-      ? undefined
-      : () => {
-          throw new Decoded();
-        },
-});
+const service = decodingOnly<SandboxService>();
 const handlers = sandboxHandlers(service);
 
 const config = new runtime.v1.PodSandboxConfig({

@@ -6,7 +6,7 @@ import { ttrpc } from '../../../../../src/adapters/shim/wire/proto/generated/ttr
 import { RpcCode } from '../../../../../src/adapters/shim/wire/rpc-code';
 import type { TaskService } from '../../../../../src/application/shim/task/task-service';
 import { InvalidArgumentError } from '../../../../../src/domain/shared/errors';
-import { PROPERTY_BUDGET } from '../../../../support/property';
+import { Decoded, decodingOnly, PROPERTY_BUDGET } from '../../../../support/property';
 
 /**
  * The serving process decodes each task.v2.Task request from bytes containerd (or anything
@@ -17,20 +17,7 @@ import { PROPERTY_BUDGET } from '../../../../support/property';
 const codec = taskCodec('containerd');
 const METHODS = Object.keys(codec) as Array<keyof typeof codec>;
 
-/** What the service below throws: decoding passed, and only decoding is under test. */
-class Decoded extends Error {
-  constructor() {
-    super('decoded');
-  }
-}
-const service = new Proxy({} as TaskService, {
-  get: (_, name) =>
-    name === 'then'
-      ? undefined
-      : () => {
-          throw new Decoded();
-        },
-});
+const service = decodingOnly<TaskService>();
 const handlers = taskHandlers(service, codec);
 
 /** A good request of each method, encoded: the seeds bytes are cut and flipped from. */
