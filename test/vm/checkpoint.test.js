@@ -234,8 +234,12 @@ describe('CRI CheckpointContainer and a restore from its archive', { timeout: 30
     return read.exitCode === 0 && n !== undefined ? { start, n: Number(n) } : undefined;
   };
   const state = async (containerId) => (await cri.runtime('ContainerStatus', { containerId })).status;
-  // The counter logs too: its stdout is CRI's log, through the FIFOs containerd reads.
-  const command = ['sh', '-c', COUNTER[2].replace('echo "$start $i" >', 'echo "$start $i"; echo "$start $i" >')];
+  // The counter logs too: its stdout is CRI's log, through the FIFOs containerd reads. It
+  // holds that stdout at descriptor 3 alone, 1 being /dev/null, as a shell in a redirection
+  // holds it for the while: the dump must find the FIFO by its file, not at descriptors 0-2
+  // (criu-stdio.ts), and the restore give it back there.
+  const logged = COUNTER[2].replace('echo "$start $i" >', 'echo "$start $i" >&3; echo "$start $i" >');
+  const command = ['sh', '-c', `exec 3>&1 1>/dev/null; ${logged}`];
 
   /** A pod of the handler running the counter, its logs in a directory of its own, as kubelet gives each pod. */
   const counterPod = async (handler) => {

@@ -30,7 +30,8 @@ export class ContainerProcess implements LaunchedProcess {
   private forgotten = false;
 
   constructor(
-    private readonly stdio: Stdio,
+    /** The stdio strings it was made with (criu-stdio.ts names their files to criu). */
+    readonly stdio: Stdio,
     readonly subject: string,
     /** The pod keeper's key: the task's id, or `<task id>/<exec id>`. */
     readonly key: string,

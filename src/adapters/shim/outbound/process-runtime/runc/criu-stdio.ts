@@ -1,7 +1,9 @@
-import { readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError } from '../../../../../domain/shared/errors';
+import { Stdio } from '../../../../../domain/shim/task-process';
 import { readRegularFile, unreadableReason } from '../../../../shared/helpers/no-follow-file';
+import { isBinaryLogUri, resolveStdioTarget, StreamName } from '../stdio/stdio-target';
 
 /**
  * A container's stdio as criu must be told of it. containerd's runc shim gives runc pipes, which
@@ -22,56 +24,70 @@ export interface ExternalStdio {
 /** Beside criu's images in the checkpoint directory (and so in containerd's checkpoint archive). */
 export const STDIO_RECORD = 'skiff-stdio.json';
 
-/** What one of the init's stdio descriptors is, as /proc shows it. */
-export interface FdFacts {
-  /** readlink of /proc/PID/fd/N: a path, or `pipe:[ino]`, `socket:[ino]`, `anon_inode:...`. */
-  readonly link: string;
-  readonly kind: 'fifo' | 'file' | 'other';
-  readonly ino: bigint;
-  readonly mntId: number;
-}
-
-/**
- * Whether criu must be told a descriptor is external: a FIFO or a file opened by path. Pipes,
- * sockets and terminals it handles itself, and /dev/null runc reopens inside the container.
- */
-export function isExternal(facts: FdFacts): boolean {
-  return facts.link.startsWith('/') && (facts.kind === 'fifo' || facts.kind === 'file');
-}
-
 export function criuFileKey(mntId: number, ino: bigint): string {
   return `file[${mntId.toString(16)}:${ino.toString(16)}]`;
 }
 
-/** /proc's facts of a process's descriptor, or undefined when it is not open (or the process gone). */
-export function fdFacts(pid: number, fd: number, proc = '/proc'): FdFacts | undefined {
+/**
+ * criu's key of the file descriptor `fd` of process `pid` is open on by path (a FIFO or a
+ * file, not a pipe or a socket), or undefined when it is none of those or not open.
+ */
+export function openFileKey(pid: number, fd: number, proc = '/proc'): string | undefined {
   try {
     const path = join(proc, String(pid), 'fd', String(fd));
-    const link = readlinkSync(path);
+    if (!readlinkSync(path).startsWith('/')) return undefined;
     const st = statSync(path, { bigint: true });
-    const info = readFileSync(join(proc, String(pid), 'fdinfo', String(fd)), 'utf8');
-    const mnt = /^mnt_id:\s*(\d+)/m.exec(info);
-    const kind = st.isFIFO() ? 'fifo' : st.isFile() ? 'file' : 'other';
-    return {
-      link,
-      kind,
-      ino: st.ino,
-      mntId: mnt === null ? -1 : Number(mnt[1]),
-    };
+    if (!st.isFIFO() && !st.isFile()) return undefined;
+    const mnt = /^mnt_id:\s*(\d+)/m.exec(readFileSync(join(proc, String(pid), 'fdinfo', String(fd)), 'utf8'));
+    return mnt === null ? undefined : criuFileKey(Number(mnt[1]), st.ino);
   } catch {
     return undefined;
   }
 }
 
-/** The init's stdio (0, 1, 2) that criu must take as external; one entry per file, at its lowest descriptor. */
-export function externalStdio(pid: number, proc = '/proc'): ExternalStdio[] {
-  const out: ExternalStdio[] = [];
-  for (const fd of [0, 1, 2]) {
-    const facts = fdFacts(pid, fd, proc);
-    if (facts === undefined || facts.mntId < 0 || !isExternal(facts)) continue;
-    const key = criuFileKey(facts.mntId, facts.ino);
-    if (!out.some((e) => e.key === key)) out.push({ fd, key });
+/**
+ * criu's key of the FIFO or file a stdio string names, as the kernel resolves it here: opened
+ * (a FIFO without waiting for its other end; nothing is read), its key read from this
+ * process's descriptor, closed. The serving process and the pod keeper open the stdio they
+ * hand runc in this mount namespace, so the container's descriptors have the same key.
+ */
+function stdioFileKey(value: string, stream: StreamName, proc: string): string | undefined {
+  let target;
+  try {
+    target = resolveStdioTarget(value, stream, 'criu');
+  } catch {
+    return undefined;
   }
+  if (target.kind === 'none') return undefined;
+  let fd: number;
+  try {
+    fd = openSync(target.path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  } catch {
+    return undefined;
+  }
+  try {
+    return openFileKey(process.pid, fd, proc);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The FIFOs and files skiff gave a container's init as its stdio, which criu must take as
+ * external: one entry per file, at its lowest stream number. Read from the stdio strings, not
+ * from the init's descriptors 0-2: a shell in a redirection has moved its stdout to descriptor
+ * 10 for the while, and a dump then found the FIFO there unnamed (CI, 2026-12-04: "Can't
+ * lookup mount=30 for fd=10"). A key names a file wherever it is open, so criu takes it at any
+ * descriptor of any process of the container. A terminal or a logger is no FIFO it holds.
+ */
+export function externalStdio(stdio: Stdio, proc = '/proc'): ExternalStdio[] {
+  if (stdio.terminal || isBinaryLogUri(stdio.stdout)) return [];
+  const out: ExternalStdio[] = [];
+  const streams: readonly StreamName[] = ['stdin', 'stdout', 'stderr'];
+  streams.forEach((stream, fd) => {
+    const key = stdioFileKey(stdio[stream], stream, proc);
+    if (key !== undefined && !out.some((e) => e.key === key)) out.push({ fd, key });
+  });
   return out;
 }
 

@@ -233,7 +233,7 @@ export class RuncTaskHandle implements TaskHandle {
     const work = request.workPath !== '' ? request.workPath : join(this.container.taskDir, 'checkpoint-work');
     makeDirs(path, 0o700);
     makeDirs(work, 0o777);
-    const stdio = externalStdio(this.init.pid);
+    const stdio = externalStdio(this.init.stdio);
     try {
       if (stdio.length > 0) writeStdioRecord(path, stdio);
       const env = criuEnvironment(criu, work, criuStdioConfig(stdio, 'dump'));

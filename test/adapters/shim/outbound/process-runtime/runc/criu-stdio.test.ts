@@ -1,26 +1,81 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, mkdtempSync, openSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   criuFileKey,
   criuStdioConfig,
-  isExternal,
+  externalStdio,
+  openFileKey,
   readStdioRecord,
   STDIO_RECORD,
   writeStdioRecord,
 } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/criu-stdio';
 import { InvalidArgumentError } from '../../../../../../src/domain/shared/errors';
 
+function readlinkOr(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 describe('the stdio criu is told is external', () => {
-  it('is a FIFO or a file opened by path; pipes, sockets and devices criu handles itself', () => {
-    const facts = { ino: 1n, mntId: 30 };
-    expect(isExternal({ ...facts, link: '/run/containerd/fifo/1/c1-stdin', kind: 'fifo' })).toBe(true);
-    expect(isExternal({ ...facts, link: '/var/log/pods/c1.log', kind: 'file' })).toBe(true);
-    expect(isExternal({ ...facts, link: 'pipe:[4242]', kind: 'fifo' })).toBe(false);
-    expect(isExternal({ ...facts, link: 'socket:[4242]', kind: 'other' })).toBe(false);
-    expect(isExternal({ ...facts, link: '/dev/null', kind: 'other' })).toBe(false);
-    expect(isExternal({ ...facts, link: '/dev/pts/0', kind: 'other' })).toBe(false);
+  it("is the FIFO or file the stdio strings name, found at whichever descriptor a shell's redirection moved it to", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'skiff-stdio-'));
+    const out = join(dir, 'c1-stdout');
+    const err = join(dir, 'c1-stderr');
+    execFileSync('mkfifo', [out]);
+    writeFileSync(err, '');
+    // The FIFO's reader (containerd's), so that its writer opens at once.
+    const reader = openSync(out, constants.O_RDONLY | constants.O_NONBLOCK);
+    const writer = openSync(out, constants.O_WRONLY);
+    const errFd = openSync(err, 'a');
+    // As busybox sh in `echo > /tmp/count`: stdout saved elsewhere (10 there, 9 here: dash
+    // takes one digit), descriptor 1 the redirection's file.
+    const child = spawn('sh', ['-c', `exec 9>&1 1>${join(dir, 'count')}; exec sleep 30`], {
+      stdio: ['ignore', writer, errFd],
+    });
+    try {
+      const pid = child.pid as number;
+      const deadline = Date.now() + 5000;
+      while (readlinkOr(`/proc/${pid}/fd/9`) === undefined || !readlinkOr(`/proc/${pid}/exe`)?.endsWith('sleep')) {
+        if (Date.now() > deadline) throw new Error('the shell did not redirect');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const fifoKey = openFileKey(pid, 9);
+      expect(fifoKey).toMatch(/^file\[[0-9a-f]+:[0-9a-f]+\]$/);
+      expect(openFileKey(pid, 1)).not.toEqual(fifoKey);
+      const stdio = { stdin: '', stdout: out, stderr: err, terminal: false };
+      expect(externalStdio(stdio)).toEqual([
+        { fd: 1, key: fifoKey },
+        { fd: 2, key: openFileKey(pid, 2) },
+      ]);
+      // One file for both streams is one entry; a file:// URI names its file.
+      expect(externalStdio({ ...stdio, stderr: `file://${out}` })).toEqual([{ fd: 1, key: fifoKey }]);
+      // A terminal's or a logger's stdio is none the container holds; a path not there names nothing.
+      expect(externalStdio({ ...stdio, terminal: true })).toEqual([]);
+      expect(externalStdio({ ...stdio, stdout: 'binary:///usr/bin/logger' })).toEqual([]);
+      expect(externalStdio({ stdin: join(dir, 'gone'), stdout: '', stderr: '', terminal: false })).toEqual([]);
+    } finally {
+      child.kill('SIGKILL');
+      for (const fd of [reader, writer, errFd]) closeSync(fd);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('is a descriptor open by path: a pipe, a socket or one not open has no key', () => {
+    const facts = openFileKey(process.pid, 987654);
+    expect(facts).toBeUndefined();
+    const child = spawn('sleep', ['30'], { stdio: ['pipe', 'ignore', 'ignore'] });
+    try {
+      expect(openFileKey(child.pid as number, 0)).toBeUndefined();
+      // /dev/null is a device, which runc reopens inside the container.
+      expect(openFileKey(child.pid as number, 1)).toBeUndefined();
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it("is named by criu's key, mount id and inode in hex, in the configuration of the dump and of the restore", () => {
