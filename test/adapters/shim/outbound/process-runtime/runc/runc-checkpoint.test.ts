@@ -8,6 +8,7 @@ import { DirectLauncher } from '../../../../../../src/adapters/shim/outbound/pro
 import { RuncTaskHandle } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/runc-task-handle';
 import { ContainerProcess } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/container-process';
 import { RootfsMounts } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/rootfs-mounts';
+import { openFileKey } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/criu-stdio';
 import { CHECKPOINT_OPTIONS_TYPE_URL } from '../../../../../../src/adapters/shim/outbound/process-runtime/runc/checkpoint-options';
 import { containerd } from '../../../../../../src/adapters/shim/wire/proto/generated/containerd/runc';
 import { Reaper } from '../../../../../../src/adapters/shim/os/reaper';
@@ -65,7 +66,10 @@ exit 0
       new DirectLauncher({} as Reaper),
     );
     handle = new RuncTaskHandle(container, {
-      init: { pid: child.pid } as unknown as ContainerProcess,
+      init: {
+        pid: child.pid,
+        stdio: { stdin: fifo, stdout: join(root, 'stdout.log'), stderr: '', terminal: false },
+      } as unknown as ContainerProcess,
       mounts: {} as RootfsMounts,
       configProcess: {},
       restoreFrom: '',
@@ -105,9 +109,11 @@ exit 0
         new RegExp(`checkpoint --image-path ${image} --work-path ${work} --leave-running --file-locks c1$`),
       ),
     ]);
+    // The files the container holds at its stdin and stdout, by criu's key.
     const external = lines('CONF');
-    expect(external).toEqual([expect.stringMatching(/^external file\[[0-9a-f]+:[0-9a-f]+\]$/), expect.any(String)]);
-    expect(external[1]).toMatch(/^external file\[/);
+    const held = [0, 1].map((fd) => openFileKey(child.pid as number, fd));
+    expect(held).toEqual([expect.stringMatching(/^file\[[0-9a-f]+:[0-9a-f]+\]$/), expect.stringMatching(/^file\[/)]);
+    expect(external).toEqual(held.map((key) => `external ${key}`));
     const record = JSON.parse(readFileSync(join(image, 'skiff-stdio.json'), 'utf8')) as { fd: number; key: string }[];
     expect(record.map((e) => e.fd)).toEqual([0, 1]);
     expect(record.map((e) => `external ${e.key}`)).toEqual(external);
