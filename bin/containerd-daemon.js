@@ -20,4 +20,4 @@ if (Number(process.versions.node.split('.')[0]) < needed) {
   );
   process.exit(1);
 }
-require('./loader.js').loadBundle('containerd').runGroupServer(process.argv.slice(2));
+require('./loader.js').loadBundle('containerd', { writeCache: true }).runGroupServer(process.argv.slice(2));

@@ -9,36 +9,53 @@ const loaded = new Map();
 /**
  * Loads a bundle from dist/ (made by scripts/bundle.js) with the V8 code cache written next
  * to it at build time, so start-up skips parsing and compiling it. A cache from another
- * Node.js build is rejected by V8 and the bundle compiles as usual. Once per process.
+ * Node.js build is rejected by V8 and the bundle compiles as usual; with `writeCache` (the
+ * serving process, which lives as long as the node) a cache for this Node.js is written first
+ * (code-cache-writer.js) and taken. Once per process.
  */
-function loadBundle(name) {
-  if (!loaded.has(name)) loaded.set(name, compile(name, true).exports);
+function loadBundle(name, { writeCache = false } = {}) {
+  if (!loaded.has(name)) loaded.set(name, compile(name, { useCache: true, writeCache }).exports);
   return loaded.get(name);
 }
 
-/** Build step (scripts/code-cache.js): the bundle compiled afresh, with the script whose compiled code it saves. */
-function compileBundle(name) {
-  return compile(name, false);
+/**
+ * The bundle compiled afresh, with the script whose compiled code a cache saves (the build,
+ * scripts/code-cache.js; the node, code-cache-writer.js). With `eager`, every function is
+ * compiled as it loads, not only those the load runs (V8's --no-lazy, on for this compile
+ * alone: the cache's flag hash is then this process's own flags', which V8 checks at a load).
+ */
+function compileBundle(name, { eager = false } = {}) {
+  if (!eager) return compile(name, {});
+  const v8 = require('node:v8');
+  v8.setFlagsFromString('--no-lazy');
+  try {
+    return compile(name, {});
+  } finally {
+    v8.setFlagsFromString('--lazy');
+  }
 }
 
-function compile(name, useCache) {
+function readCache(file) {
+  try {
+    return require('node:fs').readFileSync(`${file}.cache`);
+  } catch {
+    return undefined;
+  }
+}
+
+function compile(name, { useCache = false, writeCache = false }) {
   const fs = require('node:fs');
   const path = require('node:path');
   const { Script } = require('node:vm');
   const file = path.join(__dirname, '..', 'dist', `${name}.bundle.js`);
-  let cachedData;
-  if (useCache) {
-    try {
-      cachedData = fs.readFileSync(`${file}.cache`);
-    } catch {
-      cachedData = undefined;
-    }
-  }
   // Wrapped as Node wraps a CommonJS module (node:module's wrap(), whose module costs 0.3 ms
   // to load). The bundle requires only packages and builtins, which this file's own require
   // finds as one made for dist/ would.
   const source = `(function (exports, require, module, __filename, __dirname) { ${fs.readFileSync(file, 'utf8')}\n});`;
-  const script = new Script(source, { filename: file, cachedData });
+  let script = new Script(source, { filename: file, cachedData: useCache ? readCache(file) : undefined });
+  // Rejected, or none: the first compile (lazy, the top of the bundle) is dropped for one from the new cache.
+  if (writeCache && script.cachedDataRejected !== false && require('./code-cache-writer').writeNodeCodeCache(name))
+    script = new Script(source, { filename: file, cachedData: readCache(file) });
   const module = { exports: {}, filename: file, id: file, loaded: false };
   script.runInThisContext()(module.exports, require, module, file, path.dirname(file));
   return { script, file, exports: module.exports };
