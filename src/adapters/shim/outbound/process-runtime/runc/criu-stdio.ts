@@ -120,7 +120,14 @@ export function readStdioRecord(imageDir: string): ExternalStdio[] {
       'CRIU.STDIO_RECORD',
     );
   }
-  if (text === undefined) return [];
+  return text === undefined ? [] : parseStdioRecord(text);
+}
+
+/**
+ * The entries of a record's text that name a stdio descriptor (0-2) and a key of criu's form:
+ * whatever else it holds is dropped, so no text of it reaches criu's configuration but a key.
+ */
+export function parseStdioRecord(text: string): ExternalStdio[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
