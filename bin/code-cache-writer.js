@@ -9,11 +9,8 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** Seconds a node's first serving process waits for the writer: a Node start and a compile. */
+/** How long a node's first serving process waits for the writer: a Node start and a compile, emulated. */
 const WRITE_TIMEOUT_MS = 120_000;
-
-/** Set in the writer's environment: a load there never starts another writer. */
-const WRITING = 'SKIFF_WRITING_CODE_CACHE';
 
 /** Node's options that run code (`-e`, `-r`, ...) take their value along; those are not the writer's. */
 const RUNS_CODE = new Set([
@@ -69,14 +66,12 @@ function writeCodeCache(script, file) {
  * that cannot write its package (read-only, or not root's to write) serves slower at first.
  */
 function writeNodeCodeCache(name) {
-  if (process.env[WRITING] === '1') return false;
   const { spawnSync } = require('node:child_process');
   const file = path.join(__dirname, '..', 'dist', `${name}.bundle.js`);
   const written = spawnSync(process.execPath, [...v8Flags(process.execArgv), __filename, name], {
     stdio: ['ignore', 'ignore', 'pipe'],
     encoding: 'utf8',
     timeout: WRITE_TIMEOUT_MS,
-    env: { ...process.env, [WRITING]: '1' },
   });
   const why = written.error?.message ?? written.stderr.trim().split('\n').pop();
   if (written.status === 0) {
